@@ -1,0 +1,44 @@
+#ifndef RINGFUSE_BFV_ATTRIBUTES_TD
+#define RINGFUSE_BFV_ATTRIBUTES_TD
+
+include "dialects/BFV/IR/BFVDialect.td"
+include "mlir/IR/AttrTypeBase.td"
+
+def BFV_ParamsAttr : AttrDef<BFV_Dialect, "Params"> {
+  let mnemonic = "params";
+  let summary = "A BFV parameter set, possibly not yet fully chosen";
+  let description = [{
+    `#bfv.params<t = 65537, N = 8192, Q = [q0, q1, ...], P = [p0, ...]>`
+
+    - `t`: the plaintext modulus, an integer >= 2 (below 2^63).
+    - `N`: the ring degree of R = Z[X]/(X^N + 1), a power of two in
+      [2, 2^17]. Absent while the compiler has not chosen it yet.
+    - `Q`: the ciphertext modulus as its RNS primes q_i; Q = prod q_i.
+      Each is a prime below 2^62 with q_i = 1 (mod 2N) (NTT-friendly), none
+      divides t, all distinct. Needs `N`.
+    - `P`: the special primes of hybrid key switching, with the same rules,
+      distinct from those of Q. Needs `Q`.
+
+    A traced circuit carries only `t` (and `N` if the user fixed it); parameter
+    selection fills in the rest. Security bounds are checked where parameters
+    are chosen, not here: tests use small insecure sets on purpose.
+  }];
+  let parameters = (ins
+    "uint64_t":$plaintextModulus,
+    OptionalParameter<"unsigned">:$ringDegree,
+    OptionalArrayRefParameter<"uint64_t">:$ciphertextModulus,
+    OptionalArrayRefParameter<"uint64_t">:$specialModulus
+  );
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// N is known (0 means "not chosen yet").
+    bool hasRingDegree() const { return getRingDegree() != 0; }
+    /// N is known and t is a prime = 1 (mod 2N): slots exist.
+    bool supportsBatching() const;
+    /// Why slot operations are impossible, for diagnostics ("" if they are not).
+    std::string batchingObstacle() const;
+  }];
+}
+
+#endif // RINGFUSE_BFV_ATTRIBUTES_TD

@@ -1,0 +1,105 @@
+#ifndef RINGFUSE_POLY_OPS_TD
+#define RINGFUSE_POLY_OPS_TD
+
+include "dialects/Poly/IR/PolyDialect.td"
+include "dialects/Poly/IR/PolyTypes.td"
+include "mlir/IR/OpBase.td"
+include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+class Poly_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Poly_Dialect, mnemonic, !listconcat(traits, [Pure])> {
+  let hasVerifier = 1;
+}
+
+class Poly_BinaryOp<string mnemonic, list<Trait> traits = []>
+    : Poly_Op<mnemonic, traits> {
+  let arguments = (ins Poly_Polynomial:$lhs, Poly_Polynomial:$rhs);
+  let results = (outs Poly_Polynomial:$output);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` custom<SameTypes>(type($lhs), type($rhs), type($output))
+  }];
+}
+
+def Poly_AddOp : Poly_BinaryOp<"add", [Commutative]> {
+  let summary = "Coefficientwise addition in R_M";
+  let description = [{
+    output_i = (lhs_i + rhs_i) mod M for i in [0, N).
+  }];
+}
+
+def Poly_SubOp : Poly_BinaryOp<"sub"> {
+  let summary = "Coefficientwise subtraction in R_M";
+  let description = [{
+    output_i = (lhs_i - rhs_i) mod M, the result in [0, M).
+  }];
+}
+
+def Poly_MulOp : Poly_BinaryOp<"mul", [Commutative]> {
+  let summary = "Negacyclic product in R_M";
+  let description = [{
+    output = lhs * rhs mod (X^N + 1, M):
+    output_k = (sum_{i+j=k} lhs_i rhs_j - sum_{i+j=k+N} lhs_i rhs_j) mod M.
+  }];
+}
+
+def Poly_NegOp : Poly_Op<"neg"> {
+  let summary = "Coefficientwise negation in R_M";
+  let description = [{
+    output_i = (M - input_i) mod M.
+  }];
+  let arguments = (ins Poly_Polynomial:$input);
+  let results = (outs Poly_Polynomial:$output);
+  let assemblyFormat = [{
+    $input attr-dict `:` custom<SameTypes>(type($input), type($output))
+  }];
+}
+
+def Poly_MulScalarOp : Poly_Op<"mul_scalar"> {
+  let summary = "Multiplication by an integer constant in R_M";
+  let description = [{
+    `poly.mul_scalar %x, c`: output_i = (c * input_i) mod M, where c is an
+    unsigned integer constant of any size, already reduced: 0 <= c < M (for
+    example Delta = floor(Q/t), which has hundreds of bits).
+  }];
+  let arguments = (ins Poly_Polynomial:$input, APIntAttr:$scalar);
+  let results = (outs Poly_Polynomial:$output);
+  let assemblyFormat = [{
+    $input `,` custom<BigInteger>($scalar) attr-dict `:`
+      custom<SameTypes>(type($input), type($output))
+  }];
+}
+
+def Poly_ScaleRoundOp : Poly_Op<"scale_round"> {
+  let summary = "Scale by a rational factor and round, into another ring";
+  let description = [{
+    `poly.scale_round %x by a / b` from R_M to R_M' (same N):
+    output_i = floor((a * x_i) / b + 1/2) mod M', with x_i the centered
+    representative of input_i in (-M/2, M/2] and the division exact over the
+    rationals (ties round up). a >= 1 and b >= 1 are integer constants of any
+    size. With a = t, b = Q this is BFV's t/Q rescaling; a = b = 1 moves a
+    polynomial exactly into a ring of larger modulus.
+  }];
+  let arguments = (ins Poly_Polynomial:$input, APIntAttr:$numerator,
+                       APIntAttr:$denominator);
+  let results = (outs Poly_Polynomial:$output);
+  let assemblyFormat = [{
+    $input `by` custom<Ratio>($numerator, $denominator) attr-dict `:` qualified(type($input)) `->` qualified(type($output))
+  }];
+}
+
+def Poly_AutomorphismOp : Poly_Op<"automorphism"> {
+  let summary = "The ring automorphism X -> X^k";
+  let description = [{
+    `poly.automorphism %x by k`, for odd k in [1, 2N): output(X) = input(X^k)
+    mod (X^N + 1), i.e. coefficient i moves to position i*k mod 2N, negated
+    when i*k mod 2N >= N (since X^N = -1).
+  }];
+  let arguments = (ins Poly_Polynomial:$input, I64Attr:$galoisElement);
+  let results = (outs Poly_Polynomial:$output);
+  let assemblyFormat = [{
+    $input `by` $galoisElement attr-dict `:` custom<SameTypes>(type($input), type($output))
+  }];
+}
+
+#endif // RINGFUSE_POLY_OPS_TD

@@ -1,0 +1,93 @@
+"""Runs ringfuse's static compiler binaries (`ringfuse-opt`, ...) as subprocesses.
+
+The compiler is not linked into Python: the frontend writes IR as text and hands
+it to the binaries, which run anywhere without LLVM installed.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+__all__ = ["CompilerError", "find_tool", "run_opt"]
+
+# frontend/ringfuse/driver.py -> the repository root, which holds frontend/ and build/.
+REPO_ROOT = Path(__file__).resolve().parents[2]
+BIN_DIR_VARIABLE = "RINGFUSE_BIN_DIR"
+
+
+class CompilerError(Exception):
+    """A compiler binary is missing, could not run, or rejected its input.
+
+    `stderr` holds the tool's diagnostics (empty when it never ran).
+    """
+
+    def __init__(self, message: str, stderr: str = "") -> None:
+        super().__init__(message)
+        self.stderr = stderr
+
+
+def find_tool(name: str) -> Path:
+    """Locate a compiler binary: `$RINGFUSE_BIN_DIR`, then `<repo>/build/bin`, then PATH.
+
+    >>> find_tool("ringfuse-opt")
+    PosixPath('/path/to/ringfuse/build/bin/ringfuse-opt')
+    """
+    searched = _candidate_dirs()
+    for directory in searched:
+        candidate = directory / name
+        if _is_executable(candidate):
+            return candidate
+    on_path = shutil.which(name)
+    if on_path is not None:
+        return Path(on_path)
+    places = ", ".join(str(d) for d in searched) or "(no directories)"
+    raise CompilerError(
+        f"cannot find the compiler binary `{name}`: looked in {places} and on PATH. "
+        f"Build it with `make build` at the repository root ({REPO_ROOT}), or point "
+        f"${BIN_DIR_VARIABLE} at the directory that holds it"
+    )
+
+
+def run_opt(mlir: str, *pass_args: str) -> str:
+    """Run `ringfuse-opt` on IR text (read from stdin) and return what it prints.
+
+    Raises `CompilerError` with the tool's diagnostics if it exits nonzero.
+
+    >>> print(run_opt(rf.trace(f).mlir))                  # parse and verify
+    >>> print(run_opt(text, "--bfv-expand-slot-sums"))    # run a pass
+    """
+    return _run_tool("ringfuse-opt", [*pass_args, "-"], mlir)
+
+
+def _candidate_dirs() -> list[Path]:
+    directories = []
+    configured = os.environ.get(BIN_DIR_VARIABLE)
+    if configured:
+        directories.append(Path(configured))
+    directories.append(REPO_ROOT / "build" / "bin")
+    return directories
+
+
+def _is_executable(path: Path) -> bool:
+    return path.is_file() and os.access(path, os.X_OK)
+
+
+def _run_tool(name: str, args: list[str], stdin: str) -> str:
+    tool = find_tool(name)
+    command = [str(tool), *args]
+    try:
+        completed = subprocess.run(
+            command, input=stdin, capture_output=True, text=True, check=False
+        )
+    except OSError as error:
+        raise CompilerError(f"could not run {tool}: {error}") from error
+    if completed.returncode != 0:
+        raise CompilerError(
+            f"{name} failed (exit status {completed.returncode}) running "
+            f"`{' '.join(command)}`:\n{completed.stderr.rstrip()}",
+            stderr=completed.stderr,
+        )
+    return completed.stdout
