@@ -4,18 +4,29 @@ PYTHON := .venv/bin/python
 BUILD := build
 MLIR_DIR ?= /usr/lib/llvm-22/lib/cmake/mlir
 
-.PHONY: all setup build demo test test-lit test-python clean
+.PHONY: all setup build build-compiler build-runtime demo test clean
 
 all: build
 
 setup:
 	@scripts/setup.sh
 
-$(BUILD)/build.ninja: CMakeLists.txt | setup
-	cmake -G Ninja -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DMLIR_DIR=$(MLIR_DIR)
+# The compiler (static binaries, needs MLIR) and the runtime (the Python
+# extension and its C++ tests, never MLIR) are separate CMake projects.
+$(BUILD)/compiler/build.ninja: CMakeLists.txt | setup
+	cmake -G Ninja -S . -B $(BUILD)/compiler -DCMAKE_BUILD_TYPE=Release -DMLIR_DIR=$(MLIR_DIR)
 
-build: setup $(BUILD)/build.ninja
-	cmake --build $(BUILD)
+$(BUILD)/runtime/build.ninja: runtime/CMakeLists.txt | setup
+	cmake -G Ninja -S runtime -B $(BUILD)/runtime -DCMAKE_BUILD_TYPE=Release \
+	  -DPython_EXECUTABLE=$(CURDIR)/$(PYTHON)
+
+build-compiler: setup $(BUILD)/compiler/build.ninja
+	cmake --build $(BUILD)/compiler
+
+build-runtime: setup $(BUILD)/runtime/build.ninja
+	cmake --build $(BUILD)/runtime
+
+build: build-compiler build-runtime
 
 demo: build
 	$(PYTHON) examples/quickstart.py

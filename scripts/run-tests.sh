@@ -10,7 +10,10 @@ trap 'rm -rf "$reports"' EXIT
 
 status=0
 echo "== lit: IR tests (test/lit)"
-.venv/bin/lit -sv build/test/lit --xunit-xml-output "$reports/lit.xml" || status=1
+.venv/bin/lit -sv build/compiler/test/lit --xunit-xml-output "$reports/lit.xml" || status=1
+echo "== ctest: runtime unit tests (test/cpp)"
+ctest --test-dir build/runtime -j2 --output-on-failure --output-junit "$reports/ctest.xml" \
+  | tail -n 3 || status=1
 echo "== pytest: Python tests (test/python)"
 .venv/bin/python -m pytest -q test/python --junitxml "$reports/pytest.xml" || status=1
 

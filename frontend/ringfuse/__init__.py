@@ -9,14 +9,25 @@
 
 from .circuit import Circuit, Encrypted, Plain, Trace, TraceError, circuit, trace
 from .driver import CompilerError
+from .keys import KeySet
+from .objects import Ciphertext, GaloisKeys, Plaintext, PublicKey, RelinKey, SecretKey
+from .params import Params
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "Ciphertext",
     "Circuit",
     "CompilerError",
     "Encrypted",
+    "GaloisKeys",
+    "KeySet",
+    "Params",
     "Plain",
+    "Plaintext",
+    "PublicKey",
+    "RelinKey",
+    "SecretKey",
     "Trace",
     "TraceError",
     "__version__",

@@ -30,10 +30,10 @@ class CompilerError(Exception):
 
 
 def find_tool(name: str) -> Path:
-    """Locate a compiler binary: `$RINGFUSE_BIN_DIR`, then `<repo>/build/bin`, then PATH.
+    """Locate a compiler binary: `$RINGFUSE_BIN_DIR`, then `<repo>/build/compiler/bin`, then PATH.
 
     >>> find_tool("ringfuse-opt")
-    PosixPath('/path/to/ringfuse/build/bin/ringfuse-opt')
+    PosixPath('/path/to/ringfuse/build/compiler/bin/ringfuse-opt')
     """
     searched = _candidate_dirs()
     for directory in searched:
@@ -67,7 +67,7 @@ def _candidate_dirs() -> list[Path]:
     configured = os.environ.get(BIN_DIR_VARIABLE)
     if configured:
         directories.append(Path(configured))
-    directories.append(REPO_ROOT / "build" / "bin")
+    directories.append(REPO_ROOT / "build" / "compiler" / "bin")
     return directories
 
 

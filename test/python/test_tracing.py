@@ -1104,7 +1104,7 @@ def test_missing_tool_error_says_how_to_build_it(tmp_path: Path, monkeypatch: py
     message = str(raised.value)
     assert "cannot find the compiler binary `ringfuse-test-only-tool`" in message
     assert "`make build` at the repository root" in message
-    assert str(tmp_path) in message and str(REPO_ROOT / "build" / "bin") in message
+    assert str(tmp_path) in message and str(REPO_ROOT / "build" / "compiler" / "bin") in message
 
 
 def test_run_opt_sends_the_text_on_stdin_with_pass_arguments(

@@ -1,0 +1,188 @@
+//===- runtime_module.cpp - ringfuse._runtime, the runtime for Python -----===//
+//
+// Thin bindings: the Python package (params.py, keys.py) validates user input
+// and gives the API its shape; these functions move arrays and release the
+// GIL around the heavy work.
+//
+//===----------------------------------------------------------------------===//
+#include "ringfuse/runtime/bfv.h"
+#include "ringfuse/runtime/error.h"
+#include "ringfuse/runtime/serialize.h"
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+namespace py = pybind11;
+using namespace ringfuse::runtime;
+
+namespace {
+/// pybind11 holds shared_ptr<T>, not shared_ptr<const T>: the context is
+/// immutable either way (it has only const members).
+using ContextHolder = std::shared_ptr<Context>;
+ContextHolder hold(const ContextPtr &context) {
+  return std::const_pointer_cast<Context>(context);
+}
+
+using UInt64Array = py::array_t<uint64_t, py::array::c_style>;
+
+UInt64Array toArray(const std::vector<uint64_t> &values) {
+  UInt64Array array(values.size());
+  std::copy(values.begin(), values.end(), array.mutable_data());
+  return array;
+}
+
+py::bytes toBytes(const std::vector<uint8_t> &bytes) {
+  return py::bytes(reinterpret_cast<const char *>(bytes.data()), bytes.size());
+}
+
+/// Deserializers take (context, data, size); this adapts them to Python bytes.
+template <typename T, T (*Load)(const ContextPtr &, const uint8_t *, size_t)>
+T loadFromBytes(const ContextHolder &context, const py::bytes &data) {
+  std::string_view view = data;
+  return Load(context, reinterpret_cast<const uint8_t *>(view.data()),
+              view.size());
+}
+
+template <typename T> py::bytes saveToBytes(const T &object) {
+  return toBytes(serialize(object));
+}
+
+Prng prngFromSeed(const py::bytes &seed) {
+  std::string_view view = seed;
+  return Prng(Seed::fromBytes(reinterpret_cast<const uint8_t *>(view.data()),
+                              view.size()));
+}
+} // namespace
+
+PYBIND11_MODULE(_runtime, m) {
+  m.doc() = "The ringfuse runtime (BFV math core); use the ringfuse package.";
+  py::register_exception<Error>(m, "RuntimeError", PyExc_ValueError);
+
+  py::class_<Context, ContextHolder>(m, "Context")
+      .def_static(
+          "create",
+          [](size_t n, uint64_t t, std::vector<unsigned> q,
+             std::vector<unsigned> p, size_t dnum, bool allowInsecure) {
+            ParameterRequest request{n, t, std::move(q), std::move(p), dnum,
+                                     allowInsecure};
+            py::gil_scoped_release release;
+            return hold(Context::create(request));
+          })
+      .def_property_readonly("degree", &Context::degree)
+      .def_property_readonly("plaintext_modulus", &Context::plaintextModulus)
+      .def_property_readonly("coeff_modulus",
+                             [](const Context &c) { return c.q().values(); })
+      .def_property_readonly("special_modulus",
+                             [](const Context &c) { return c.p().values(); })
+      .def_property_readonly("dnum", &Context::dnum)
+      .def_property_readonly("batching", &Context::supportsBatching)
+      .def_property_readonly("insecure", &Context::insecure)
+      .def_property_readonly("fingerprint", &Context::fingerprint)
+      .def_property_readonly("log_q", [](const Context &c) {
+        return c.q().product().bitLength();
+      })
+      .def_property_readonly("log_qp", [](const Context &c) {
+        return c.qp().product().bitLength();
+      })
+      .def("describe", &Context::describe)
+      .def("serialize", [](const Context &c) { return toBytes(serialize(c)); })
+      .def_static("deserialize", [](const py::bytes &data) {
+        std::string_view view = data;
+        return hold(deserializeParameters(
+            reinterpret_cast<const uint8_t *>(view.data()), view.size()));
+      });
+
+  py::class_<Prng>(m, "Prng")
+      .def(py::init<>(), "Seeded from the operating system (getrandom).")
+      .def_static("from_seed", &prngFromSeed,
+                  "Reproducible: 32 bytes of seed, for tests.");
+
+  py::class_<Plaintext>(m, "Plaintext")
+      .def_property_readonly("context", [](const Plaintext &p) { return hold(p.context); })
+      .def_property_readonly("coefficients", [](const Plaintext &p) {
+        return toArray(p.coefficients);
+      })
+      .def("serialize", &saveToBytes<Plaintext>)
+      .def_static("deserialize", &loadFromBytes<Plaintext, deserializePlaintext>);
+
+  py::class_<Ciphertext>(m, "Ciphertext")
+      .def_property_readonly("context", [](const Ciphertext &c) { return hold(c.context); })
+      .def_property_readonly("size", [](const Ciphertext &c) { return c.size; })
+      .def_property_readonly("data", [](const Ciphertext &c) { return toArray(c.data); })
+      .def("serialize", &saveToBytes<Ciphertext>)
+      .def_static("deserialize", &loadFromBytes<Ciphertext, deserializeCiphertext>);
+
+  py::class_<SecretKey>(m, "SecretKey")
+      .def_property_readonly("coefficients",
+                             [](const SecretKey &k) {
+                               return std::vector<int>(k.coefficients.begin(),
+                                                       k.coefficients.end());
+                             })
+      .def("serialize", &saveToBytes<SecretKey>)
+      .def_static("deserialize", &loadFromBytes<SecretKey, deserializeSecretKey>);
+  py::class_<PublicKey>(m, "PublicKey")
+      .def("serialize", &saveToBytes<PublicKey>)
+      .def_static("deserialize", &loadFromBytes<PublicKey, deserializePublicKey>);
+  py::class_<RelinKey>(m, "RelinKey")
+      .def("serialize", &saveToBytes<RelinKey>)
+      .def_static("deserialize", &loadFromBytes<RelinKey, deserializeRelinKey>);
+  py::class_<GaloisKeys>(m, "GaloisKeys")
+      .def_property_readonly("elements",
+                             [](const GaloisKeys &k) {
+                               std::vector<uint64_t> elements;
+                               for (const auto &entry : k.keys)
+                                 elements.push_back(entry.first);
+                               return elements;
+                             })
+      .def("serialize", &saveToBytes<GaloisKeys>)
+      .def_static("deserialize", &loadFromBytes<GaloisKeys, deserializeGaloisKeys>);
+
+  auto heavy = py::call_guard<py::gil_scoped_release>();
+  m.def(
+      "generate_secret_key",
+      [](const ContextHolder &context, Prng &prng) {
+        return generateSecretKey(context, prng);
+      },
+      heavy);
+  m.def("generate_public_key", &generatePublicKey, heavy);
+  m.def("generate_relin_key", &generateRelinKey, heavy);
+  m.def("generate_galois_keys", &generateGaloisKeys, heavy);
+  m.def("galois_element_for_rotation", &galoisElementForRotation);
+  m.def("galois_element_for_row_swap", &galoisElementForRowSwap);
+
+  m.def("encode_slots", [](const ContextHolder &context, const UInt64Array &values) {
+    return encodeSlots(context, values.data(), values.size());
+  });
+  m.def("encode_coefficients",
+        [](const ContextHolder &context, const UInt64Array &values) {
+          return encodeCoefficients(context, values.data(), values.size());
+        });
+  m.def("decode_slots", [](const Plaintext &p) { return toArray(decodeSlots(p)); });
+
+  m.def("encrypt_public", &encryptPublic, heavy);
+  m.def("encrypt_symmetric", &encryptSymmetric, heavy);
+  m.def("decrypt", &decrypt, heavy);
+  m.def("noise_budget", &noiseBudget, heavy);
+
+  // Reference operations (the compiled circuits use the kernel program).
+  m.def("add", &add, heavy);
+  m.def("multiply_hps", &multiplyHps, heavy);
+  m.def("relinearize", &relinearize, heavy);
+  m.def("apply_galois", &applyGalois, heavy);
+
+  m.def("ciphertext_from_data",
+        [](const ContextHolder &context, size_t size, const UInt64Array &data) {
+          Ciphertext ct{context, size, std::vector<uint64_t>(data.data(), data.data() + data.size())};
+          if (size < 2 || ct.data.size() != size * ct.componentWords())
+            throw Error("ciphertext data has " + std::to_string(ct.data.size()) +
+                        " residues, expected " + std::to_string(size) + " x " +
+                        std::to_string(ct.componentWords()));
+          for (size_t k = 0; k < size; ++k)
+            for (size_t i = 0; i < context->q().size(); ++i)
+              for (size_t j = 0; j < context->degree(); ++j)
+                if (ct.component(k)[i * context->degree() + j] >= context->q().values()[i])
+                  throw Error("ciphertext residue is not below its prime");
+          return ct;
+        });
+}

@@ -1,0 +1,121 @@
+"""The runtime's objects for Python: ciphertexts, plaintexts and keys.
+
+Each can be saved to a file and loaded back for the same parameter set; a file
+of another kind, of other parameters, truncated or corrupted is an error.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, ClassVar, TypeVar
+
+import numpy as np
+import numpy.typing as npt
+
+from ._native import runtime
+from .params import Params
+
+_T = TypeVar("_T", bound="_RuntimeObject")
+
+
+class _RuntimeObject:
+    """A runtime object tied to one parameter set, saved in ringfuse's format."""
+
+    _native_name: ClassVar[str]
+
+    def __init__(self, params: Params, native: Any) -> None:
+        self.params = params
+        self._native = native
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Writes the object in ringfuse's versioned binary format."""
+        with open(path, "wb") as file:
+            file.write(self._native.serialize())
+
+    @classmethod
+    def load(cls: type[_T], path: str | os.PathLike[str], params: Params) -> _T:
+        """Reads an object saved by `save`; it must belong to `params`.
+
+        >>> ct = rf.Ciphertext.load("x.rfct", params)
+        """
+        if not isinstance(params, Params):
+            raise TypeError(f"params must be an rf.Params, got {type(params).__name__}")
+        with open(path, "rb") as file:
+            data = file.read()
+        native_class = getattr(runtime(), cls._native_name)
+        return cls(params, native_class.deserialize(params._context, data))
+
+
+class Ciphertext(_RuntimeObject):
+    """A BFV ciphertext (2 components, or 3 after a multiplication)."""
+
+    _native_name = "Ciphertext"
+
+    @property
+    def size(self) -> int:
+        return int(self._native.size)
+
+    def residues(self) -> npt.NDArray[np.uint64]:
+        """The components as an array of shape (size, |Q|, N), coefficient form."""
+        q = len(self.params.coeff_modulus)
+        n = self.params.poly_modulus_degree
+        return np.asarray(self._native.data).reshape(self.size, q, n)
+
+    @classmethod
+    def from_residues(cls, params: Params, residues: npt.ArrayLike) -> Ciphertext:
+        """The inverse of `residues` (each residue below its prime)."""
+        array = np.asarray(residues)
+        q, n = len(params.coeff_modulus), params.poly_modulus_degree
+        if array.ndim != 3 or array.shape[1:] != (q, n) or not np.issubdtype(array.dtype, np.integer):
+            raise ValueError(f"expected an integer array of shape (size, {q}, {n}), got {array.dtype}{array.shape}")
+        native = runtime().ciphertext_from_data(params._context, array.shape[0], array.astype(np.uint64).ravel())
+        return cls(params, native)
+
+    def __repr__(self) -> str:
+        return f"<rf.Ciphertext {self.size} components, {self.params!r}>"
+
+
+class Plaintext(_RuntimeObject):
+    """An encoded plaintext: a polynomial of R_t."""
+
+    _native_name = "Plaintext"
+
+    @property
+    def coefficients(self) -> npt.NDArray[np.uint64]:
+        return np.asarray(self._native.coefficients)
+
+    def __repr__(self) -> str:
+        return f"<rf.Plaintext {self.params!r}>"
+
+
+class SecretKey(_RuntimeObject):
+    """The secret key s (ternary). Keep it on the client."""
+
+    _native_name = "SecretKey"
+
+    def coefficients(self) -> list[int]:
+        """s as signed coefficients in {-1, 0, 1}."""
+        return list(self._native.coefficients)
+
+
+class PublicKey(_RuntimeObject):
+    """The public encryption key."""
+
+    _native_name = "PublicKey"
+
+
+class RelinKey(_RuntimeObject):
+    """The relinearization key (hybrid key switching from s^2 to s)."""
+
+    _native_name = "RelinKey"
+
+
+class GaloisKeys(_RuntimeObject):
+    """Key-switching keys for slot rotations and the row swap."""
+
+    _native_name = "GaloisKeys"
+
+    @property
+    def elements(self) -> tuple[int, ...]:
+        """The Galois elements g (X -> X^g) that have keys."""
+        return tuple(self._native.elements)

@@ -1,0 +1,46 @@
+"""Checks user values (slots, coefficients) before they reach the runtime.
+
+Values are residues mod t: out-of-range values, wrong lengths and non-integer
+dtypes are errors, never silently reduced or truncated.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+
+def as_residues(values: Any, modulus: int, capacity: int, what: str) -> npt.NDArray[np.uint64]:
+    """`values` (a 1-D integer array-like, or an int) as uint64 residues in [0, modulus).
+
+    >>> as_residues([1, 2, 3], 65537, 8, "slots")
+    array([1, 2, 3], dtype=uint64)
+    """
+    if isinstance(values, bool) or isinstance(values, np.bool_):
+        raise TypeError(f"{what} must be integers, got a bool")
+    if isinstance(values, (int, np.integer)):
+        values = [int(values)] * capacity
+    array = np.asarray(values)
+    if array.size == 0:
+        raise ValueError(f"no {what} given")
+    if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.integer):
+        if array.dtype == object and all(isinstance(v, int) for v in array.ravel()):
+            raise ValueError(f"{what} must be in [0, {modulus}); some do not fit 64 bits")
+        raise TypeError(
+            f"{what} must be integers (an int, a list of ints or an integer numpy "
+            f"array), got dtype {array.dtype}"
+        )
+    if array.ndim != 1:
+        raise ValueError(f"{what} must be a 1-D array, got shape {array.shape}")
+    if array.size > capacity:
+        raise ValueError(f"{array.size} {what} do not fit: there are {capacity}")
+    low, high = int(array.min()), int(array.max())
+    if low < 0 or high >= modulus:
+        bad = low if low < 0 else high
+        raise ValueError(
+            f"{what} must be in [0, {modulus}) (the plaintext modulus); found {bad}. "
+            f"Reduce them first, e.g. np.mod(values, {modulus})"
+        )
+    return array.astype(np.uint64)

@@ -1,0 +1,120 @@
+//===- ntt.cpp - the negacyclic number-theoretic transform ----------------===//
+#include "ringfuse/runtime/ntt.h"
+
+#include "ringfuse/runtime/error.h"
+
+namespace ringfuse::runtime {
+
+unsigned reverseBits(unsigned value, unsigned bits) {
+  unsigned result = 0;
+  for (unsigned b = 0; b < bits; ++b, value >>= 1)
+    result = (result << 1) | (value & 1);
+  return result;
+}
+
+uint64_t minimalPrimitiveRoot(uint64_t q, size_t twoN) {
+  if (!isPrime(q) || (q - 1) % twoN != 0)
+    throw Error(std::to_string(q) + " is not a prime = 1 mod " +
+                std::to_string(twoN) + ", so it has no NTT of that size");
+  // g^((q-1)/2N) for a non-residue-free generator scan: any x whose
+  // (q-1)/2N-th power has order exactly 2N (i.e. its N-th power is -1).
+  Modulus m(q);
+  uint64_t smallest = 0;
+  uint64_t root = 0;
+  for (uint64_t x = 2; root == 0; ++x) {
+    uint64_t candidate = powMod(x, (q - 1) / twoN, m);
+    if (powMod(candidate, twoN / 2, m) == q - 1)
+      root = candidate;
+  }
+  // Every primitive 2N-th root is root^k for odd k; take the smallest, so the
+  // tables do not depend on the scan order above.
+  uint64_t square = mulMod(root, root, m), power = root;
+  smallest = root;
+  for (size_t k = 1; k < twoN; k += 2) {
+    if (power < smallest)
+      smallest = power;
+    power = mulMod(power, square, m);
+  }
+  return smallest;
+}
+
+NttTables::NttTables(uint64_t q, size_t n)
+    : n_(n), logN_(__builtin_ctzll(n)), modulus_(q) {
+  if (!isValidRingDegree(n))
+    throw Error("NTT size " + std::to_string(n) + " is not a power of two in [2, 2^17]");
+  if (q >= (uint64_t(1) << 62))
+    throw Error("NTT modulus " + std::to_string(q) +
+                " is not below 2^62 (lazy butterflies need two spare bits)");
+  root_ = minimalPrimitiveRoot(q, 2 * n);
+  uint64_t inverseRoot = invertModSlow(root_, q);
+  rootPowers_.resize(n);
+  inverseRootPowers_.resize(n);
+  uint64_t power = 1, inversePower = 1;
+  for (size_t k = 0; k < n; ++k) {
+    unsigned index = reverseBits(k, logN_);
+    rootPowers_[index] = ShoupConstant(power, q);
+    inverseRootPowers_[index] = ShoupConstant(inversePower, q);
+    power = mulMod(power, root_, modulus_);
+    inversePower = mulMod(inversePower, inverseRoot, modulus_);
+  }
+  inverseDegree_ = ShoupConstant(invertModSlow(n % q, q), q);
+}
+
+void NttTables::forward(uint64_t *a) const {
+  const uint64_t q = modulus_.value, twoQ = 2 * q;
+  size_t gap = n_;
+  for (size_t groups = 1; groups < n_; groups <<= 1) {
+    gap >>= 1;
+    for (size_t g = 0; g < groups; ++g) {
+      const ShoupConstant w = rootPowers_[groups + g];
+      uint64_t *x = a + 2 * g * gap, *y = x + gap;
+      for (size_t j = 0; j < gap; ++j) {
+        // Inputs below 4q; x is brought below 2q, so x + y < 4q and
+        // x - y + 2q < 4q.
+        uint64_t u = x[j] >= twoQ ? x[j] - twoQ : x[j];
+        uint64_t v = mulShoupLazy(y[j], w, q);
+        x[j] = u + v;
+        y[j] = u - v + twoQ;
+      }
+    }
+  }
+  for (size_t j = 0; j < n_; ++j) {
+    uint64_t v = a[j] >= twoQ ? a[j] - twoQ : a[j];
+    a[j] = v >= q ? v - q : v;
+  }
+}
+
+void NttTables::inverse(uint64_t *a) const {
+  const uint64_t q = modulus_.value, twoQ = 2 * q;
+  size_t gap = 1;
+  for (size_t groups = n_ >> 1; groups >= 1; groups >>= 1) {
+    for (size_t g = 0; g < groups; ++g) {
+      const ShoupConstant w = inverseRootPowers_[groups + g];
+      uint64_t *x = a + 2 * g * gap, *y = x + gap;
+      for (size_t j = 0; j < gap; ++j) {
+        // Inputs below 2q stay below 2q.
+        uint64_t u = x[j], v = y[j];
+        uint64_t sum = u + v;
+        x[j] = sum >= twoQ ? sum - twoQ : sum;
+        y[j] = mulShoupLazy(u - v + twoQ, w, q);
+      }
+    }
+    gap <<= 1;
+  }
+  for (size_t j = 0; j < n_; ++j)
+    a[j] = mulShoup(a[j], inverseDegree_, q);
+}
+
+void applyAutomorphism(const uint64_t *in, size_t n, uint64_t galoisElement,
+                       uint64_t q, uint64_t *out) {
+  const uint64_t twoN = 2 * n;
+  uint64_t position = 0;
+  for (size_t i = 0; i < n; ++i, position = (position + galoisElement) % twoN) {
+    if (position < n)
+      out[position] = in[i];
+    else
+      out[position - n] = negateMod(in[i], q);
+  }
+}
+
+} // namespace ringfuse::runtime

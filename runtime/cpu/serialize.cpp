@@ -1,0 +1,527 @@
+//===- serialize.cpp - the binary format of parameters, keys and data ----===//
+#include "ringfuse/runtime/serialize.h"
+
+#include "poly.h"
+#include "ringfuse/runtime/error.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <sstream>
+
+namespace ringfuse::runtime {
+using namespace detail;
+
+namespace {
+constexpr char kMagic[8] = {'R', 'I', 'N', 'G', 'F', 'U', 'S', 'E'};
+constexpr uint64_t kMinComponents = 2, kMaxComponents = 16;
+
+/// FNV-1a 64: catches accidental corruption, not tampering.
+uint64_t fnv1a64(const uint8_t *data, size_t size) {
+  uint64_t hash = 1469598103934665603ull;
+  for (size_t i = 0; i < size; ++i) {
+    hash ^= data[i];
+    hash *= 1099511628211ull;
+  }
+  return hash;
+}
+
+std::string hex(uint64_t value) {
+  std::ostringstream text;
+  text << "0x" << std::hex << value;
+  return text.str();
+}
+
+bool isPlural(ObjectKind kind) { return kind == ObjectKind::GaloisKeys; }
+
+/// "a ciphertext", "Galois keys", or the raw number of an unknown kind.
+std::string withArticle(uint32_t kind) {
+  if (kind < 1 || kind > 7)
+    return "an unknown object kind (" + std::to_string(kind) + ")";
+  ObjectKind k = static_cast<ObjectKind>(kind);
+  return (isPlural(k) ? "" : "a ") + objectKindName(k);
+}
+
+/// Little-endian payload builder.
+class Writer {
+public:
+  explicit Writer(size_t expectedBytes) { bytes_.reserve(expectedBytes); }
+
+  void u8(uint8_t value) { bytes_.push_back(value); }
+  void u32(uint32_t value) {
+    for (int i = 0; i < 4; ++i) bytes_.push_back(uint8_t(value >> (8 * i)));
+  }
+  void u64(uint64_t value) {
+    for (int i = 0; i < 8; ++i) bytes_.push_back(uint8_t(value >> (8 * i)));
+  }
+  void words(const std::vector<uint64_t> &values) {
+    for (uint64_t value : values) u64(value);
+  }
+  /// A polynomial, refusing one whose size does not match its parameters
+  /// (the file could never be loaded again).
+  void polynomial(const std::vector<uint64_t> &values, size_t expectedWords,
+                  const std::string &what) {
+    if (values.size() != expectedWords)
+      throw Error("cannot serialize " + what + ": it has " +
+                  std::to_string(values.size()) + " words, its parameters call for " +
+                  std::to_string(expectedWords));
+    words(values);
+  }
+
+  /// Header + payload.
+  std::vector<uint8_t> seal(ObjectKind kind, uint64_t fingerprint) const {
+    Writer header(kSerializationHeaderSize + bytes_.size());
+    for (char c : kMagic) header.u8(static_cast<uint8_t>(c));
+    header.u32(kSerializationFormatVersion);
+    header.u32(static_cast<uint32_t>(kind));
+    header.u64(fingerprint);
+    header.u64(bytes_.size());
+    header.u64(fnv1a64(bytes_.data(), bytes_.size()));
+    header.u64(0); // reserved
+    header.bytes_.insert(header.bytes_.end(), bytes_.begin(), bytes_.end());
+    return std::move(header.bytes_);
+  }
+
+private:
+  std::vector<uint8_t> bytes_;
+};
+
+/// Bounds-checked little-endian cursor; running past the end is a
+/// "truncated" Error naming what was being read.
+class Reader {
+public:
+  Reader(const uint8_t *data, size_t size, std::string what)
+      : data_(data), size_(size), what_(std::move(what)) {}
+
+  size_t remaining() const { return size_ - offset_; }
+
+  uint8_t u8() { return static_cast<uint8_t>(little(1)); }
+  uint32_t u32() { return static_cast<uint32_t>(little(4)); }
+  uint64_t u64() { return little(8); }
+  std::vector<uint64_t> words(uint64_t count) {
+    // Checked before allocating, so a corrupt count cannot ask for 2^64 words.
+    if (count > remaining() / 8)
+      throw truncated(std::to_string(count) + " words");
+    std::vector<uint64_t> values(count);
+    for (auto &value : values) value = little(8);
+    return values;
+  }
+  /// |basis| x n residues, limb-major, each below its prime.
+  std::vector<uint64_t> polynomial(const RnsBasis &basis, size_t n,
+                                   const std::string &description) {
+    std::vector<uint64_t> values = words(uint64_t(basis.size()) * n);
+    for (size_t i = 0; i < basis.size(); ++i) {
+      const uint64_t prime = basis.values()[i];
+      for (size_t j = 0; j < n; ++j)
+        if (values[i * n + j] >= prime)
+          throw Error(description + ": residue " +
+                      std::to_string(values[i * n + j]) + " of coefficient " +
+                      std::to_string(j) + " is not below its prime q_" +
+                      std::to_string(i) + " = " + std::to_string(prime));
+    }
+    return values;
+  }
+  void expectEnd() const {
+    if (remaining() != 0)
+      throw Error(what_ + " payload has " + std::to_string(remaining()) +
+                  " bytes left over after the object");
+  }
+
+private:
+  Error truncated(const std::string &needed) const {
+    return Error("truncated " + what_ + " payload: needed " + needed + " at byte " +
+                 std::to_string(offset_) + ", but only " +
+                 std::to_string(remaining()) + " bytes remain");
+  }
+  uint64_t little(size_t bytes) {
+    if (remaining() < bytes)
+      throw truncated(std::to_string(bytes) + " bytes");
+    uint64_t value = 0;
+    for (size_t i = 0; i < bytes; ++i)
+      value |= uint64_t(data_[offset_ + i]) << (8 * i);
+    offset_ += bytes;
+    return value;
+  }
+
+  const uint8_t *data_;
+  size_t size_, offset_ = 0;
+  std::string what_;
+};
+
+struct Header {
+  uint32_t version = 0, kind = 0;
+  uint64_t fingerprint = 0, payloadLength = 0, checksum = 0, reserved = 0;
+};
+
+/// The header's fields; checks only what every reader needs: the magic, the
+/// length of the header itself and the version.
+Header readHeader(const uint8_t *data, size_t size) {
+  if (data == nullptr && size != 0)
+    throw Error("not a ringfuse file: no data");
+  if (size > 0 && std::memcmp(data, kMagic, std::min(size, sizeof(kMagic))) != 0)
+    throw Error("not a ringfuse file: it does not start with \"RINGFUSE\"");
+  if (size < kSerializationHeaderSize)
+    throw Error("not a ringfuse file: truncated header (" + std::to_string(size) +
+                " bytes, a header has " +
+                std::to_string(kSerializationHeaderSize) + ")");
+  Reader in(data + sizeof(kMagic), kSerializationHeaderSize - sizeof(kMagic),
+            "header");
+  Header header;
+  header.version = in.u32();
+  header.kind = in.u32();
+  header.fingerprint = in.u64();
+  header.payloadLength = in.u64();
+  header.checksum = in.u64();
+  header.reserved = in.u64();
+  if (header.version != kSerializationFormatVersion)
+    throw Error("format version " + std::to_string(header.version) +
+                " is not supported; this build reads version " +
+                std::to_string(kSerializationFormatVersion));
+  return header;
+}
+
+/// Checks the header against what the caller expects (kind; the context's
+/// fingerprint unless `context` is null) and the payload against the header
+/// (length, checksum), and returns a reader over the payload.
+Reader checkHeader(const uint8_t *data, size_t size, ObjectKind kind,
+                   const Context *context) {
+  const Header header = readHeader(data, size);
+  const std::string name = objectKindName(kind);
+  if (header.kind != static_cast<uint32_t>(kind))
+    throw Error("the data holds " + withArticle(header.kind) + ", not " +
+                withArticle(static_cast<uint32_t>(kind)));
+  if (header.reserved != 0)
+    throw Error("the header's reserved field is " + hex(header.reserved) +
+                ", not 0: the data is corrupted or from a newer format");
+  if (context && header.fingerprint != context->fingerprint())
+    throw Error("the " + name + (isPlural(kind) ? " were" : " was") +
+                " made for other parameters: the data's parameter fingerprint is " +
+                hex(header.fingerprint) + ", the given context " +
+                context->describe() + " has " + hex(context->fingerprint()));
+  const size_t present = size - kSerializationHeaderSize;
+  if (header.payloadLength > present)
+    throw Error("truncated " + name + ": the header announces a " +
+                std::to_string(header.payloadLength) + "-byte payload, but only " +
+                std::to_string(present) + " bytes follow it");
+  if (header.payloadLength < present)
+    throw Error("trailing data after the " + name + ": the header announces a " +
+                std::to_string(header.payloadLength) + "-byte payload, but " +
+                std::to_string(present) + " bytes follow it");
+  const uint8_t *payload = data + kSerializationHeaderSize;
+  if (fnv1a64(payload, present) != header.checksum)
+    throw Error("checksum mismatch: the data is corrupted (" + name + ", " +
+                std::to_string(present) + "-byte payload)");
+  return Reader(payload, present, name);
+}
+
+const Context &requireContext(const ContextPtr &context, ObjectKind kind) {
+  if (!context)
+    throw Error("loading " + withArticle(static_cast<uint32_t>(kind)) +
+                " needs a context, got null");
+  return *context;
+}
+
+const Context &contextOf(const ContextPtr &context, ObjectKind kind) {
+  if (!context)
+    throw Error("cannot serialize " + withArticle(static_cast<uint32_t>(kind)) +
+                " without a context");
+  return *context;
+}
+
+size_t qpWords(const Context &context) {
+  return context.qp().size() * context.degree();
+}
+
+void writeKeySwitchKey(Writer &out, const Context &context,
+                       const KeySwitchKey &key, const std::string &what) {
+  if (key.b.size() != context.dnum() || key.a.size() != context.dnum())
+    throw Error("cannot serialize " + what + ": it has " +
+                std::to_string(key.b.size()) + " digits, dnum is " +
+                std::to_string(context.dnum()));
+  out.u64(key.b.size());
+  for (size_t j = 0; j < key.b.size(); ++j) {
+    out.polynomial(key.b[j], qpWords(context), what + " b_" + std::to_string(j));
+    out.polynomial(key.a[j], qpWords(context), what + " a_" + std::to_string(j));
+  }
+}
+
+/// `what`: "relinearization key", "Galois key for element 3".
+KeySwitchKey readKeySwitchKey(Reader &in, const Context &context,
+                              const std::string &what) {
+  const uint64_t digits = in.u64();
+  if (digits != context.dnum())
+    throw Error(what + " has " + std::to_string(digits) +
+                " digits, but the parameters' dnum is " +
+                std::to_string(context.dnum()));
+  KeySwitchKey key;
+  for (size_t j = 0; j < digits; ++j) {
+    key.b.push_back(in.polynomial(context.qp(), context.degree(),
+                                  what + " b_" + std::to_string(j)));
+    key.a.push_back(in.polynomial(context.qp(), context.degree(),
+                                  what + " a_" + std::to_string(j)));
+  }
+  return key;
+}
+
+size_t keySwitchKeyBytes(const Context &context) {
+  return 8 + 2 * context.dnum() * qpWords(context) * 8;
+}
+} // namespace
+
+std::string objectKindName(ObjectKind kind) {
+  switch (kind) {
+  case ObjectKind::Parameters: return "parameter set";
+  case ObjectKind::SecretKey: return "secret key";
+  case ObjectKind::PublicKey: return "public key";
+  case ObjectKind::RelinKey: return "relinearization key";
+  case ObjectKind::GaloisKeys: return "Galois keys";
+  case ObjectKind::Plaintext: return "plaintext";
+  case ObjectKind::Ciphertext: return "ciphertext";
+  }
+  return "unknown object kind (" + std::to_string(static_cast<uint32_t>(kind)) + ")";
+}
+
+// Parameters ----------------------------------------------------------------
+
+std::vector<uint8_t> serialize(const Context &context) {
+  Writer out(8 * (6 + context.qp().size()) + 1);
+  out.u64(context.degree());
+  out.u64(context.plaintextModulus());
+  out.u64(context.dnum());
+  out.u8(context.insecure() ? 1 : 0);
+  out.u64(context.q().size());
+  out.words(context.q().values());
+  out.u64(context.p().size());
+  out.words(context.p().values());
+  return out.seal(ObjectKind::Parameters, context.fingerprint());
+}
+
+ContextPtr deserializeParameters(const uint8_t *data, size_t size) {
+  Reader in = checkHeader(data, size, ObjectKind::Parameters, nullptr);
+  const uint64_t n = in.u64(), t = in.u64(), dnum = in.u64();
+  const uint8_t insecure = in.u8();
+  if (insecure > 1)
+    throw Error("parameter set payload: the insecure flag is " +
+                std::to_string(insecure) + ", expected 0 or 1");
+  std::vector<uint64_t> q = in.words(in.u64());
+  std::vector<uint64_t> p = in.words(in.u64());
+  in.expectEnd();
+  // fromPrimes repeats every check of Context::create, the security bound
+  // included: the flag only lets through a set that was saved as insecure.
+  ContextPtr context = Context::fromPrimes(n, t, std::move(q), std::move(p),
+                                           dnum, insecure == 1);
+  const uint64_t expected = readHeader(data, size).fingerprint;
+  if (context->fingerprint() != expected)
+    throw Error("the loaded parameter set " + context->describe() +
+                " has fingerprint " + hex(context->fingerprint()) +
+                ", but the header says " + hex(expected) +
+                ": the data is corrupted");
+  return context;
+}
+
+// Ciphertexts and plaintexts -------------------------------------------------
+
+std::vector<uint8_t> serialize(const Ciphertext &ciphertext) {
+  const Context &context = contextOf(ciphertext.context, ObjectKind::Ciphertext);
+  if (ciphertext.size < kMinComponents || ciphertext.size > kMaxComponents)
+    throw Error("cannot serialize a ciphertext of " +
+                std::to_string(ciphertext.size) + " components (2 to " +
+                std::to_string(kMaxComponents) + " can be stored)");
+  Writer out(8 + ciphertext.data.size() * 8);
+  out.u64(ciphertext.size);
+  out.polynomial(ciphertext.data, ciphertext.size * ciphertext.componentWords(),
+                 "a ciphertext");
+  return out.seal(ObjectKind::Ciphertext, context.fingerprint());
+}
+
+Ciphertext deserializeCiphertext(const ContextPtr &context, const uint8_t *data,
+                                 size_t size) {
+  const Context &c = requireContext(context, ObjectKind::Ciphertext);
+  Reader in = checkHeader(data, size, ObjectKind::Ciphertext, &c);
+  const uint64_t components = in.u64();
+  if (components < kMinComponents || components > kMaxComponents)
+    throw Error("ciphertext payload: " + std::to_string(components) +
+                " components, expected 2 to " + std::to_string(kMaxComponents));
+  Ciphertext ciphertext;
+  ciphertext.context = context;
+  ciphertext.size = components;
+  for (size_t k = 0; k < components; ++k) {
+    std::vector<uint64_t> component =
+        in.polynomial(c.q(), c.degree(), "ciphertext component " + std::to_string(k));
+    ciphertext.data.insert(ciphertext.data.end(), component.begin(),
+                           component.end());
+  }
+  in.expectEnd();
+  return ciphertext;
+}
+
+std::vector<uint8_t> serialize(const Plaintext &plaintext) {
+  const Context &context = contextOf(plaintext.context, ObjectKind::Plaintext);
+  Writer out(plaintext.coefficients.size() * 8);
+  out.polynomial(plaintext.coefficients, context.degree(), "a plaintext");
+  return out.seal(ObjectKind::Plaintext, context.fingerprint());
+}
+
+Plaintext deserializePlaintext(const ContextPtr &context, const uint8_t *data,
+                               size_t size) {
+  const Context &c = requireContext(context, ObjectKind::Plaintext);
+  Reader in = checkHeader(data, size, ObjectKind::Plaintext, &c);
+  Plaintext plaintext{context, in.words(c.degree())};
+  in.expectEnd();
+  for (size_t j = 0; j < plaintext.coefficients.size(); ++j)
+    if (plaintext.coefficients[j] >= c.plaintextModulus())
+      throw Error("plaintext coefficient " + std::to_string(j) + " is " +
+                  std::to_string(plaintext.coefficients[j]) +
+                  ", not below t = " + std::to_string(c.plaintextModulus()));
+  return plaintext;
+}
+
+// Keys ------------------------------------------------------------------------
+
+std::vector<uint8_t> serialize(const SecretKey &secret) {
+  const Context &context = contextOf(secret.context, ObjectKind::SecretKey);
+  if (secret.coefficients.size() != context.degree())
+    throw Error("cannot serialize a secret key of " +
+                std::to_string(secret.coefficients.size()) +
+                " coefficients under N = " + std::to_string(context.degree()));
+  // Only s itself: its NTT form over QP is a function of s and the context.
+  Writer out(context.degree());
+  for (int8_t value : secret.coefficients) out.u8(static_cast<uint8_t>(value));
+  return out.seal(ObjectKind::SecretKey, context.fingerprint());
+}
+
+SecretKey deserializeSecretKey(const ContextPtr &context, const uint8_t *data,
+                               size_t size) {
+  const Context &c = requireContext(context, ObjectKind::SecretKey);
+  Reader in = checkHeader(data, size, ObjectKind::SecretKey, &c);
+  SecretKey secret;
+  secret.context = context;
+  secret.coefficients.resize(c.degree());
+  for (size_t j = 0; j < c.degree(); ++j) {
+    const int8_t value = static_cast<int8_t>(in.u8());
+    if (value < -1 || value > 1)
+      throw Error("secret key coefficient " + std::to_string(j) + " is " +
+                  std::to_string(value) +
+                  "; a ternary secret has coefficients in {-1, 0, 1}");
+    secret.coefficients[j] = value;
+  }
+  in.expectEnd();
+  // Exactly as generateSecretKey derives it.
+  Limbs limbs = qpLimbs(c, c.qp().size());
+  secret.nttQP = liftSmall(limbs, secret.coefficients.data());
+  forwardNtt(limbs, secret.nttQP.data());
+  return secret;
+}
+
+std::vector<uint8_t> serialize(const PublicKey &key) {
+  const Context &context = contextOf(key.context, ObjectKind::PublicKey);
+  Writer out(2 * qpWords(context) * 8);
+  out.polynomial(key.b, qpWords(context), "a public key's b");
+  out.polynomial(key.a, qpWords(context), "a public key's a");
+  return out.seal(ObjectKind::PublicKey, context.fingerprint());
+}
+
+PublicKey deserializePublicKey(const ContextPtr &context, const uint8_t *data,
+                               size_t size) {
+  const Context &c = requireContext(context, ObjectKind::PublicKey);
+  Reader in = checkHeader(data, size, ObjectKind::PublicKey, &c);
+  PublicKey key;
+  key.context = context;
+  key.b = in.polynomial(c.qp(), c.degree(), "public key b");
+  key.a = in.polynomial(c.qp(), c.degree(), "public key a");
+  in.expectEnd();
+  return key;
+}
+
+std::vector<uint8_t> serialize(const RelinKey &key) {
+  const Context &context = contextOf(key.context, ObjectKind::RelinKey);
+  Writer out(keySwitchKeyBytes(context));
+  writeKeySwitchKey(out, context, key.key, "a relinearization key");
+  return out.seal(ObjectKind::RelinKey, context.fingerprint());
+}
+
+RelinKey deserializeRelinKey(const ContextPtr &context, const uint8_t *data,
+                             size_t size) {
+  const Context &c = requireContext(context, ObjectKind::RelinKey);
+  Reader in = checkHeader(data, size, ObjectKind::RelinKey, &c);
+  RelinKey key{context, readKeySwitchKey(in, c, "relinearization key")};
+  in.expectEnd();
+  return key;
+}
+
+std::vector<uint8_t> serialize(const GaloisKeys &keys) {
+  const Context &context = contextOf(keys.context, ObjectKind::GaloisKeys);
+  Writer out(8 + keys.keys.size() * (8 + keySwitchKeyBytes(context)));
+  out.u64(keys.keys.size());
+  for (const auto &[element, key] : keys.keys) {
+    out.u64(element);
+    writeKeySwitchKey(out, context, key,
+                      "the Galois key for element " + std::to_string(element));
+  }
+  return out.seal(ObjectKind::GaloisKeys, context.fingerprint());
+}
+
+GaloisKeys deserializeGaloisKeys(const ContextPtr &context, const uint8_t *data,
+                                 size_t size) {
+  const Context &c = requireContext(context, ObjectKind::GaloisKeys);
+  Reader in = checkHeader(data, size, ObjectKind::GaloisKeys, &c);
+  GaloisKeys keys{context, {}};
+  const uint64_t count = in.u64();
+  const uint64_t twoN = 2 * uint64_t(c.degree());
+  for (uint64_t i = 0; i < count; ++i) {
+    const uint64_t element = in.u64();
+    if (element % 2 == 0 || element >= twoN)
+      throw Error("Galois keys payload: element " + std::to_string(element) +
+                  " is not an odd number below 2N = " + std::to_string(twoN));
+    if (keys.keys.count(element))
+      throw Error("Galois keys payload: element " + std::to_string(element) +
+                  " appears twice");
+    keys.keys.emplace(element,
+                      readKeySwitchKey(in, c, "Galois key for element " +
+                                                  std::to_string(element)));
+  }
+  in.expectEnd();
+  return keys;
+}
+
+// Headers and files -------------------------------------------------------------
+
+ObjectKind peekKind(const uint8_t *data, size_t size) {
+  const Header header = readHeader(data, size);
+  if (header.kind < 1 || header.kind > 7)
+    throw Error("the data holds " + withArticle(header.kind) +
+                "; this build knows kinds 1 to 7");
+  return static_cast<ObjectKind>(header.kind);
+}
+
+void writeFile(const std::string &path, const std::vector<uint8_t> &bytes) {
+  std::FILE *file = std::fopen(path.c_str(), "wb");
+  if (!file)
+    throw Error("cannot open " + path + " for writing: " + std::strerror(errno));
+  const size_t written = std::fwrite(bytes.data(), 1, bytes.size(), file);
+  const int writeErrno = errno;
+  // fclose flushes: a full disk may only show here.
+  const bool closed = std::fclose(file) == 0;
+  if (written != bytes.size() || !closed)
+    throw Error("cannot write " + path + ": " +
+                std::strerror(written != bytes.size() ? writeErrno : errno));
+}
+
+std::vector<uint8_t> readFile(const std::string &path) {
+  std::unique_ptr<std::FILE, int (*)(std::FILE *)> file(
+      std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!file)
+    throw Error("cannot open " + path + " for reading: " + std::strerror(errno));
+  std::vector<uint8_t> bytes;
+  uint8_t buffer[1 << 16];
+  size_t got;
+  while ((got = std::fread(buffer, 1, sizeof(buffer), file.get())) > 0)
+    bytes.insert(bytes.end(), buffer, buffer + got);
+  if (std::ferror(file.get()))
+    throw Error("cannot read " + path + ": " + std::strerror(errno));
+  return bytes;
+}
+
+} // namespace ringfuse::runtime

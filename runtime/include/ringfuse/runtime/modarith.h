@@ -1,0 +1,119 @@
+//===- modarith.h - 64-bit modular arithmetic ---------------------*- C++ -*-===//
+//
+// Every modulus used by ringfuse is below 2^63 (RNS primes below 2^62, the
+// plaintext modulus below 2^63), which leaves room for the one conditional
+// subtraction of Barrett and Shoup reduction.
+//
+//===----------------------------------------------------------------------===//
+#ifndef RINGFUSE_RUNTIME_MODARITH_H
+#define RINGFUSE_RUNTIME_MODARITH_H
+
+#include "ringfuse/runtime/config.h"
+#include "ringfuse/runtime/number_theory.h"
+
+#include <cstdint>
+
+namespace ringfuse::runtime {
+
+/// A modulus q with its Barrett constant floor((2^128 - 1) / q).
+struct Modulus {
+  uint64_t value = 0;
+  uint64_t ratioHigh = 0; // the constant's upper 64 bits
+  uint64_t ratioLow = 0;  // and lower 64 bits
+
+  Modulus() = default;
+  explicit Modulus(uint64_t q) : value(q) {
+    uint128_t ratio = ~uint128_t(0) / q;
+    ratioHigh = static_cast<uint64_t>(ratio >> 64);
+    ratioLow = static_cast<uint64_t>(ratio);
+  }
+};
+
+/// x mod q for any 128-bit x. The estimated quotient floor(x * ratio / 2^128)
+/// is the true one or one less (ratio is below 2^128/q by at most 1 and
+/// x < 2^128), so one conditional subtraction finishes; only the low 64 bits
+/// of the quotient matter because the remainder fits in 64 bits.
+RF_HOST_DEVICE inline uint64_t reduce128(uint128_t x, const Modulus &m) {
+  uint64_t x0 = static_cast<uint64_t>(x), x1 = static_cast<uint64_t>(x >> 64);
+  uint128_t p00 = static_cast<uint128_t>(x0) * m.ratioLow;
+  uint128_t p01 = static_cast<uint128_t>(x0) * m.ratioHigh;
+  uint128_t p10 = static_cast<uint128_t>(x1) * m.ratioLow;
+  uint128_t middle = (p00 >> 64) + static_cast<uint64_t>(p01) +
+                     static_cast<uint64_t>(p10);
+  uint64_t quotient = x1 * m.ratioHigh + static_cast<uint64_t>(p01 >> 64) +
+                      static_cast<uint64_t>(p10 >> 64) +
+                      static_cast<uint64_t>(middle >> 64);
+  uint64_t r = x0 - quotient * m.value;
+  return r >= m.value ? r - m.value : r;
+}
+
+RF_HOST_DEVICE inline uint64_t reduce(uint64_t x, const Modulus &m) {
+  return reduce128(x, m);
+}
+
+RF_HOST_DEVICE inline uint64_t mulMod(uint64_t a, uint64_t b,
+                                      const Modulus &m) {
+  return reduce128(static_cast<uint128_t>(a) * b, m);
+}
+
+/// Operands in [0, q).
+RF_HOST_DEVICE inline uint64_t addMod(uint64_t a, uint64_t b, uint64_t q) {
+  uint64_t s = a + b;
+  return s >= q ? s - q : s;
+}
+
+RF_HOST_DEVICE inline uint64_t subMod(uint64_t a, uint64_t b, uint64_t q) {
+  return a >= b ? a - b : a + q - b;
+}
+
+RF_HOST_DEVICE inline uint64_t negateMod(uint64_t a, uint64_t q) {
+  return a == 0 ? 0 : q - a;
+}
+
+/// A constant w with its Shoup companion floor(w * 2^64 / q): multiplying by
+/// it costs two multiplications and no division.
+struct ShoupConstant {
+  uint64_t value = 0;
+  uint64_t quotient = 0;
+
+  ShoupConstant() = default;
+  ShoupConstant(uint64_t w, uint64_t q)
+      : value(w),
+        quotient(static_cast<uint64_t>((static_cast<uint128_t>(w) << 64) / q)) {}
+};
+
+/// x * w mod q in [0, 2q), for any 64-bit x (Harvey's lazy form).
+RF_HOST_DEVICE inline uint64_t mulShoupLazy(uint64_t x, ShoupConstant w,
+                                            uint64_t q) {
+  uint64_t estimate =
+      static_cast<uint64_t>((static_cast<uint128_t>(x) * w.quotient) >> 64);
+  return x * w.value - estimate * q;
+}
+
+RF_HOST_DEVICE inline uint64_t mulShoup(uint64_t x, ShoupConstant w,
+                                        uint64_t q) {
+  uint64_t r = mulShoupLazy(x, w, q);
+  return r >= q ? r - q : r;
+}
+
+RF_HOST_DEVICE inline uint64_t powMod(uint64_t base, uint64_t exponent,
+                                      const Modulus &m) {
+  uint64_t result = 1 % m.value;
+  base = reduce(base, m);
+  for (; exponent; exponent >>= 1) {
+    if (exponent & 1)
+      result = mulMod(result, base, m);
+    base = mulMod(base, base, m);
+  }
+  return result;
+}
+
+/// A signed small integer (a noise or ternary coefficient) as a residue mod q.
+RF_HOST_DEVICE inline uint64_t liftSigned(int64_t x, uint64_t q) {
+  return x >= 0 ? static_cast<uint64_t>(x) % q
+                : q - 1 - static_cast<uint64_t>(-(x + 1)) % q;
+}
+
+} // namespace ringfuse::runtime
+
+#endif // RINGFUSE_RUNTIME_MODARITH_H

@@ -1,0 +1,57 @@
+//===- ntt.h - the negacyclic number-theoretic transform ----------*- C++ -*-===//
+//
+// Forward: Cooley-Tukey, natural order in, bit-reversed order out: output j
+// is a(psi^(2 * bitrev(j) + 1)), the evaluation at the odd powers of a
+// primitive 2N-th root psi, so a pointwise product is the negacyclic product.
+// Inverse: Gentleman-Sande, bit-reversed in, natural out, scaled by N^{-1}.
+// Butterflies use Shoup constants with Harvey's lazy reduction (values kept
+// below 4q, which needs q < 2^62).
+//
+//===----------------------------------------------------------------------===//
+#ifndef RINGFUSE_RUNTIME_NTT_H
+#define RINGFUSE_RUNTIME_NTT_H
+
+#include "ringfuse/runtime/modarith.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace ringfuse::runtime {
+
+/// Twiddles for one prime and ring degree; built once per parameter set.
+class NttTables {
+public:
+  NttTables(uint64_t q, size_t n);
+
+  size_t degree() const { return n_; }
+  const Modulus &modulus() const { return modulus_; }
+  /// psi, the smallest primitive 2N-th root of unity mod q.
+  uint64_t root() const { return root_; }
+
+  void forward(uint64_t *values) const;
+  void inverse(uint64_t *values) const;
+
+private:
+  size_t n_;
+  unsigned logN_;
+  Modulus modulus_;
+  uint64_t root_;
+  std::vector<ShoupConstant> rootPowers_;        // psi^bitrev(k), k < N
+  std::vector<ShoupConstant> inverseRootPowers_; // psi^-bitrev(k)
+  ShoupConstant inverseDegree_;                  // N^{-1}
+};
+
+/// The smallest primitive 2N-th root of unity mod a prime q = 1 (mod 2N).
+uint64_t minimalPrimitiveRoot(uint64_t q, size_t twoN);
+
+unsigned reverseBits(unsigned value, unsigned bits);
+
+/// X -> X^g on one limb in coefficient form (g odd, 1 <= g < 2N):
+/// coefficient i moves to i*g mod 2N, negated past N.
+void applyAutomorphism(const uint64_t *in, size_t n, uint64_t galoisElement,
+                       uint64_t q, uint64_t *out);
+
+} // namespace ringfuse::runtime
+
+#endif // RINGFUSE_RUNTIME_NTT_H

@@ -1,0 +1,94 @@
+//===- serialize.h - the binary format of parameters, keys and data -*- C++ -*-===//
+//
+// Format version 1, every integer little-endian. A 48-byte header:
+//
+//   magic "RINGFUSE" (8) | u32 format version | u32 object kind |
+//   u64 parameter fingerprint | u64 payload length | u64 payload checksum
+//   (FNV-1a 64 over the payload bytes) | u64 reserved (0)
+//
+// then the payload of the object kind:
+//
+//   parameters    u64 N, u64 t, u64 dnum, u8 insecure flag,
+//                 u64 |Q|, Q's primes, u64 |P|, P's primes
+//   secret key    N x int8 ternary coefficients (the NTT form is recomputed)
+//   public key    b, a: each |QP| x N residues (NTT form)
+//   relin key     a key switch key
+//   Galois keys   u64 count, then per key: u64 Galois element, key switch key
+//   plaintext     N coefficients below t
+//   ciphertext    u64 components (2..16), then components x |Q| x N residues
+//   key switch key: u64 digits (= dnum), then per digit b_j, a_j over QP
+//
+// Polynomials use the in-memory layouts of bfv.h (limb-major). The fingerprint
+// of parameters is their own; of everything else, that of the context it was
+// made under, so loading an object under other parameters fails instead of
+// decrypting to garbage. Loading checks everything it reads (header fields,
+// lengths, checksum, residue ranges) and either returns a whole object or
+// throws Error.
+//
+//===----------------------------------------------------------------------===//
+#ifndef RINGFUSE_RUNTIME_SERIALIZE_H
+#define RINGFUSE_RUNTIME_SERIALIZE_H
+
+#include "ringfuse/runtime/bfv.h"
+#include "ringfuse/runtime/params.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ringfuse::runtime {
+
+/// The format version this build writes and the only one it reads.
+inline constexpr uint32_t kSerializationFormatVersion = 1;
+inline constexpr size_t kSerializationHeaderSize = 48;
+
+enum class ObjectKind : uint32_t {
+  Parameters = 1,
+  SecretKey,
+  PublicKey,
+  RelinKey,
+  GaloisKeys,
+  Plaintext,
+  Ciphertext,
+};
+
+/// "parameter set", "secret key", ..., "Galois keys".
+std::string objectKindName(ObjectKind kind);
+
+std::vector<uint8_t> serialize(const Context &context); // parameters
+std::vector<uint8_t> serialize(const Ciphertext &ciphertext);
+std::vector<uint8_t> serialize(const Plaintext &plaintext);
+std::vector<uint8_t> serialize(const SecretKey &secret);
+std::vector<uint8_t> serialize(const PublicKey &key);
+std::vector<uint8_t> serialize(const RelinKey &key);
+std::vector<uint8_t> serialize(const GaloisKeys &keys);
+
+/// Rebuilds the context through Context::fromPrimes, so the security and
+/// prime checks run again; an insecure set loads only if it was saved as one.
+ContextPtr deserializeParameters(const uint8_t *data, size_t size);
+/// Each object must have been made under `context` (same fingerprint).
+Ciphertext deserializeCiphertext(const ContextPtr &context, const uint8_t *data,
+                                 size_t size);
+Plaintext deserializePlaintext(const ContextPtr &context, const uint8_t *data,
+                               size_t size);
+SecretKey deserializeSecretKey(const ContextPtr &context, const uint8_t *data,
+                               size_t size);
+PublicKey deserializePublicKey(const ContextPtr &context, const uint8_t *data,
+                               size_t size);
+RelinKey deserializeRelinKey(const ContextPtr &context, const uint8_t *data,
+                             size_t size);
+GaloisKeys deserializeGaloisKeys(const ContextPtr &context, const uint8_t *data,
+                                 size_t size);
+
+/// Reads just the header (for tools that must say what a file holds): checks
+/// the magic, the version and the kind, not the payload.
+ObjectKind peekKind(const uint8_t *data, size_t size);
+
+/// Whole-file I/O; failures are Errors naming the path and the reason.
+void writeFile(const std::string &path, const std::vector<uint8_t> &bytes);
+std::vector<uint8_t> readFile(const std::string &path);
+
+} // namespace ringfuse::runtime
+
+#endif // RINGFUSE_RUNTIME_SERIALIZE_H

@@ -1,0 +1,433 @@
+//===- serialize_test.cpp - the binary format: round trips and every error -===//
+#include "ringfuse/runtime/serialize.h"
+#include "ringfuse/runtime/bfv.h"
+#include "ringfuse/runtime/error.h"
+#include "test_support.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+namespace ringfuse::runtime {
+namespace {
+using testing::randomBelow;
+using testing::seededPrng;
+
+// Header layout (serialize.h): magic 0, version 8, kind 12, fingerprint 16,
+// payload length 24, checksum 32, reserved 40, payload 48.
+constexpr size_t kVersionOffset = 8, kKindOffset = 12, kFingerprintOffset = 16,
+                 kChecksumOffset = 32, kReservedOffset = 40, kPayload = 48;
+
+/// Checks that `statement` throws an Error whose message contains `needle`.
+#define EXPECT_ERROR(statement, needle)                                          \
+  do {                                                                           \
+    try {                                                                        \
+      statement;                                                                 \
+      ADD_FAILURE() << "no Error thrown; expected one containing \"" << (needle) \
+                    << "\"";                                                     \
+    } catch (const Error &error) {                                               \
+      EXPECT_NE(std::string(error.what()).find(needle), std::string::npos)       \
+          << "message: " << error.what();                                        \
+    }                                                                            \
+  } while (0)
+
+ContextPtr makeContext(size_t n, uint64_t t, std::vector<unsigned> q,
+                       std::vector<unsigned> p, bool allowInsecure = false) {
+  ParameterRequest request;
+  request.polyModulusDegree = n;
+  request.plaintextModulus = t;
+  request.coeffModulusBits = std::move(q);
+  request.specialModulusBits = std::move(p);
+  request.allowInsecure = allowInsecure;
+  return Context::create(request);
+}
+
+uint64_t getU64(const std::vector<uint8_t> &bytes, size_t offset) {
+  uint64_t value = 0;
+  for (int i = 0; i < 8; ++i) value |= uint64_t(bytes[offset + i]) << (8 * i);
+  return value;
+}
+
+void putU64(std::vector<uint8_t> &bytes, size_t offset, uint64_t value) {
+  for (int i = 0; i < 8; ++i) bytes[offset + i] = uint8_t(value >> (8 * i));
+}
+
+void putU32(std::vector<uint8_t> &bytes, size_t offset, uint32_t value) {
+  for (int i = 0; i < 4; ++i) bytes[offset + i] = uint8_t(value >> (8 * i));
+}
+
+/// After editing the payload: a valid checksum again, so that only the
+/// payload-level check under test can catch the edit.
+void recomputeChecksum(std::vector<uint8_t> &bytes) {
+  uint64_t hash = 1469598103934665603ull;
+  for (size_t i = kPayload; i < bytes.size(); ++i) {
+    hash ^= bytes[i];
+    hash *= 1099511628211ull;
+  }
+  putU64(bytes, kChecksumOffset, hash);
+}
+
+class Serialization : public ::testing::Test {
+protected:
+  void SetUp() override {
+    context = makeContext(1024, 65537, {30, 30}, {30}, true);
+    Prng prng = seededPrng(11);
+    secret = generateSecretKey(context, prng);
+    pk = generatePublicKey(secret, prng);
+    relin = generateRelinKey(secret, prng);
+    galois = generateGaloisKeys(
+        secret, {galoisElementForRotation(1024, 1), galoisElementForRowSwap(1024)},
+        prng);
+    std::vector<uint64_t> values(1024);
+    for (auto &v : values) v = randomBelow(65537);
+    plaintext = encodeSlots(context, values.data(), values.size());
+    ciphertext = encryptSymmetric(secret, plaintext, prng);
+  }
+
+  ContextPtr context;
+  SecretKey secret;
+  PublicKey pk;
+  RelinKey relin;
+  GaloisKeys galois;
+  Plaintext plaintext;
+  Ciphertext ciphertext;
+};
+
+// Round trips -------------------------------------------------------------------
+
+TEST_F(Serialization, ParametersRoundTripWithTheirPrimesAndFingerprint) {
+  std::vector<uint8_t> bytes = serialize(*context);
+  EXPECT_EQ(peekKind(bytes.data(), bytes.size()), ObjectKind::Parameters);
+  ContextPtr loaded = deserializeParameters(bytes.data(), bytes.size());
+  EXPECT_EQ(loaded->fingerprint(), context->fingerprint());
+  EXPECT_EQ(loaded->degree(), context->degree());
+  EXPECT_EQ(loaded->plaintextModulus(), context->plaintextModulus());
+  EXPECT_EQ(loaded->dnum(), context->dnum());
+  EXPECT_EQ(loaded->q().values(), context->q().values());
+  EXPECT_EQ(loaded->p().values(), context->p().values());
+  EXPECT_TRUE(loaded->insecure());
+}
+
+TEST(SerializationOfSecureParameters, LoadWithoutTheInsecureFlag) {
+  ContextPtr secure = makeContext(4096, 65537, {35, 35}, {36});
+  std::vector<uint8_t> bytes = serialize(*secure);
+  EXPECT_EQ(bytes[kPayload + 24], 0); // the flag after N, t, dnum
+  ContextPtr loaded = deserializeParameters(bytes.data(), bytes.size());
+  EXPECT_FALSE(loaded->insecure());
+  EXPECT_EQ(loaded->fingerprint(), secure->fingerprint());
+}
+
+TEST_F(Serialization, CiphertextsOfTwoAndThreeComponentsRoundTrip) {
+  Ciphertext product = multiplyHps(ciphertext, ciphertext);
+  for (const Ciphertext *original : {&ciphertext, &product}) {
+    std::vector<uint8_t> bytes = serialize(*original);
+    EXPECT_EQ(bytes.size(), kPayload + 8 + original->data.size() * 8);
+    Ciphertext loaded = deserializeCiphertext(context, bytes.data(), bytes.size());
+    EXPECT_EQ(loaded.context, context);
+    EXPECT_EQ(loaded.size, original->size);
+    EXPECT_EQ(loaded.data, original->data);
+  }
+}
+
+TEST_F(Serialization, PlaintextRoundTrips) {
+  std::vector<uint8_t> bytes = serialize(plaintext);
+  Plaintext loaded = deserializePlaintext(context, bytes.data(), bytes.size());
+  EXPECT_EQ(loaded.context, context);
+  EXPECT_EQ(loaded.coefficients, plaintext.coefficients);
+}
+
+TEST_F(Serialization, SecretKeyRoundTripRecomputesTheNttFormAndDecrypts) {
+  std::vector<uint8_t> bytes = serialize(secret);
+  EXPECT_EQ(bytes.size(), kPayload + context->degree()); // one byte a coefficient
+  SecretKey loaded = deserializeSecretKey(context, bytes.data(), bytes.size());
+  EXPECT_EQ(loaded.coefficients, secret.coefficients);
+  EXPECT_EQ(loaded.nttQP, secret.nttQP);
+  EXPECT_EQ(decrypt(loaded, ciphertext).coefficients, plaintext.coefficients);
+}
+
+TEST_F(Serialization, PublicKeyRoundTripsAndEncrypts) {
+  std::vector<uint8_t> bytes = serialize(pk);
+  PublicKey loaded = deserializePublicKey(context, bytes.data(), bytes.size());
+  EXPECT_EQ(loaded.b, pk.b);
+  EXPECT_EQ(loaded.a, pk.a);
+  Prng prng = seededPrng(12);
+  EXPECT_EQ(decrypt(secret, encryptPublic(loaded, plaintext, prng)).coefficients,
+            plaintext.coefficients);
+}
+
+TEST_F(Serialization, RelinKeyRoundTrips) {
+  std::vector<uint8_t> bytes = serialize(relin);
+  RelinKey loaded = deserializeRelinKey(context, bytes.data(), bytes.size());
+  ASSERT_EQ(loaded.key.b.size(), context->dnum());
+  EXPECT_EQ(loaded.key.b, relin.key.b);
+  EXPECT_EQ(loaded.key.a, relin.key.a);
+}
+
+TEST_F(Serialization, GaloisKeysRoundTripEveryElement) {
+  std::vector<uint8_t> bytes = serialize(galois);
+  GaloisKeys loaded = deserializeGaloisKeys(context, bytes.data(), bytes.size());
+  ASSERT_EQ(loaded.keys.size(), galois.keys.size());
+  for (const auto &[element, key] : galois.keys) {
+    ASSERT_EQ(loaded.keys.count(element), 1u) << element;
+    EXPECT_EQ(loaded.keys.at(element).b, key.b);
+    EXPECT_EQ(loaded.keys.at(element).a, key.a);
+  }
+}
+
+TEST_F(Serialization, ObjectsLoadUnderLoadedParametersAndStillDecrypt) {
+  std::vector<uint8_t> params = serialize(*context), sk = serialize(secret),
+                       ct = serialize(ciphertext);
+  ContextPtr loaded = deserializeParameters(params.data(), params.size());
+  SecretKey key = deserializeSecretKey(loaded, sk.data(), sk.size());
+  Ciphertext c = deserializeCiphertext(loaded, ct.data(), ct.size());
+  EXPECT_EQ(decrypt(key, c).coefficients, plaintext.coefficients);
+}
+
+TEST_F(Serialization, PeekKindNamesEveryKind) {
+  auto kindOf = [](const std::vector<uint8_t> &bytes) {
+    return peekKind(bytes.data(), bytes.size());
+  };
+  EXPECT_EQ(kindOf(serialize(*context)), ObjectKind::Parameters);
+  EXPECT_EQ(kindOf(serialize(secret)), ObjectKind::SecretKey);
+  EXPECT_EQ(kindOf(serialize(pk)), ObjectKind::PublicKey);
+  EXPECT_EQ(kindOf(serialize(relin)), ObjectKind::RelinKey);
+  EXPECT_EQ(kindOf(serialize(galois)), ObjectKind::GaloisKeys);
+  EXPECT_EQ(kindOf(serialize(plaintext)), ObjectKind::Plaintext);
+  EXPECT_EQ(kindOf(serialize(ciphertext)), ObjectKind::Ciphertext);
+}
+
+// Header errors -------------------------------------------------------------------
+
+TEST_F(Serialization, RejectsDataWithoutTheMagic) {
+  std::vector<uint8_t> bytes = serialize(ciphertext);
+  bytes[0] = 'X';
+  EXPECT_ERROR(deserializeCiphertext(context, bytes.data(), bytes.size()),
+               "not a ringfuse file");
+  EXPECT_ERROR(peekKind(bytes.data(), bytes.size()), "not a ringfuse file");
+}
+
+TEST_F(Serialization, RejectsATruncatedHeader) {
+  std::vector<uint8_t> bytes = serialize(ciphertext);
+  for (size_t size : {size_t(0), size_t(5), size_t(8), size_t(20), kPayload - 1})
+    EXPECT_ERROR(deserializeCiphertext(context, bytes.data(), size),
+                 "truncated header");
+}
+
+TEST_F(Serialization, RejectsAPayloadTruncatedAnywhere) {
+  std::vector<uint8_t> bytes = serialize(ciphertext);
+  for (size_t size : {kPayload, kPayload + 4, bytes.size() / 2, bytes.size() - 1})
+    EXPECT_ERROR(deserializeCiphertext(context, bytes.data(), size),
+                 "truncated ciphertext");
+}
+
+TEST_F(Serialization, RejectsTrailingBytes) {
+  std::vector<uint8_t> bytes = serialize(pk);
+  bytes.push_back(0);
+  EXPECT_ERROR(deserializePublicKey(context, bytes.data(), bytes.size()),
+               "trailing data after the public key");
+}
+
+TEST_F(Serialization, RejectsAFlippedPayloadBitByTheChecksum) {
+  std::vector<uint8_t> bytes = serialize(ciphertext);
+  bytes[kPayload + 1000] ^= 0x04;
+  EXPECT_ERROR(deserializeCiphertext(context, bytes.data(), bytes.size()),
+               "checksum mismatch: the data is corrupted");
+}
+
+TEST_F(Serialization, RejectsAnotherFormatVersion) {
+  std::vector<uint8_t> bytes = serialize(ciphertext);
+  putU32(bytes, kVersionOffset, 2);
+  EXPECT_ERROR(deserializeCiphertext(context, bytes.data(), bytes.size()),
+               "format version 2 is not supported; this build reads version 1");
+  EXPECT_ERROR(peekKind(bytes.data(), bytes.size()), "format version 2");
+}
+
+TEST_F(Serialization, RejectsAnotherObjectKind) {
+  std::vector<uint8_t> key = serialize(pk);
+  EXPECT_ERROR(deserializeCiphertext(context, key.data(), key.size()),
+               "the data holds a public key, not a ciphertext");
+  std::vector<uint8_t> bytes = serialize(ciphertext);
+  putU32(bytes, kKindOffset, static_cast<uint32_t>(ObjectKind::GaloisKeys));
+  EXPECT_ERROR(deserializeCiphertext(context, bytes.data(), bytes.size()),
+               "the data holds Galois keys, not a ciphertext");
+  putU32(bytes, kKindOffset, 42);
+  EXPECT_ERROR(peekKind(bytes.data(), bytes.size()), "unknown object kind (42)");
+}
+
+TEST_F(Serialization, RejectsObjectsMadeForOtherParameters) {
+  ContextPtr other = makeContext(1024, 257, {30, 30}, {30}, true); // t differs
+  ASSERT_NE(other->fingerprint(), context->fingerprint());
+  std::vector<uint8_t> bytes = serialize(ciphertext);
+  EXPECT_ERROR(deserializeCiphertext(other, bytes.data(), bytes.size()),
+               "the ciphertext was made for other parameters");
+  std::vector<uint8_t> keys = serialize(galois);
+  EXPECT_ERROR(deserializeGaloisKeys(other, keys.data(), keys.size()),
+               "the Galois keys were made for other parameters");
+}
+
+TEST_F(Serialization, RejectsParametersWhoseFingerprintWasAltered) {
+  std::vector<uint8_t> bytes = serialize(*context);
+  putU64(bytes, kFingerprintOffset, getU64(bytes, kFingerprintOffset) ^ 1);
+  EXPECT_ERROR(deserializeParameters(bytes.data(), bytes.size()),
+               "the data is corrupted");
+}
+
+TEST_F(Serialization, RejectsANonzeroReservedField) {
+  std::vector<uint8_t> bytes = serialize(plaintext);
+  putU64(bytes, kReservedOffset, 1);
+  EXPECT_ERROR(deserializePlaintext(context, bytes.data(), bytes.size()),
+               "reserved field");
+}
+
+TEST(SerializationWithoutContext, RejectsANullContext) {
+  ContextPtr context = makeContext(1024, 65537, {30, 30}, {30}, true);
+  std::vector<uint64_t> zero(1, 0);
+  std::vector<uint8_t> bytes =
+      serialize(encodeCoefficients(context, zero.data(), zero.size()));
+  EXPECT_ERROR(deserializePlaintext(nullptr, bytes.data(), bytes.size()),
+               "needs a context");
+}
+
+// Payload errors (each edit re-checksummed) ------------------------------------
+
+TEST_F(Serialization, RejectsAResidueNotBelowItsPrime) {
+  std::vector<uint8_t> bytes = serialize(ciphertext);
+  // Component 0, prime q_1, coefficient 5: after the u64 component count.
+  const size_t n = context->degree();
+  putU64(bytes, kPayload + 8 + (1 * n + 5) * 8, context->q().values()[1]);
+  recomputeChecksum(bytes);
+  EXPECT_ERROR(deserializeCiphertext(context, bytes.data(), bytes.size()),
+               "ciphertext component 0: residue");
+  EXPECT_ERROR(deserializeCiphertext(context, bytes.data(), bytes.size()),
+               "is not below its prime q_1");
+
+  std::vector<uint8_t> key = serialize(pk);
+  putU64(key, key.size() - 8, ~uint64_t(0)); // a's last residue, prime p_0
+  recomputeChecksum(key);
+  EXPECT_ERROR(deserializePublicKey(context, key.data(), key.size()),
+               "public key a: residue");
+}
+
+TEST_F(Serialization, RejectsAPlaintextCoefficientNotBelowT) {
+  std::vector<uint8_t> bytes = serialize(plaintext);
+  putU64(bytes, kPayload + 3 * 8, 65537);
+  recomputeChecksum(bytes);
+  EXPECT_ERROR(deserializePlaintext(context, bytes.data(), bytes.size()),
+               "plaintext coefficient 3 is 65537, not below t = 65537");
+}
+
+TEST_F(Serialization, RejectsASecretCoefficientOutsideTernary) {
+  std::vector<uint8_t> bytes = serialize(secret);
+  bytes[kPayload + 7] = 2;
+  recomputeChecksum(bytes);
+  EXPECT_ERROR(deserializeSecretKey(context, bytes.data(), bytes.size()),
+               "secret key coefficient 7 is 2");
+  bytes[kPayload + 7] = 0xfe; // -2
+  recomputeChecksum(bytes);
+  EXPECT_ERROR(deserializeSecretKey(context, bytes.data(), bytes.size()),
+               "secret key coefficient 7 is -2");
+}
+
+TEST_F(Serialization, RejectsAComponentCountOutOfRange) {
+  std::vector<uint8_t> bytes = serialize(ciphertext);
+  for (uint64_t count : {uint64_t(0), uint64_t(1), uint64_t(17), ~uint64_t(0)}) {
+    putU64(bytes, kPayload, count);
+    recomputeChecksum(bytes);
+    EXPECT_ERROR(deserializeCiphertext(context, bytes.data(), bytes.size()),
+                 std::to_string(count) + " components, expected 2 to 16");
+  }
+  // A count in range that the payload does not hold.
+  putU64(bytes, kPayload, 3);
+  recomputeChecksum(bytes);
+  EXPECT_ERROR(deserializeCiphertext(context, bytes.data(), bytes.size()),
+               "truncated ciphertext payload");
+}
+
+TEST_F(Serialization, RejectsAnEvenOrTooLargeGaloisElement) {
+  std::vector<uint8_t> bytes = serialize(galois);
+  const size_t firstElement = kPayload + 8;
+  for (uint64_t element : {uint64_t(4), uint64_t(2049), uint64_t(1) << 40}) {
+    putU64(bytes, firstElement, element);
+    recomputeChecksum(bytes);
+    EXPECT_ERROR(deserializeGaloisKeys(context, bytes.data(), bytes.size()),
+                 "element " + std::to_string(element) +
+                     " is not an odd number below 2N = 2048");
+  }
+}
+
+TEST_F(Serialization, RejectsARepeatedGaloisElement) {
+  std::vector<uint8_t> bytes = serialize(galois);
+  ASSERT_EQ(galois.keys.size(), 2u);
+  const size_t keyBytes = (bytes.size() - kPayload - 8) / 2;
+  const size_t first = kPayload + 8, second = first + keyBytes;
+  putU64(bytes, second, getU64(bytes, first));
+  recomputeChecksum(bytes);
+  EXPECT_ERROR(deserializeGaloisKeys(context, bytes.data(), bytes.size()),
+               "appears twice");
+}
+
+TEST_F(Serialization, RejectsADigitCountOtherThanDnum) {
+  std::vector<uint8_t> bytes = serialize(relin);
+  putU64(bytes, kPayload, context->dnum() + 1);
+  recomputeChecksum(bytes);
+  EXPECT_ERROR(deserializeRelinKey(context, bytes.data(), bytes.size()),
+               "relinearization key has 3 digits, but the parameters' dnum is 2");
+}
+
+TEST_F(Serialization, RefusesInsecureParametersUnlessFlagged) {
+  std::vector<uint8_t> bytes = serialize(*context);
+  ASSERT_EQ(bytes[kPayload + 24], 1);
+  bytes[kPayload + 24] = 0;
+  recomputeChecksum(bytes);
+  EXPECT_ERROR(deserializeParameters(bytes.data(), bytes.size()),
+               "not 128-bit secure");
+  bytes[kPayload + 24] = 2;
+  recomputeChecksum(bytes);
+  EXPECT_ERROR(deserializeParameters(bytes.data(), bytes.size()),
+               "expected 0 or 1");
+}
+
+TEST_F(Serialization, RejectsParametersThatContextRefuses) {
+  std::vector<uint8_t> bytes = serialize(*context);
+  // Q's first prime, after N, t, dnum, the flag and |Q|: no longer prime.
+  const size_t firstPrime = kPayload + 3 * 8 + 1 + 8;
+  putU64(bytes, firstPrime, getU64(bytes, firstPrime) + 2);
+  recomputeChecksum(bytes);
+  EXPECT_ERROR(deserializeParameters(bytes.data(), bytes.size()),
+               "is not an NTT-friendly prime");
+  // A prime count larger than the payload.
+  bytes = serialize(*context);
+  putU64(bytes, firstPrime - 8, uint64_t(1) << 60);
+  recomputeChecksum(bytes);
+  EXPECT_ERROR(deserializeParameters(bytes.data(), bytes.size()),
+               "truncated parameter set payload");
+}
+
+// Files ----------------------------------------------------------------------------
+
+TEST_F(Serialization, FilesRoundTripThroughATemporaryDirectory) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::path(::testing::TempDir()) /
+                 ("ringfuse_serialize_" + std::to_string(randomBelow(1u << 30)));
+  fs::create_directories(dir);
+  const std::string path = (dir / "ciphertext.rf").string();
+  std::vector<uint8_t> bytes = serialize(ciphertext);
+  writeFile(path, bytes);
+  EXPECT_EQ(readFile(path), bytes);
+  std::vector<uint8_t> loaded = readFile(path);
+  EXPECT_EQ(deserializeCiphertext(context, loaded.data(), loaded.size()).data,
+            ciphertext.data);
+  fs::remove_all(dir);
+}
+
+TEST(SerializationFiles, ReadingAMissingFileNamesThePath) {
+  const std::string path = "/nonexistent-ringfuse-dir/missing.rf";
+  EXPECT_ERROR(readFile(path), path);
+  EXPECT_ERROR(readFile(path), "No such file or directory");
+  EXPECT_ERROR(writeFile(path, {1, 2, 3}), path);
+}
+
+} // namespace
+} // namespace ringfuse::runtime

@@ -1,0 +1,33 @@
+//===- test_support.h - shared helpers of the runtime's unit tests -*- C++ -*-===//
+#ifndef RINGFUSE_TEST_CPP_TEST_SUPPORT_H
+#define RINGFUSE_TEST_CPP_TEST_SUPPORT_H
+
+#include "ringfuse/runtime/prng.h"
+
+#include <array>
+#include <cstdint>
+#include <random>
+
+namespace ringfuse::runtime::testing {
+
+/// A reproducible PRNG for tests: the same bytes give the same keys.
+inline Prng seededPrng(uint8_t tag) {
+  std::array<uint8_t, 32> bytes{};
+  for (size_t i = 0; i < bytes.size(); ++i)
+    bytes[i] = static_cast<uint8_t>(tag * 31 + i);
+  return Prng(Seed::fromBytes(bytes.data(), bytes.size()));
+}
+
+/// Non-cryptographic randomness for test inputs.
+inline std::mt19937_64 &testRandom() {
+  static std::mt19937_64 engine(20261122);
+  return engine;
+}
+
+inline uint64_t randomBelow(uint64_t bound) {
+  return std::uniform_int_distribution<uint64_t>(0, bound - 1)(testRandom());
+}
+
+} // namespace ringfuse::runtime::testing
+
+#endif // RINGFUSE_TEST_CPP_TEST_SUPPORT_H
