@@ -145,6 +145,16 @@ Plaintext decrypt(const SecretKey &key, const Ciphertext &ct) {
   return plaintext;
 }
 
+Plaintext decryptBehz(const SecretKey &key, const Ciphertext &ct,
+                      const BehzPlan &plan) {
+  const Context &context = *key.context;
+  checkCiphertext(context, ct);
+  std::vector<uint64_t> x = innerProductWithKey(key, ct);
+  Plaintext plaintext{key.context, std::vector<uint64_t>(context.degree())};
+  plan.decrypt(x.data(), context.degree(), plaintext.coefficients.data());
+  return plaintext;
+}
+
 int noiseBudget(const SecretKey &key, const Ciphertext &ct) {
   const Context &context = *key.context;
   checkCiphertext(context, ct);

@@ -103,6 +103,46 @@ Ciphertext multiplyHps(const Ciphertext &a, const Ciphertext &b) {
   return product;
 }
 
+Ciphertext multiplyBehz(const Ciphertext &a, const Ciphertext &b,
+                        const BehzPlan &plan) {
+  requireSameParameters(a, b);
+  requireSize(a, 2, "multiplication");
+  requireSize(b, 2, "multiplication");
+  const Context &context = *a.context;
+  const size_t n = context.degree(), qLimbs = context.q().size();
+  const size_t bskLimbs = plan.bsk().size();
+  Limbs limbs = qAuxiliaryLimbs(context);
+  limbs.push_back(&context.nttAuxiliary(context.auxiliary().size())); // m_sk
+  const size_t words = (qLimbs + bskLimbs) * n;
+
+  auto lift = [&](const uint64_t *component) {
+    std::vector<uint64_t> lifted(words);
+    std::copy(component, component + qLimbs * n, lifted.begin());
+    plan.extendToBsk(component, n, lifted.data() + qLimbs * n);
+    forwardNtt(limbs, lifted.data());
+    return lifted;
+  };
+  std::vector<uint64_t> a0 = lift(a.component(0)), a1 = lift(a.component(1));
+  std::vector<uint64_t> b0 = lift(b.component(0)), b1 = lift(b.component(1));
+  std::vector<uint64_t> tensor[3] = {std::vector<uint64_t>(words, 0),
+                                     std::vector<uint64_t>(words, 0),
+                                     std::vector<uint64_t>(words, 0)};
+  multiplyAccumulate(limbs, a0.data(), b0.data(), tensor[0].data());
+  multiplyAccumulate(limbs, a0.data(), b1.data(), tensor[1].data());
+  multiplyAccumulate(limbs, a1.data(), b0.data(), tensor[1].data());
+  multiplyAccumulate(limbs, a1.data(), b1.data(), tensor[2].data());
+
+  Ciphertext product{a.context, 3, std::vector<uint64_t>(3 * qLimbs * n)};
+  std::vector<uint64_t> floored(bskLimbs * n);
+  for (size_t h = 0; h < 3; ++h) {
+    inverseNtt(limbs, tensor[h].data());
+    plan.fastFloor(tensor[h].data(), tensor[h].data() + qLimbs * n, n,
+                   floored.data());
+    plan.convertBskToQ(floored.data(), n, product.component(h));
+  }
+  return product;
+}
+
 Ciphertext relinearize(const Ciphertext &ct, const RelinKey &key) {
   requireSize(ct, 3, "relinearize");
   if (ct.context->fingerprint() != key.context->fingerprint())

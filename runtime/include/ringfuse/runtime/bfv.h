@@ -10,6 +10,7 @@
 #ifndef RINGFUSE_RUNTIME_BFV_H
 #define RINGFUSE_RUNTIME_BFV_H
 
+#include "ringfuse/runtime/behz.h"
 #include "ringfuse/runtime/params.h"
 #include "ringfuse/runtime/prng.h"
 
@@ -112,6 +113,13 @@ Ciphertext add(const Ciphertext &a, const Ciphertext &b);
 /// HPS tensoring: exact extension to Q u B, tensor product, round(t/Q) into B,
 /// exact conversion back to Q. Two 2-component inputs, 3 components out.
 Ciphertext multiplyHps(const Ciphertext &a, const Ciphertext &b);
+/// BEHZ tensoring: SmMRq extension to Q u Bsk, tensor product, fast floor of
+/// t/Q into Bsk, Shenoy-Kumaresan back to Q.
+Ciphertext multiplyBehz(const Ciphertext &a, const Ciphertext &b,
+                        const BehzPlan &plan);
+/// Decryption with BEHZ's gamma-corrected scaling instead of HPS's.
+Plaintext decryptBehz(const SecretKey &key, const Ciphertext &ciphertext,
+                      const BehzPlan &plan);
 Ciphertext relinearize(const Ciphertext &ciphertext, const RelinKey &key);
 Ciphertext applyGalois(const Ciphertext &ciphertext, uint64_t galoisElement,
                        const GaloisKeys &keys);
