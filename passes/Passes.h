@@ -3,6 +3,8 @@
 #define RINGFUSE_PASSES_PASSES_H
 
 #include "dialects/BFV/IR/BFVDialect.h"
+#include "dialects/Poly/IR/PolyDialect.h"
+#include "dialects/RNS/IR/RNSDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 

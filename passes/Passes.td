@@ -25,4 +25,60 @@ def BFVExpandSlotSums : Pass<"bfv-expand-slot-sums", "::mlir::ModuleOp"> {
   ];
 }
 
+def BFVSelectParameters : Pass<"bfv-select-parameters", "::mlir::ModuleOp"> {
+  let summary = "Choose N, Q, P and dnum for the circuit at 128-bit security";
+  let description = [{
+    A traced circuit carries only t (and N if the user fixed it). This pass
+    estimates the noise every output accumulates (CircuitNoiseAnalysis: fresh
+    encryption, multiplications, plaintext products, additions, key
+    switches, in bits) and picks the smallest ring degree N, and for it the
+    widest primes (60 bits down to 30), whose Q holds that noise plus a margin
+    while log2(QP) stays within the 2024 security bound for N. Slots (rotations,
+    vector constants) restrict N to t = 1 mod 2N. Every bfv type is rewritten
+    to the chosen `#bfv.params<t, N, Q, P, dnum>`. If Q is already given it is
+    kept; an estimate beyond it is reported as a warning.
+  }];
+  let options = [
+    Option<"marginBits", "margin-bits", "unsigned", /*default=*/"10",
+           "Noise budget (bits) left at the outputs beyond the estimate">
+  ];
+  let dependentDialects = ["::ringfuse::bfv::BFVDialect"];
+}
+
+def BFVToPoly : Pass<"bfv-to-poly", "::mlir::ModuleOp"> {
+  let summary = "Scheme operations to ring operations";
+  let description = [{
+    A ciphertext becomes its components, polynomials of R_Q; a plaintext a
+    polynomial of R_t. Multiplication lifts the components exactly into
+    R_{QB} (B an auxiliary base with B > t N Q), takes the tensor product there
+    and scales by t/Q back into R_Q; relinearization and rotations are
+    automorphisms and `poly.key_switch`; add_plain adds round(Q m / t);
+    mul_plain multiplies by the centered lift of m. Constants are encoded at
+    compile time (slots through the NTT mod t). The function records its
+    inputs and outputs (component counts, 0 for a plaintext) in
+    `ringfuse.inputs` / `ringfuse.outputs`, and t in
+    `ringfuse.plaintext_modulus`. Needs chosen parameters and no
+    `bfv.sum_slots` (run bfv-expand-slot-sums first).
+  }];
+  let dependentDialects = ["::ringfuse::poly::PolyDialect"];
+}
+
+def PolyToRNS : Pass<"poly-to-rns", "::mlir::ModuleOp"> {
+  let summary = "Ring operations to RNS limb operations (HPS)";
+  let description = [{
+    Every polynomial becomes limbs over a named basis in coefficient form.
+    Products go through the NTT; exact extensions become exact base
+    conversions; scale-and-round by t/Q becomes HPS's rns.scale_round into the
+    auxiliary base and an exact conversion back; round(Q m / t) becomes
+    rns.scale_up; key switching becomes hybrid key switching: dnum digits of
+    Q's limbs, fast conversion of each to QP, NTT, the key inner product,
+    inverse NTT and division by P (rns.scale_round over P).
+  }];
+  let options = [
+    Option<"variant", "variant", "std::string", /*default=*/"\"hps\"",
+           "The BFV multiplication variant (hps)">
+  ];
+  let dependentDialects = ["::ringfuse::rns::RNSDialect"];
+}
+
 #endif // RINGFUSE_PASSES_TD

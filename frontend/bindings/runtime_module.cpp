@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "ringfuse/runtime/bfv.h"
 #include "ringfuse/runtime/error.h"
+#include "ringfuse/runtime/program.h"
 #include "ringfuse/runtime/serialize.h"
 
 #include <pybind11/numpy.h>
@@ -185,4 +186,64 @@ PYBIND11_MODULE(_runtime, m) {
                   throw Error("ciphertext residue is not below its prime");
           return ct;
         });
+
+  // A compiled circuit (runtime/include/ringfuse/runtime/program.h).
+  py::class_<Program>(m, "Program")
+      .def_static(
+          "load",
+          [](const std::string &path) {
+            py::gil_scoped_release release;
+            return Program::load(path);
+          },
+          py::arg("path"), "dlopen()s a compiled program's shared library.")
+      .def_property_readonly("context",
+                             [](const Program &p) { return hold(p.context()); })
+      .def_property_readonly("name", &Program::name)
+      .def_property_readonly("insecure", &Program::insecure)
+      .def_property_readonly("input_kinds",
+                             [](const Program &p) {
+                               std::vector<std::string> kinds;
+                               for (size_t i = 0; i < p.inputCount(); ++i)
+                                 kinds.push_back(p.inputIsPlaintext(i) ? "plaintext"
+                                                                       : "ciphertext");
+                               return kinds;
+                             })
+      .def_property_readonly("input_components",
+                             [](const Program &p) {
+                               std::vector<size_t> components;
+                               for (size_t i = 0; i < p.inputCount(); ++i)
+                                 components.push_back(p.inputComponents(i));
+                               return components;
+                             })
+      .def_property_readonly("output_count", &Program::outputCount)
+      .def_property_readonly("required_galois_elements",
+                             &Program::requiredGaloisElements)
+      .def_property_readonly("needs_relin_key", &Program::needsRelinKey)
+      .def(
+          "run",
+          [](Program &p, const py::sequence &inputs, const RelinKey *relin,
+             const GaloisKeys *galois) {
+            std::vector<ProgramInput> native;
+            // References to the inputs for the run, released with the GIL held.
+            std::vector<py::object> held;
+            for (size_t i = 0; i < inputs.size(); ++i) {
+              py::object item = inputs[i];
+              if (py::isinstance<Ciphertext>(item))
+                native.push_back(item.cast<const Ciphertext *>());
+              else if (py::isinstance<Plaintext>(item))
+                native.push_back(item.cast<const Plaintext *>());
+              else
+                throw py::type_error(
+                    "program input " + std::to_string(i) +
+                    " must be a Ciphertext or a Plaintext, got " +
+                    std::string(py::str(py::type::of(item).attr("__name__"))));
+              held.push_back(std::move(item));
+            }
+            py::gil_scoped_release release;
+            return p.run(native, relin, galois);
+          },
+          py::arg("inputs"), py::arg("relin_key") = py::none(),
+          py::arg("galois_keys") = py::none(),
+          "Runs the circuit; inputs in the program's order, outputs a list of "
+          "Ciphertexts.");
 }

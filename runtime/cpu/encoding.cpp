@@ -6,21 +6,6 @@
 namespace ringfuse::runtime {
 
 namespace {
-/// Where slot s sits in the NTT's (bit-reversed) output: the NTT puts
-/// m(zeta^(2 bitrev(j) + 1)) at position j.
-std::vector<size_t> slotPositions(size_t n) {
-  const unsigned logN = __builtin_ctzll(n);
-  const uint64_t twoN = 2 * n;
-  std::vector<size_t> positions(n);
-  uint64_t power = 1; // 3^i mod 2N
-  for (size_t i = 0; i < n / 2; ++i) {
-    positions[i] = reverseBits((power - 1) / 2, logN);
-    positions[n / 2 + i] = reverseBits((twoN - power - 1) / 2, logN);
-    power = power * 3 % twoN;
-  }
-  return positions;
-}
-
 void checkValues(const Context &context, const uint64_t *values, size_t count,
                  size_t capacity, const char *what) {
   if (count > capacity)
@@ -47,7 +32,7 @@ Plaintext encodeSlots(const ContextPtr &context, const uint64_t *values,
   requireBatching(*context);
   const size_t n = context->degree();
   checkValues(*context, values, count, n, "slots");
-  std::vector<size_t> positions = slotPositions(n);
+  std::vector<size_t> positions = batchingSlotPositions(n);
   Plaintext plaintext{context, std::vector<uint64_t>(n, 0)};
   for (size_t s = 0; s < count; ++s)
     plaintext.coefficients[positions[s]] = values[s];
@@ -61,7 +46,7 @@ std::vector<uint64_t> decodeSlots(const Plaintext &plaintext) {
   const size_t n = context.degree();
   std::vector<uint64_t> evaluations = plaintext.coefficients;
   context.batchingTables().forward(evaluations.data());
-  std::vector<size_t> positions = slotPositions(n);
+  std::vector<size_t> positions = batchingSlotPositions(n);
   std::vector<uint64_t> slots(n);
   for (size_t s = 0; s < n; ++s)
     slots[s] = evaluations[positions[s]];

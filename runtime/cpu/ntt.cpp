@@ -105,6 +105,19 @@ void NttTables::inverse(uint64_t *a) const {
     a[j] = mulShoup(a[j], inverseDegree_, q);
 }
 
+std::vector<size_t> batchingSlotPositions(size_t n) {
+  const unsigned logN = __builtin_ctzll(n);
+  const uint64_t twoN = 2 * n;
+  std::vector<size_t> positions(n);
+  uint64_t power = 1; // 3^i mod 2N
+  for (size_t i = 0; i < n / 2; ++i) {
+    positions[i] = reverseBits((power - 1) / 2, logN);
+    positions[n / 2 + i] = reverseBits((twoN - power - 1) / 2, logN);
+    power = power * 3 % twoN;
+  }
+  return positions;
+}
+
 void applyAutomorphism(const uint64_t *in, size_t n, uint64_t galoisElement,
                        uint64_t q, uint64_t *out) {
   const uint64_t twoN = 2 * n;

@@ -26,20 +26,11 @@ std::optional<unsigned> maxSecureModulusBits(size_t n) {
 std::vector<uint64_t> generatePrimes(unsigned bits, size_t count,
                                      uint64_t congruence,
                                      const std::set<uint64_t> &excluded) {
-  const uint64_t top = uint64_t(1) << bits, bottom = uint64_t(1) << (bits - 1);
-  std::vector<uint64_t> primes;
-  // The largest candidate = 1 mod congruence below 2^bits, then downwards.
-  for (uint64_t p = (top - 1) / congruence * congruence + 1;
-       primes.size() < count; p -= congruence) {
-    if (p >= top)
-      continue;
-    if (p <= bottom)
-      throw Error("not enough " + std::to_string(bits) +
-                  "-bit primes = 1 mod " + std::to_string(congruence) +
-                  " for this parameter set");
-    if (isPrime(p) && !excluded.count(p))
-      primes.push_back(p);
-  }
+  std::vector<uint64_t> primes = findPrimesBelow(
+      bits, count, congruence, [&](uint64_t p) { return excluded.count(p) > 0; });
+  if (primes.size() < count)
+    throw Error("not enough " + std::to_string(bits) + "-bit primes = 1 mod " +
+                std::to_string(congruence) + " for this parameter set");
   return primes;
 }
 

@@ -1,6 +1,7 @@
 //===- ringfuse-opt.cpp - runs ringfuse pass pipelines on .mlir files -----===//
 #include "dialects/BFV/IR/BFVDialect.h"
 #include "dialects/Poly/IR/PolyDialect.h"
+#include "dialects/RNS/IR/RNSDialect.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -10,6 +11,7 @@
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   registry.insert<ringfuse::bfv::BFVDialect, ringfuse::poly::PolyDialect,
+                  ringfuse::rns::RNSDialect,
                   mlir::func::FuncDialect>();
   ringfuse::registerRingfusePasses();
   mlir::registerCanonicalizerPass();

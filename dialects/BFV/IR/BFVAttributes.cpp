@@ -24,7 +24,7 @@ void BFVDialect::registerAttributes() {
 
 Attribute ParamsAttr::parse(AsmParser &parser, Type) {
   uint64_t t = 0;
-  unsigned n = 0;
+  unsigned n = 0, dnum = 0;
   SmallVector<uint64_t> q, p;
   llvm::StringSet<> seen;
   auto parseEntry = [&]() -> ParseResult {
@@ -42,8 +42,10 @@ Attribute ParamsAttr::parse(AsmParser &parser, Type) {
       return ringfuse::parseIntegerList(parser, q);
     if (key == "P")
       return ringfuse::parseIntegerList(parser, p);
+    if (key == "dnum")
+      return parser.parseInteger(dnum);
     return parser.emitError(loc)
-           << "unknown parameter '" << key << "' (expected t, N, Q or P)";
+           << "unknown parameter '" << key << "' (expected t, N, Q, P or dnum)";
   };
   SMLoc start = parser.getCurrentLocation();
   if (parser.parseLess() || parser.parseCommaSeparatedList(parseEntry) ||
@@ -53,7 +55,8 @@ Attribute ParamsAttr::parse(AsmParser &parser, Type) {
     parser.emitError(start) << "#bfv.params needs the plaintext modulus 't'";
     return {};
   }
-  return parser.getChecked<ParamsAttr>(start, parser.getContext(), t, n, q, p);
+  return parser.getChecked<ParamsAttr>(start, parser.getContext(), t, n, q, p,
+                                       dnum);
 }
 
 void ParamsAttr::print(AsmPrinter &printer) const {
@@ -68,12 +71,14 @@ void ParamsAttr::print(AsmPrinter &printer) const {
   };
   printList("Q", getCiphertextModulus());
   printList("P", getSpecialModulus());
+  if (getDnum())
+    printer << ", dnum = " << getDnum();
   printer << ">";
 }
 
 LogicalResult ParamsAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  uint64_t t, unsigned n, ArrayRef<uint64_t> q,
-                                 ArrayRef<uint64_t> p) {
+                                 ArrayRef<uint64_t> p, unsigned dnum) {
   if (t < 2)
     return emitError() << "plaintext modulus t must be at least 2, got " << t;
   if (t >= (uint64_t(1) << 63))
@@ -86,6 +91,10 @@ LogicalResult ParamsAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                           "(its primes must be 1 mod 2N)";
   if (!p.empty() && q.empty())
     return emitError() << "special modulus P needs a ciphertext modulus Q";
+  if (dnum != 0 && (p.empty() || dnum > q.size()))
+    return emitError() << "dnum = " << dnum
+                       << " needs P and at most |Q| = " << q.size()
+                       << " digits";
 
   llvm::SmallDenseSet<uint64_t> seen;
   auto verifyPrimes = [&](ArrayRef<uint64_t> primes,
@@ -116,6 +125,13 @@ LogicalResult ParamsAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 bool ParamsAttr::supportsBatching() const {
   return hasRingDegree() &&
          ringfuse::supportsBatching(getPlaintextModulus(), getRingDegree());
+}
+
+unsigned ParamsAttr::getDigitCount() const {
+  if (getDnum())
+    return getDnum();
+  size_t q = getCiphertextModulus().size(), p = getSpecialModulus().size();
+  return p ? (q + p - 1) / p : 0;
 }
 
 std::string ParamsAttr::batchingObstacle() const {

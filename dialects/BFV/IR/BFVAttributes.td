@@ -8,7 +8,7 @@ def BFV_ParamsAttr : AttrDef<BFV_Dialect, "Params"> {
   let mnemonic = "params";
   let summary = "A BFV parameter set, possibly not yet fully chosen";
   let description = [{
-    `#bfv.params<t = 65537, N = 8192, Q = [q0, q1, ...], P = [p0, ...]>`
+    `#bfv.params<t = 65537, N = 8192, Q = [q0, q1, ...], P = [p0, ...], dnum = 2>`
 
     - `t`: the plaintext modulus, an integer >= 2 (below 2^63).
     - `N`: the ring degree of R = Z[X]/(X^N + 1), a power of two in
@@ -18,6 +18,8 @@ def BFV_ParamsAttr : AttrDef<BFV_Dialect, "Params"> {
       divides t, all distinct. Needs `N`.
     - `P`: the special primes of hybrid key switching, with the same rules,
       distinct from those of Q. Needs `Q`.
+    - `dnum`: the number of key-switching digits (Q's primes in dnum groups);
+      absent means ceil(|Q| / |P|). Needs `P`.
 
     A traced circuit carries only `t` (and `N` if the user fixed it); parameter
     selection fills in the rest. Security bounds are checked where parameters
@@ -27,7 +29,8 @@ def BFV_ParamsAttr : AttrDef<BFV_Dialect, "Params"> {
     "uint64_t":$plaintextModulus,
     OptionalParameter<"unsigned">:$ringDegree,
     OptionalArrayRefParameter<"uint64_t">:$ciphertextModulus,
-    OptionalArrayRefParameter<"uint64_t">:$specialModulus
+    OptionalArrayRefParameter<"uint64_t">:$specialModulus,
+    OptionalParameter<"unsigned">:$dnum
   );
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
@@ -36,6 +39,8 @@ def BFV_ParamsAttr : AttrDef<BFV_Dialect, "Params"> {
     bool hasRingDegree() const { return getRingDegree() != 0; }
     /// N is known and t is a prime = 1 (mod 2N): slots exist.
     bool supportsBatching() const;
+    /// dnum, or its default ceil(|Q| / |P|) (0 without P).
+    unsigned getDigitCount() const;
     /// Why slot operations are impossible, for diagnostics ("" if they are not).
     std::string batchingObstacle() const;
   }];

@@ -17,7 +17,7 @@ def BFV_Ciphertext : BFV_Type<"Ciphertext", "ciphertext"> {
     `bfv.relinearize` brings them back to 2.
   }];
   let parameters = (ins "::ringfuse::bfv::ParamsAttr":$params, "unsigned":$size);
-  let assemblyFormat = "`<` $params `,` $size `>`";
+  let assemblyFormat = "`<` qualified($params) `,` $size `>`";
   let genVerifyDecl = 1;
 }
 
@@ -28,7 +28,7 @@ def BFV_Plaintext : BFV_Type<"Plaintext", "plaintext"> {
     N coefficients are the inverse slot transform of N values mod t.
   }];
   let parameters = (ins "::ringfuse::bfv::ParamsAttr":$params);
-  let assemblyFormat = "`<` $params `>`";
+  let assemblyFormat = "`<` qualified($params) `>`";
 }
 
 #endif // RINGFUSE_BFV_TYPES_TD

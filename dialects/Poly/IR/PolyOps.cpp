@@ -1,6 +1,8 @@
 //===- PolyOps.cpp - poly operations and their verifiers ------------------===//
 #include "dialects/Poly/IR/PolyOps.h"
 
+#include "dialects/Common/BigIntegerDirective.h"
+#include "dialects/Common/NumberTheory.h"
 #include "dialects/Common/SameTypesDirective.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -8,37 +10,9 @@ using namespace mlir;
 using namespace ringfuse::poly;
 using ringfuse::parseSameTypes;
 using ringfuse::printSameTypes;
-
-//===----------------------------------------------------------------------===//
-// `custom<BigInteger>`: a non-negative integer of any size, printed in decimal
-// without a type (`poly.mul_scalar %x, 1329227995784915872903807060280344577`).
-//===----------------------------------------------------------------------===//
-
-static std::string decimal(const APInt &value) {
-  return llvm::toString(value, /*Radix=*/10, /*Signed=*/false);
-}
-
-static ParseResult parseBigInteger(OpAsmParser &parser, IntegerAttr &attr) {
-  SMLoc loc = parser.getCurrentLocation();
-  APInt value;
-  OptionalParseResult parsed = parser.parseOptionalInteger(value);
-  if (!parsed.has_value())
-    return parser.emitError(loc, "expected a non-negative integer");
-  if (failed(*parsed))
-    return failure();
-  if (value.isNegative())
-    return parser.emitError(loc, "expected a non-negative integer");
-  // One width per magnitude class keeps equal constants uniqued together.
-  unsigned width = std::max(64u, llvm::alignTo(value.getActiveBits() + 1, 64));
-  attr = parser.getBuilder().getIntegerAttr(
-      parser.getBuilder().getIntegerType(width), value.zextOrTrunc(width));
-  return success();
-}
-
-static void printBigInteger(OpAsmPrinter &printer, Operation *,
-                            IntegerAttr attr) {
-  printer << decimal(attr.getValue());
-}
+using ringfuse::decimal;
+using ringfuse::parseBigInteger;
+using ringfuse::printBigInteger;
 
 /// `custom<Ratio>`: `a / b` of two big integers.
 static ParseResult parseRatio(OpAsmParser &parser, IntegerAttr &numerator,
@@ -116,5 +90,50 @@ LogicalResult AutomorphismOp::verify() {
     return emitOpError() << "Galois element " << k
                          << " is not an odd number in [1, 2N = " << twoN
                          << "), so X -> X^" << k << " is no automorphism";
+  return success();
+}
+
+LogicalResult ConstantOp::verify() {
+  RingAttr ring = getOutput().getType().getRing();
+  auto shape = getCoefficients().getType().getShape();
+  if (shape.size() != 1 || shape[0] != ring.getDegree())
+    return emitOpError() << "needs N = " << ring.getDegree()
+                         << " coefficients, got shape "
+                         << getCoefficients().getType();
+  APInt modulus = ring.getModulusProduct();
+  for (const APInt &c : getCoefficients())
+    if (c.isNegative() || !ult(c, modulus))
+      return emitOpError() << "coefficient " << c.getSExtValue()
+                           << " is outside [0, " << decimal(modulus) << ")";
+  return success();
+}
+
+LogicalResult KeySwitchOp::verify() {
+  if (failed(verifySameRing(*this)))
+    return failure();
+  RingAttr ring = getInput().getType().getRing();
+  int64_t g = getGaloisElement(), twoN = 2 * int64_t(ring.getDegree());
+  if (g != 0 && (g < 1 || g >= twoN || g % 2 == 0))
+    return emitOpError() << "Galois element " << g
+                         << " is neither 0 (relinearization) nor an odd number "
+                            "below 2N = "
+                         << twoN;
+  for (uint64_t q : ring.getModuli())
+    if (!ringfuse::isPrime(q) || q % uint64_t(twoN) != 1)
+      return emitOpError() << "needs a ring of NTT-friendly primes; " << q
+                           << " is not one";
+  if (getSpecial().empty())
+    return emitOpError() << "needs at least one special prime";
+  for (int64_t p : getSpecial()) {
+    if (p < 2 || !ringfuse::isPrime(p) || p % twoN != 1)
+      return emitOpError() << "special modulus " << p
+                           << " is not an NTT-friendly prime";
+    if (llvm::is_contained(ring.getModuli(), uint64_t(p)))
+      return emitOpError() << "special prime " << p << " is also in Q";
+  }
+  int64_t digits = getDnum();
+  if (digits < 1 || digits > int64_t(ring.getModuli().size()))
+    return emitOpError() << "dnum = " << digits << " is not in [1, |Q| = "
+                         << ring.getModuli().size() << "]";
   return success();
 }

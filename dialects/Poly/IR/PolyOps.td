@@ -19,6 +19,11 @@ class Poly_BinaryOp<string mnemonic, list<Trait> traits = []>
   let assemblyFormat = [{
     $lhs `,` $rhs attr-dict `:` custom<SameTypes>(type($lhs), type($rhs), type($output))
   }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$lhs, "::mlir::Value":$rhs), [{
+      build($_builder, $_state, lhs.getType(), lhs, rhs);
+    }]>
+  ];
 }
 
 def Poly_AddOp : Poly_BinaryOp<"add", [Commutative]> {
@@ -99,6 +104,36 @@ def Poly_AutomorphismOp : Poly_Op<"automorphism"> {
   let results = (outs Poly_Polynomial:$output);
   let assemblyFormat = [{
     $input `by` $galoisElement attr-dict `:` custom<SameTypes>(type($input), type($output))
+  }];
+}
+
+def Poly_ConstantOp : Poly_Op<"constant", [ConstantLike]> {
+  let summary = "A constant polynomial";
+  let description = [{
+    `poly.constant dense<[c_0, ..., c_(N-1)]> : tensor<Nxi64>`: the polynomial
+    sum c_i X^i of R_M, each c_i in [0, M) (an encoded plaintext constant,
+    for instance).
+  }];
+  let arguments = (ins I64ElementsAttr:$coefficients);
+  let results = (outs Poly_Polynomial:$output);
+  let assemblyFormat = "$coefficients attr-dict `:` qualified(type($output))";
+}
+
+def Poly_KeySwitchOp : Poly_Op<"key_switch"> {
+  let summary = "Hybrid key switching of one polynomial, as ring algebra";
+  let description = [{
+    `%k0, %k1 = poly.key_switch %c {galois_element = g, special = [p_0, ...],
+    dnum = d}` over R_Q: (k0, k1) with k0 + k1 s = c s' + e (mod Q), e small,
+    where s' is s^2 for g = 0 (relinearization) and s(X^g) otherwise (a Galois
+    automorphism). The key is an encryption of P s' under s over QP, in d
+    digits of Q's primes (the special primes P = p_0 ...); the result is the
+    digit products summed over QP and divided by P with rounding.
+  }];
+  let arguments = (ins Poly_Polynomial:$input, I64Attr:$galois_element,
+                       DenseI64ArrayAttr:$special, I64Attr:$dnum);
+  let results = (outs Poly_Polynomial:$k0, Poly_Polynomial:$k1);
+  let assemblyFormat = [{
+    $input attr-dict `:` custom<SameTypes>(type($input), type($k0), type($k1))
   }];
 }
 

@@ -11,7 +11,7 @@ def Poly_Polynomial : TypeDef<Poly_Dialect, "Polynomial"> {
     `!poly.poly<#ring>`: N coefficients, each a residue modulo M.
   }];
   let parameters = (ins "::ringfuse::poly::RingAttr":$ring);
-  let assemblyFormat = "`<` $ring `>`";
+  let assemblyFormat = "`<` qualified($ring) `>`";
 }
 
 #endif // RINGFUSE_POLY_TYPES_TD

@@ -62,7 +62,7 @@
 
 // -----
 
-// expected-error@+1 {{unknown parameter 'q' (expected t, N, Q or P)}}
+// expected-error@+1 {{unknown parameter 'q' (expected t, N, Q, P or dnum)}}
 #p = #bfv.params<t = 17, q = [97]>
 
 // -----
@@ -103,7 +103,7 @@ func.func @f(%x: !bfv.ciphertext<#p, 2>, %y: !bfv.ciphertext<#p, 3>) {
 
 #p = #bfv.params<t = 17>
 func.func @f(%x: !bfv.ciphertext<#p, 2>) {
-  // expected-error@+1 {{'bfv.add' op result type '!bfv.ciphertext<<t = 17>, 3>' differs from the expected '!bfv.ciphertext<<t = 17>, 2>'}}
+  // expected-error@+1 {{'bfv.add' op result type '!bfv.ciphertext<#bfv.params<t = 17>, 3>' differs from the expected '!bfv.ciphertext<#bfv.params<t = 17>, 2>'}}
   %0 = "bfv.add"(%x, %x) : (!bfv.ciphertext<#p, 2>, !bfv.ciphertext<#p, 2>) -> !bfv.ciphertext<#p, 3>
   return
 }
@@ -113,7 +113,7 @@ func.func @f(%x: !bfv.ciphertext<#p, 2>) {
 #p = #bfv.params<t = 17>
 #q = #bfv.params<t = 19>
 func.func @f(%x: !bfv.ciphertext<#p, 2>) {
-  // expected-error@+1 {{'bfv.negate' op result type '!bfv.ciphertext<<t = 19>, 2>' differs from the expected '!bfv.ciphertext<<t = 17>, 2>'}}
+  // expected-error@+1 {{'bfv.negate' op result type '!bfv.ciphertext<#bfv.params<t = 19>, 2>' differs from the expected '!bfv.ciphertext<#bfv.params<t = 17>, 2>'}}
   %0 = "bfv.negate"(%x) : (!bfv.ciphertext<#p, 2>) -> !bfv.ciphertext<#q, 2>
   return
 }
@@ -141,7 +141,7 @@ func.func @f(%x: !bfv.ciphertext<#p, 3>, %y: !bfv.ciphertext<#p, 2>) {
 
 #p = #bfv.params<t = 17>
 func.func @f(%x: !bfv.ciphertext<#p, 2>) {
-  // expected-error@+1 {{'bfv.mul' op result type '!bfv.ciphertext<<t = 17>, 2>' differs from the expected '!bfv.ciphertext<<t = 17>, 3>'}}
+  // expected-error@+1 {{'bfv.mul' op result type '!bfv.ciphertext<#bfv.params<t = 17>, 2>' differs from the expected '!bfv.ciphertext<#bfv.params<t = 17>, 3>'}}
   %0 = bfv.mul %x, %x : !bfv.ciphertext<#p, 2> -> !bfv.ciphertext<#p, 2>
   return
 }
@@ -160,7 +160,7 @@ func.func @f(%x: !bfv.ciphertext<#p, 2>) {
 #p = #bfv.params<t = 17>
 #q = #bfv.params<t = 19>
 func.func @f(%x: !bfv.ciphertext<#p, 3>) {
-  // expected-error@+1 {{'bfv.relinearize' op result type '!bfv.ciphertext<<t = 19>, 2>' differs from the expected '!bfv.ciphertext<<t = 17>, 2>'}}
+  // expected-error@+1 {{'bfv.relinearize' op result type '!bfv.ciphertext<#bfv.params<t = 19>, 2>' differs from the expected '!bfv.ciphertext<#bfv.params<t = 17>, 2>'}}
   %0 = bfv.relinearize %x : !bfv.ciphertext<#p, 3> -> !bfv.ciphertext<#q, 2>
   return
 }
@@ -189,7 +189,7 @@ func.func @f(%x: !bfv.ciphertext<#p, 2>, %w: !bfv.plaintext<#q>) {
 
 #p = #bfv.params<t = 17>
 func.func @f(%x: !bfv.ciphertext<#p, 2>, %w: !bfv.plaintext<#p>) {
-  // expected-error@+1 {{'bfv.mul_plain' op result type '!bfv.ciphertext<<t = 17>, 3>' differs from the expected '!bfv.ciphertext<<t = 17>, 2>'}}
+  // expected-error@+1 {{'bfv.mul_plain' op result type '!bfv.ciphertext<#bfv.params<t = 17>, 3>' differs from the expected '!bfv.ciphertext<#bfv.params<t = 17>, 2>'}}
   %0 = "bfv.mul_plain"(%x, %w) : (!bfv.ciphertext<#p, 2>, !bfv.plaintext<#p>) -> !bfv.ciphertext<#p, 3>
   return
 }
@@ -319,3 +319,8 @@ func.func @f() {
   %0 = bfv.encode 1.5 : f32 -> !bfv.plaintext<#p>
   return
 }
+
+// -----
+
+// expected-error@+1 {{dnum = 3 needs P and at most |Q| = 2 digits}}
+#p = #bfv.params<t = 17, N = 16, Q = [97, 193], P = [353], dnum = 3>

@@ -3,10 +3,10 @@
 // RUN: ringfuse-opt %s --mlir-print-op-generic | ringfuse-opt | FileCheck %s
 
 // CHECK-DAG: #[[P:.*]] = #bfv.params<t = 65537>
-// CHECK-DAG: #[[FULL:.*]] = #bfv.params<t = 65537, N = 16, Q = [97, 193], P = [353]>
+// CHECK-DAG: #[[FULL:.*]] = #bfv.params<t = 65537, N = 16, Q = [97, 193], P = [353], dnum = 2>
 // CHECK-DAG: #[[NB:.*]] = #bfv.params<t = 256, N = 16>
 #traced = #bfv.params<t = 65537>
-#chosen = #bfv.params<t = 65537, N = 16, Q = [97, 193], P = [353]>
+#chosen = #bfv.params<t = 65537, N = 16, Q = [97, 193], P = [353], dnum = 2>
 
 // CHECK-LABEL: func.func @arithmetic
 // CHECK-SAME: (%[[X:.*]]: !bfv.ciphertext<#[[P]], 2>, %[[Y:.*]]: !bfv.ciphertext<#[[P]], 2>)

@@ -148,3 +148,75 @@ func.func @f(%x: !poly.poly<#a>) {
 
 // expected-error@+1 {{a ring needs at least one modulus}}
 #r = #poly.ring<N = 16, moduli = []>
+
+// -----
+
+#t = #poly.ring<N = 4, moduli = [256]>
+func.func @f() {
+  // expected-error@+1 {{'poly.constant' op needs N = 4 coefficients, got shape 'tensor<3xi64>'}}
+  %0 = poly.constant dense<[1, 2, 3]> : tensor<3xi64> : !poly.poly<#t>
+  return
+}
+
+// -----
+
+#t = #poly.ring<N = 2, moduli = [256]>
+func.func @f() {
+  // expected-error@+1 {{'poly.constant' op coefficient 256 is outside [0, 256)}}
+  %0 = poly.constant dense<[1, 256]> : tensor<2xi64> : !poly.poly<#t>
+  return
+}
+
+// -----
+
+#q = #poly.ring<N = 16, moduli = [97, 193]>
+func.func @f(%c: !poly.poly<#q>) {
+  // expected-error@+1 {{'poly.key_switch' op Galois element 4 is neither 0 (relinearization) nor an odd number below 2N = 32}}
+  %0, %1 = poly.key_switch %c {galois_element = 4, special = array<i64: 353>, dnum = 1} : !poly.poly<#q>
+  return
+}
+
+// -----
+
+#q = #poly.ring<N = 16, moduli = [97, 256]>
+func.func @f(%c: !poly.poly<#q>) {
+  // expected-error@+1 {{'poly.key_switch' op needs a ring of NTT-friendly primes; 256 is not one}}
+  %0, %1 = poly.key_switch %c {galois_element = 0, special = array<i64: 353>, dnum = 1} : !poly.poly<#q>
+  return
+}
+
+// -----
+
+#q = #poly.ring<N = 16, moduli = [97, 193]>
+func.func @f(%c: !poly.poly<#q>) {
+  // expected-error@+1 {{'poly.key_switch' op special modulus 113 is not an NTT-friendly prime}}
+  %0, %1 = poly.key_switch %c {galois_element = 0, special = array<i64: 113>, dnum = 1} : !poly.poly<#q>
+  return
+}
+
+// -----
+
+#q = #poly.ring<N = 16, moduli = [97, 193]>
+func.func @f(%c: !poly.poly<#q>) {
+  // expected-error@+1 {{'poly.key_switch' op special prime 97 is also in Q}}
+  %0, %1 = poly.key_switch %c {galois_element = 0, special = array<i64: 97>, dnum = 1} : !poly.poly<#q>
+  return
+}
+
+// -----
+
+#q = #poly.ring<N = 16, moduli = [97, 193]>
+func.func @f(%c: !poly.poly<#q>) {
+  // expected-error@+1 {{'poly.key_switch' op dnum = 3 is not in [1, |Q| = 2]}}
+  %0, %1 = poly.key_switch %c {galois_element = 0, special = array<i64: 353>, dnum = 3} : !poly.poly<#q>
+  return
+}
+
+// -----
+
+#q = #poly.ring<N = 16, moduli = [97, 193]>
+func.func @f(%c: !poly.poly<#q>) {
+  // expected-error@+1 {{'poly.key_switch' op needs at least one special prime}}
+  %0, %1 = poly.key_switch %c {galois_element = 0, special = array<i64>, dnum = 1} : !poly.poly<#q>
+  return
+}

@@ -50,3 +50,15 @@ func.func @big_constants(%x: !poly.poly<#poly.ring<N = 2, moduli = [115292150460
   %1 = poly.scale_round %0 by 65537 / 1329227995784915584673430908568615177 : !poly.poly<#poly.ring<N = 2, moduli = [1152921504606846883, 1152921504606846819]>> -> !poly.poly<#poly.ring<N = 2, moduli = [1152921504606846883, 1152921504606846819]>>
   return %1 : !poly.poly<#poly.ring<N = 2, moduli = [1152921504606846883, 1152921504606846819]>>
 }
+
+// CHECK-LABEL: func.func @constants_and_key_switching
+func.func @constants_and_key_switching(%c: !poly.poly<#q>) -> (!poly.poly<#q>, !poly.poly<#t>) {
+  // CHECK: poly.constant dense<{{\[}}7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 255]> : tensor<16xi64> : !poly.poly<#[[T]]>
+  %m = poly.constant dense<[7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 255]> : tensor<16xi64> : !poly.poly<#t>
+  // CHECK: %{{.*}}, %{{.*}} = poly.key_switch %{{.*}} {dnum = 2 : i64, galois_element = 0 : i64, special = array<i64: 353>} : !poly.poly<#[[Q]]>
+  %k0, %k1 = poly.key_switch %c {galois_element = 0, special = array<i64: 353>, dnum = 2} : !poly.poly<#q>
+  // CHECK: poly.key_switch %{{.*}} {dnum = 1 : i64, galois_element = 3 : i64, special = array<i64: 353, 449>}
+  %r0, %r1 = poly.key_switch %k0 {galois_element = 3, special = array<i64: 353, 449>, dnum = 1} : !poly.poly<#q>
+  %s = poly.add %r0, %k1 : !poly.poly<#q>
+  return %s, %m : !poly.poly<#q>, !poly.poly<#t>
+}

@@ -47,6 +47,12 @@ uint64_t minimalPrimitiveRoot(uint64_t q, size_t twoN);
 
 unsigned reverseBits(unsigned value, unsigned bits);
 
+/// Batching's slot layout: slot s of the two rows of N/2 sits at position
+/// positions[s] of the NTT's (bit-reversed) output, the evaluation at
+/// zeta^(3^i) (row 0) or zeta^(-3^i) (row 1), since the NTT puts
+/// m(zeta^(2 bitrev(j) + 1)) at position j.
+std::vector<size_t> batchingSlotPositions(size_t n);
+
 /// X -> X^g on one limb in coefficient form (g odd, 1 <= g < 2N):
 /// coefficient i moves to i*g mod 2N, negated past N.
 void applyAutomorphism(const uint64_t *in, size_t n, uint64_t galoisElement,

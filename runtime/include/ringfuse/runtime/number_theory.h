@@ -8,7 +8,9 @@
 #ifndef RINGFUSE_RUNTIME_NUMBER_THEORY_H
 #define RINGFUSE_RUNTIME_NUMBER_THEORY_H
 
+#include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace ringfuse::runtime {
 
@@ -76,6 +78,22 @@ inline uint64_t invertModSlow(uint64_t a, uint64_t m) {
   if (result < 0)
     result += m;
   return static_cast<uint64_t>(result);
+}
+
+/// Up to `count` primes = 1 mod `congruence`, the largest below 2^bits first
+/// and none at or below 2^(bits-1), skipping those `excluded(p)` names;
+/// deterministic. Fewer are returned when the range runs out.
+template <typename Excluded>
+inline std::vector<uint64_t> findPrimesBelow(unsigned bits, size_t count,
+                                             uint64_t congruence,
+                                             Excluded excluded) {
+  const uint64_t top = uint64_t(1) << bits, bottom = uint64_t(1) << (bits - 1);
+  std::vector<uint64_t> primes;
+  for (uint64_t p = (top - 1) / congruence * congruence + 1;
+       primes.size() < count && p > bottom; p -= congruence)
+    if (p < top && isPrime(p) && !excluded(p))
+      primes.push_back(p);
+  return primes;
 }
 
 /// Largest ring degree ringfuse supports (the HE security tables stop here).

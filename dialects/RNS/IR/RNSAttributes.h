@@ -1,0 +1,11 @@
+//===- RNSAttributes.h - rns attributes -----------------------*- C++ -*-===//
+#ifndef RINGFUSE_DIALECTS_RNS_IR_RNSATTRIBUTES_H
+#define RINGFUSE_DIALECTS_RNS_IR_RNSATTRIBUTES_H
+
+#include "dialects/RNS/IR/RNSDialect.h"
+#include "mlir/IR/BuiltinAttributes.h"
+
+#define GET_ATTRDEF_CLASSES
+#include "dialects/RNS/IR/RNSAttributes.h.inc"
+
+#endif // RINGFUSE_DIALECTS_RNS_IR_RNSATTRIBUTES_H

@@ -1,0 +1,182 @@
+//===- RNSOps.cpp - rns operations and their verifiers --------------------===//
+#include "dialects/RNS/IR/RNSOps.h"
+
+#include "dialects/Common/BigIntegerDirective.h"
+#include "dialects/Common/SameTypesDirective.h"
+
+#include <set>
+
+using namespace mlir;
+using namespace ringfuse::rns;
+using ringfuse::parseBigInteger;
+using ringfuse::parseSameTypes;
+using ringfuse::printBigInteger;
+using ringfuse::printSameTypes;
+
+#define GET_OP_CLASSES
+#include "dialects/RNS/IR/RNSOps.cpp.inc"
+
+static PolyType polyType(Value value) { return cast<PolyType>(value.getType()); }
+
+/// All operands and results of an elementwise op have one type.
+static LogicalResult verifySameTypes(Operation *op) {
+  Type expected = op->getOperand(0).getType();
+  for (Value value : llvm::concat<Value>(op->getOperands(), op->getResults()))
+    if (value.getType() != expected)
+      return op->emitOpError() << "mixes " << expected << " and "
+                               << value.getType()
+                               << "; convert or transform one first";
+  return success();
+}
+
+static LogicalResult verifyDomain(Operation *op, PolyType type,
+                                  bool evaluation) {
+  if (type.getEvaluation() == evaluation)
+    return success();
+  return op->emitOpError() << "needs its operand in "
+                           << (evaluation ? "evaluation" : "coefficient")
+                           << " form, got " << type;
+}
+
+LogicalResult AddOp::verify() { return verifySameTypes(*this); }
+LogicalResult SubOp::verify() { return verifySameTypes(*this); }
+LogicalResult NegOp::verify() { return verifySameTypes(*this); }
+LogicalResult MulScalarOp::verify() { return verifySameTypes(*this); }
+
+LogicalResult MulOp::verify() {
+  if (failed(verifySameTypes(*this)))
+    return failure();
+  return verifyDomain(*this, polyType(getLhs()), /*evaluation=*/true);
+}
+
+static LogicalResult verifyTransform(Operation *op, bool forward) {
+  PolyType input = polyType(op->getOperand(0));
+  if (failed(verifyDomain(op, input, /*evaluation=*/!forward)))
+    return failure();
+  PolyType expected = input.withDomain(forward);
+  if (op->getResult(0).getType() != expected)
+    return op->emitOpError() << "result must be " << expected << ", got "
+                             << op->getResult(0).getType();
+  return success();
+}
+
+LogicalResult NttOp::verify() { return verifyTransform(*this, true); }
+LogicalResult InttOp::verify() { return verifyTransform(*this, false); }
+
+/// Coefficient form, one ring degree, in and out.
+static LogicalResult verifyCoefficientMap(Operation *op) {
+  PolyType input = polyType(op->getOperand(0));
+  PolyType output = polyType(op->getResult(0));
+  if (failed(verifyDomain(op, input, false)) ||
+      failed(verifyDomain(op, output, false)))
+    return failure();
+  if (input.getDegree() != output.getDegree())
+    return op->emitOpError() << "cannot change the ring degree ("
+                             << input.getDegree() << " to "
+                             << output.getDegree() << ")";
+  return success();
+}
+
+LogicalResult ConvertOp::verify() {
+  if (failed(verifyCoefficientMap(*this)))
+    return failure();
+  if (polyType(getInput()).getBasis() == polyType(getOutput()).getBasis())
+    return emitOpError() << "converts a basis to itself";
+  return success();
+}
+
+LogicalResult ExtractOp::verify() {
+  PolyType input = polyType(getInput()), output = polyType(getOutput());
+  ArrayRef<uint64_t> moduli = input.getBasis().getModuli();
+  int64_t first = getFirst(), last = getLast();
+  if (first < 0 || first >= last || last > int64_t(moduli.size()))
+    return emitOpError() << "limbs [" << first << ", " << last
+                         << ") are not a nonempty range of the " << moduli.size()
+                         << " limbs";
+  if (output.getBasis().getModuli() != moduli.slice(first, last - first) ||
+      output.getDegree() != input.getDegree() ||
+      output.getEvaluation() != input.getEvaluation())
+    return emitOpError() << "result must hold exactly limbs [" << first << ", "
+                         << last << ") of " << input;
+  return success();
+}
+
+LogicalResult ScaleRoundOp::verify() {
+  if (failed(verifyCoefficientMap(*this)))
+    return failure();
+  if (getNumerator() < 1)
+    return emitOpError() << "needs a positive numerator, got " << getNumerator();
+  std::multiset<uint64_t> input(polyType(getInput()).getBasis().getModuli().begin(),
+                                polyType(getInput()).getBasis().getModuli().end());
+  std::multiset<uint64_t> parts(getDivisor().getModuli().begin(),
+                                getDivisor().getModuli().end());
+  ArrayRef<uint64_t> kept = polyType(getOutput()).getBasis().getModuli();
+  parts.insert(kept.begin(), kept.end());
+  if (input != parts)
+    return emitOpError() << "input basis " << polyType(getInput()).getBasis()
+                         << " must consist of the divisor " << getDivisor()
+                         << " and the result's basis "
+                         << polyType(getOutput()).getBasis();
+  return success();
+}
+
+LogicalResult ScaleUpOp::verify() {
+  if (failed(verifyCoefficientMap(*this)))
+    return failure();
+  BasisAttr input = polyType(getInput()).getBasis();
+  if (input.size() != 1)
+    return emitOpError() << "scales a plaintext over one modulus t, got basis "
+                         << input;
+  if (polyType(getOutput()).getBasis().contains(input))
+    return emitOpError() << "the plaintext modulus must not be in the result's "
+                            "basis";
+  return success();
+}
+
+LogicalResult AutomorphismOp::verify() {
+  if (failed(verifySameTypes(*this)) ||
+      failed(verifyDomain(*this, polyType(getInput()), false)))
+    return failure();
+  int64_t g = getGaloisElement();
+  int64_t twoN = 2 * int64_t(polyType(getInput()).getDegree());
+  if (g < 1 || g >= twoN || g % 2 == 0)
+    return emitOpError() << "Galois element " << g
+                         << " is not an odd number in [1, 2N = " << twoN << ")";
+  return success();
+}
+
+LogicalResult KeySwitchInnerProductOp::verify() {
+  if (getDigits().empty())
+    return emitOpError() << "needs at least one digit";
+  PolyType type = polyType(getDigits().front());
+  if (failed(verifyDomain(*this, type, true)))
+    return failure();
+  for (Value value : llvm::concat<Value>(getDigits(), getResults()))
+    if (value.getType() != type)
+      return emitOpError() << "digits and results must all be " << type
+                           << ", got " << value.getType();
+  if (getKey() < 0 || (getKey() != 0 && getKey() % 2 == 0))
+    return emitOpError() << "key " << getKey()
+                         << " is neither 0 (relinearization) nor a Galois "
+                            "element";
+  return success();
+}
+
+LogicalResult ConstantOp::verify() {
+  PolyType type = polyType(getOutput());
+  ArrayRef<uint64_t> moduli = type.getBasis().getModuli();
+  auto shape = getResidues().getType().getShape();
+  int64_t expected = int64_t(moduli.size()) * type.getDegree();
+  if (shape.size() != 1 || shape[0] != expected)
+    return emitOpError() << "needs " << expected << " residues ("
+                         << moduli.size() << " limbs of " << type.getDegree()
+                         << "), got shape " << getResidues().getType();
+  int64_t index = 0;
+  for (const APInt &value : getResidues()) {
+    uint64_t modulus = moduli[index++ / type.getDegree()];
+    if (value.isNegative() || value.getZExtValue() >= modulus)
+      return emitOpError() << "residue " << value.getSExtValue()
+                           << " is not below its modulus " << modulus;
+  }
+  return success();
+}

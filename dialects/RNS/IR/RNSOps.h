@@ -1,0 +1,15 @@
+//===- RNSOps.h - rns operations ------------------------------*- C++ -*-===//
+#ifndef RINGFUSE_DIALECTS_RNS_IR_RNSOPS_H
+#define RINGFUSE_DIALECTS_RNS_IR_RNSOPS_H
+
+#include "dialects/RNS/IR/RNSTypes.h"
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#define GET_OP_CLASSES
+#include "dialects/RNS/IR/RNSOps.h.inc"
+
+#endif // RINGFUSE_DIALECTS_RNS_IR_RNSOPS_H

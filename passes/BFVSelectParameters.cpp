@@ -1,0 +1,104 @@
+//===- BFVSelectParameters.cpp - N, Q, P for the circuit's noise ----------===//
+#include "dialects/BFV/IR/BFVOps.h"
+#include "passes/NoiseAnalysis.h"
+#include "passes/ParameterRewriting.h"
+#include "passes/Passes.h"
+#include "ringfuse/runtime/number_theory.h"
+
+#include <optional>
+
+namespace ringfuse {
+#define GEN_PASS_DEF_BFVSELECTPARAMETERS
+#include "passes/Passes.h.inc"
+
+namespace {
+using namespace mlir;
+
+/// The 2024 Security Guidelines' 128-bit bound on log2(QP) for ternary
+/// secrets (the runtime refuses anything beyond it too).
+std::optional<unsigned> securityBound(unsigned n) {
+  switch (n) {
+  case 1 << 12: return 106;
+  case 1 << 13: return 214;
+  case 1 << 14: return 430;
+  case 1 << 15: return 868;
+  case 1 << 16: return 1747;
+  case 1 << 17: return 3523;
+  default: return std::nullopt;
+  }
+}
+
+struct Choice {
+  unsigned degree, primeBits, primes;
+};
+
+struct BFVSelectParameters
+    : public impl::BFVSelectParametersBase<BFVSelectParameters> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    bfv::ParamsAttr traced = findParameters(module);
+    if (!traced)
+      return signalPassFailure();
+    CircuitNoiseAnalysis noise(module);
+    uint64_t t = traced.getPlaintextModulus();
+
+    if (!traced.getCiphertextModulus().empty()) {
+      unsigned need = noise.requiredBits(traced.getRingDegree(), t) + marginBits;
+      unsigned have = 0;
+      for (uint64_t q : traced.getCiphertextModulus())
+        have += 64 - __builtin_clzll(q);
+      if (need > have)
+        module.emitWarning() << "the circuit's estimated noise needs about "
+                             << need << " bits of Q, but the given Q has "
+                             << have << "; outputs may not decrypt";
+      return;
+    }
+
+    std::optional<Choice> choice = choose(noise, traced);
+    if (!choice) {
+      module.emitError()
+          << "no 128-bit secure parameter set holds this circuit (multiplicative "
+             "depth "
+          << noise.multiplicativeDepth() << ", t = " << t
+          << "); reduce its depth or the plaintext modulus";
+      return signalPassFailure();
+    }
+    replaceParameters(module, build(*choice, t));
+  }
+
+  std::optional<Choice> choose(const CircuitNoiseAnalysis &noise,
+                               bfv::ParamsAttr traced) {
+    uint64_t t = traced.getPlaintextModulus();
+    for (unsigned n = 1 << 12; n <= (1 << 17); n *= 2) {
+      if (traced.hasRingDegree() && n != traced.getRingDegree())
+        continue;
+      if (noise.usesSlots() && !runtime::supportsBatching(t, n))
+        continue;
+      unsigned need = noise.requiredBits(n, t) + marginBits;
+      unsigned bound = *securityBound(n);
+      for (unsigned bits : {60u, 50u, 40u, 30u}) {
+        unsigned primes = (need + bits - 1) / bits;
+        // Q's primes plus one special prime of the same width (each digit is
+        // one prime, so P is as wide as a digit).
+        if ((primes + 1) * bits <= bound)
+          return Choice{n, bits, primes};
+      }
+    }
+    return std::nullopt;
+  }
+
+  bfv::ParamsAttr build(const Choice &choice, uint64_t t) {
+    const uint64_t twoN = 2 * uint64_t(choice.degree);
+    std::vector<uint64_t> primes = runtime::findPrimesBelow(
+        choice.primeBits, choice.primes + 1, twoN,
+        [&](uint64_t p) { return t % p == 0; });
+    std::vector<uint64_t> q(primes.begin(), primes.end() - 1);
+    std::vector<uint64_t> p(primes.end() - 1, primes.end());
+    return bfv::ParamsAttr::get(&getContext(), t, choice.degree, q, p,
+                                /*dnum=*/choice.primes);
+  }
+};
+} // namespace
+} // namespace ringfuse

@@ -1,0 +1,332 @@
+//===- BFVToPoly.cpp - scheme operations to ring operations ---------------===//
+//
+// A traced circuit is one straight-line function, so the lowering walks it
+// once, mapping every bfv value to its polynomials (a ciphertext to its
+// components over R_Q, a plaintext to one polynomial of R_t), one small
+// function per op.
+//
+//===----------------------------------------------------------------------===//
+#include "dialects/BFV/IR/BFVOps.h"
+#include "dialects/Common/BigIntegerDirective.h"
+#include "dialects/Poly/IR/PolyOps.h"
+#include "passes/ParameterRewriting.h"
+#include "passes/Passes.h"
+#include "ringfuse/runtime/ntt.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace ringfuse {
+#define GEN_PASS_DEF_BFVTOPOLY
+#include "passes/Passes.h.inc"
+
+namespace {
+using namespace mlir;
+using Parts = SmallVector<Value, 3>;
+
+/// The rings a circuit's polynomials live in, from its parameter set.
+struct Rings {
+  poly::RingAttr q, t, qb; // R_Q, R_t, R_{QB} (QB: Q and the auxiliary base)
+  bfv::ParamsAttr params;
+
+  static FailureOr<Rings> of(bfv::ParamsAttr params, Operation *anchor) {
+    if (!params.hasRingDegree() || params.getCiphertextModulus().empty() ||
+        params.getSpecialModulus().empty())
+      return anchor->emitError()
+             << "bfv-to-poly needs chosen parameters (N, Q and P); run "
+                "bfv-select-parameters first";
+    MLIRContext *ctx = params.getContext();
+    unsigned n = params.getRingDegree();
+    ArrayRef<uint64_t> q = params.getCiphertextModulus();
+    Rings rings;
+    rings.params = params;
+    rings.q = poly::RingAttr::get(ctx, n, q);
+    rings.t = poly::RingAttr::get(ctx, n, {params.getPlaintextModulus()});
+    rings.qb = poly::RingAttr::get(ctx, n, withAuxiliaryBase(params));
+    return rings;
+  }
+
+  /// Q followed by B: B > t N Q so that HPS's scaled tensor product,
+  /// |round(t c / Q)| <= t N Q / 2, has a unique centered residue mod B.
+  static SmallVector<uint64_t> withAuxiliaryBase(bfv::ParamsAttr params) {
+    ArrayRef<uint64_t> q = params.getCiphertextModulus();
+    ArrayRef<uint64_t> p = params.getSpecialModulus();
+    uint64_t t = params.getPlaintextModulus();
+    unsigned logQ = 0;
+    for (uint64_t prime : q)
+      logQ += 64 - __builtin_clzll(prime);
+    unsigned needed = logQ + __builtin_ctz(params.getRingDegree()) +
+                      (64 - __builtin_clzll(t)) + 2;
+    std::vector<uint64_t> b = runtime::findPrimesBelow(
+        60, (needed + 58) / 59, 2 * uint64_t(params.getRingDegree()),
+        [&](uint64_t prime) {
+          return prime == t || llvm::is_contained(q, prime) ||
+                 llvm::is_contained(p, prime);
+        });
+    SmallVector<uint64_t> all(q.begin(), q.end());
+    all.append(b.begin(), b.end());
+    return all;
+  }
+};
+
+class CircuitLowering {
+public:
+  CircuitLowering(func::FuncOp func, const Rings &rings)
+      : old_(func), rings_(rings), builder_(func) {}
+
+  LogicalResult run() {
+    SmallVector<Type> inputs, outputs;
+    SmallVector<int64_t> inputParts, outputParts;
+    for (Type type : old_.getFunctionType().getInputs())
+      flatten(type, inputs, inputParts);
+    for (Type type : old_.getFunctionType().getResults())
+      flatten(type, outputs, outputParts);
+
+    auto lowered = func::FuncOp::create(
+        builder_, old_.getLoc(), old_.getName(),
+        builder_.getFunctionType(inputs, outputs));
+    lowered->setAttr("ringfuse.inputs", builder_.getDenseI64ArrayAttr(inputParts));
+    lowered->setAttr("ringfuse.outputs",
+                     builder_.getDenseI64ArrayAttr(outputParts));
+    lowered->setAttr("ringfuse.plaintext_modulus",
+                     builder_.getI64IntegerAttr(rings_.params.getPlaintextModulus()));
+    Block *body = lowered.addEntryBlock();
+    builder_.setInsertionPointToStart(body);
+
+    unsigned next = 0;
+    for (BlockArgument arg : old_.getArguments()) {
+      Parts &parts = values_[arg];
+      for (int64_t i = 0, e = partCount(arg.getType()); i < e; ++i)
+        parts.push_back(body->getArgument(next++));
+    }
+    for (Operation &op : old_.getBody().front().getOperations())
+      if (failed(lower(&op)))
+        return failure();
+    old_.erase();
+    return success();
+  }
+
+private:
+  static int64_t partCount(Type type) {
+    if (auto ct = dyn_cast<bfv::CiphertextType>(type))
+      return ct.getSize();
+    return 1;
+  }
+
+  void flatten(Type type, SmallVectorImpl<Type> &types,
+               SmallVectorImpl<int64_t> &parts) {
+    if (auto ct = dyn_cast<bfv::CiphertextType>(type)) {
+      types.append(ct.getSize(), typeOf(rings_.q));
+      parts.push_back(ct.getSize());
+    } else {
+      types.push_back(typeOf(rings_.t));
+      parts.push_back(0); // a plaintext
+    }
+  }
+
+  Type typeOf(poly::RingAttr ring) {
+    return poly::PolynomialType::get(builder_.getContext(), ring);
+  }
+
+  LogicalResult lower(Operation *op) {
+    return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+        .Case<bfv::AddOp>([&](auto op) { return componentwise<poly::AddOp>(op); })
+        .Case<bfv::SubOp>([&](auto op) { return componentwise<poly::SubOp>(op); })
+        .Case<bfv::NegateOp>([&](auto op) { return lowerNegate(op); })
+        .Case<bfv::MulOp>([&](auto op) { return lowerMul(op); })
+        .Case<bfv::RelinearizeOp>([&](auto op) { return lowerRelinearize(op); })
+        .Case<bfv::AddPlainOp>([&](auto op) { return lowerAddPlain(op, false); })
+        .Case<bfv::SubPlainOp>([&](auto op) { return lowerAddPlain(op, true); })
+        .Case<bfv::MulPlainOp>([&](auto op) { return lowerMulPlain(op); })
+        .Case<bfv::RotateOp>([&](auto op) {
+          return lowerGalois(op, op.getInput(), rotationElement(op.getSteps()));
+        })
+        .Case<bfv::SwapRowsOp>([&](auto op) {
+          return lowerGalois(op, op.getInput(), 2 * degree() - 1);
+        })
+        .Case<bfv::EncodeOp>([&](auto op) { return lowerEncode(op); })
+        .Case<func::ReturnOp>([&](auto op) { return lowerReturn(op); })
+        .Case<bfv::SumSlotsOp>([&](auto op) {
+          return op.emitOpError()
+                 << "must be expanded first (run bfv-expand-slot-sums)";
+        })
+        .Default([&](Operation *op) {
+          return op->emitOpError() << "has no lowering to the poly dialect";
+        });
+  }
+
+  int64_t degree() const { return rings_.q.getDegree(); }
+  Location loc() { return builder_.getUnknownLoc(); }
+
+  template <typename PolyOp, typename BfvOp>
+  LogicalResult componentwise(BfvOp op) {
+    Parts &out = values_[op.getResult()];
+    for (auto [a, b] : llvm::zip(values_[op.getLhs()], values_[op.getRhs()]))
+      out.push_back(PolyOp::create(builder_, op.getLoc(), a, b));
+    return success();
+  }
+
+  LogicalResult lowerNegate(bfv::NegateOp op) {
+    Parts &out = values_[op.getResult()];
+    for (Value part : values_[op.getInput()])
+      out.push_back(poly::NegOp::create(builder_, op.getLoc(), part.getType(), part));
+    return success();
+  }
+
+  /// round(numerator * x / denominator) into `ring`, x centered.
+  Value scaleRound(Value x, poly::RingAttr ring, const APInt &numerator,
+                   const APInt &denominator) {
+    return poly::ScaleRoundOp::create(
+        builder_, loc(), typeOf(ring), x, bigIntegerAttr(builder_, numerator),
+        bigIntegerAttr(builder_, denominator));
+  }
+
+  /// The exact (centered) lift of x into a ring of larger modulus.
+  Value lift(Value x, poly::RingAttr ring) {
+    APInt one(64, 1);
+    return scaleRound(x, ring, one, one);
+  }
+
+  Value mul(Value a, Value b) {
+    return poly::MulOp::create(builder_, loc(), a.getType(), a, b);
+  }
+
+  /// The tensor product over Z (in R_QB, which holds it exactly), scaled by
+  /// t/Q back into R_Q: c_k = round(t/Q * sum_{i+j=k} a_i b_j).
+  LogicalResult lowerMul(bfv::MulOp op) {
+    Parts a, b;
+    for (Value part : values_[op.getLhs()])
+      a.push_back(lift(part, rings_.qb));
+    for (Value part : values_[op.getRhs()])
+      b.push_back(lift(part, rings_.qb));
+    Value tensor[3] = {
+        mul(a[0], b[0]),
+        poly::AddOp::create(builder_, op.getLoc(), mul(a[0], b[1]), mul(a[1], b[0])),
+        mul(a[1], b[1])};
+    APInt t(64, rings_.params.getPlaintextModulus());
+    APInt q = rings_.q.getModulusProduct();
+    Parts &out = values_[op.getResult()];
+    for (Value component : tensor)
+      out.push_back(scaleRound(component, rings_.q, t, q));
+    return success();
+  }
+
+  std::pair<Value, Value> keySwitch(Value c, int64_t galoisElement) {
+    SmallVector<int64_t> special(rings_.params.getSpecialModulus().begin(),
+                                 rings_.params.getSpecialModulus().end());
+    auto ks = poly::KeySwitchOp::create(
+        builder_, loc(), c.getType(), c.getType(), c, galoisElement, special,
+        rings_.params.getDigitCount());
+    return {ks.getK0(), ks.getK1()};
+  }
+
+  LogicalResult lowerRelinearize(bfv::RelinearizeOp op) {
+    Parts &in = values_[op.getInput()];
+    auto [k0, k1] = keySwitch(in[2], /*galoisElement=*/0);
+    values_[op.getResult()] = {
+        poly::AddOp::create(builder_, op.getLoc(), in[0], k0),
+        poly::AddOp::create(builder_, op.getLoc(), in[1], k1)};
+    return success();
+  }
+
+  /// (c0(X^g), c1(X^g)) decrypts under s(X^g); switching c1(X^g) back to s
+  /// gives (c0(X^g) + k0, k1).
+  LogicalResult lowerGalois(Operation *op, Value input, int64_t g) {
+    Parts &in = values_[input];
+    auto automorphism = [&](Value x) {
+      return poly::AutomorphismOp::create(builder_, op->getLoc(), x.getType(), x, g);
+    };
+    Value c0 = automorphism(in[0]), c1 = automorphism(in[1]);
+    auto [k0, k1] = keySwitch(c1, g);
+    values_[op->getResult(0)] = {
+        poly::AddOp::create(builder_, op->getLoc(), c0, k0), k1};
+    return success();
+  }
+
+  int64_t rotationElement(int64_t steps) const {
+    const int64_t row = degree() / 2, twoN = 2 * degree();
+    int64_t left = ((steps % row) + row) % row, g = 1;
+    for (int64_t i = 0; i < left; ++i)
+      g = g * 3 % twoN;
+    return g;
+  }
+
+  /// c0 +- round(Q m / t).
+  template <typename PlainOp>
+  LogicalResult lowerAddPlain(PlainOp op, bool subtract) {
+    Parts in = values_[op.getCiphertext()];
+    Value m = values_[op.getPlaintext()].front();
+    APInt q = rings_.q.getModulusProduct();
+    Value scaled = scaleRound(m, rings_.q, q, APInt(64, rings_.params.getPlaintextModulus()));
+    in[0] = subtract ? Value(poly::SubOp::create(builder_, op.getLoc(), in[0], scaled))
+                     : Value(poly::AddOp::create(builder_, op.getLoc(), in[0], scaled));
+    values_[op.getResult()] = in;
+    return success();
+  }
+
+  /// Every component times the centered lift of m into R_Q.
+  LogicalResult lowerMulPlain(bfv::MulPlainOp op) {
+    Value m = lift(values_[op.getPlaintext()].front(), rings_.q);
+    Parts &out = values_[op.getResult()];
+    for (Value part : values_[op.getCiphertext()])
+      out.push_back(mul(part, m));
+    return success();
+  }
+
+  /// Constants are encoded here, once: a scalar is the constant polynomial;
+  /// a slot vector goes through the runtime's inverse NTT mod t.
+  LogicalResult lowerEncode(bfv::EncodeOp op) {
+    const size_t n = degree();
+    std::vector<uint64_t> coefficients(n, 0);
+    if (auto scalar = dyn_cast<IntegerAttr>(op.getValue())) {
+      coefficients[0] = scalar.getValue().getZExtValue();
+    } else {
+      auto values = cast<DenseIntElementsAttr>(op.getValue());
+      std::vector<size_t> positions = runtime::batchingSlotPositions(n);
+      size_t slot = 0;
+      for (const APInt &value : values)
+        coefficients[positions[slot++]] = value.getZExtValue();
+      runtime::NttTables(rings_.params.getPlaintextModulus(), n)
+          .inverse(coefficients.data());
+    }
+    SmallVector<int64_t> signedCoefficients(coefficients.begin(), coefficients.end());
+    auto attr = DenseIntElementsAttr::get(
+        RankedTensorType::get({int64_t(n)}, builder_.getI64Type()),
+        ArrayRef<int64_t>(signedCoefficients));
+    values_[op.getResult()] = {
+        poly::ConstantOp::create(builder_, op.getLoc(), typeOf(rings_.t), attr)};
+    return success();
+  }
+
+  LogicalResult lowerReturn(func::ReturnOp op) {
+    SmallVector<Value> results;
+    for (Value operand : op.getOperands())
+      results.append(values_[operand].begin(), values_[operand].end());
+    func::ReturnOp::create(builder_, op.getLoc(), results);
+    return success();
+  }
+
+  func::FuncOp old_;
+  const Rings &rings_;
+  OpBuilder builder_;
+  llvm::DenseMap<Value, Parts> values_;
+};
+
+struct BFVToPoly : public impl::BFVToPolyBase<BFVToPoly> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    bfv::ParamsAttr params = findParameters(module);
+    if (!params)
+      return signalPassFailure();
+    FailureOr<Rings> rings = Rings::of(params, module);
+    if (failed(rings))
+      return signalPassFailure();
+    SmallVector<func::FuncOp> functions(module.getOps<func::FuncOp>());
+    for (func::FuncOp function : functions)
+      if (failed(CircuitLowering(function, *rings).run()))
+        return signalPassFailure();
+  }
+};
+} // namespace
+} // namespace ringfuse

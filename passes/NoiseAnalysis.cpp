@@ -1,0 +1,73 @@
+//===- NoiseAnalysis.cpp - noise growth of a bfv circuit ------------------===//
+#include "passes/NoiseAnalysis.h"
+
+#include "dialects/BFV/IR/BFVOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace mlir;
+
+namespace ringfuse {
+
+CircuitNoiseAnalysis::CircuitNoiseAnalysis(ModuleOp module) : module_(module) {
+  llvm::DenseMap<Value, unsigned> depth;
+  module.walk([&](Operation *op) {
+    if (isa<bfv::RotateOp, bfv::SwapRowsOp, bfv::SumSlotsOp>(op))
+      usesSlots_ = true;
+    if (auto encode = dyn_cast<bfv::EncodeOp>(op))
+      usesSlots_ |= isa<DenseIntElementsAttr>(encode.getValue());
+    unsigned level = 0;
+    for (Value operand : op->getOperands())
+      level = std::max(level, depth.lookup(operand));
+    if (isa<bfv::MulOp>(op))
+      ++level;
+    for (Value result : op->getResults())
+      depth[result] = level;
+    depth_ = std::max(depth_, level);
+  });
+}
+
+unsigned CircuitNoiseAnalysis::requiredBits(unsigned n,
+                                            uint64_t plaintextModulus) const {
+  const double logT = std::log2(double(plaintextModulus));
+  const double halfLogN = 0.5 * llvm::Log2_64(n);
+  const double fresh = logT + halfLogN + 4;
+  const double product = logT + halfLogN + 8;
+  const double plainProduct = logT + halfLogN + 4;
+  llvm::DenseMap<Value, double> noise;
+  double worst = 0;
+  ModuleOp module = module_;
+  // Pre-order: a function's arguments get their fresh noise before its body.
+  module.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (auto func = dyn_cast<func::FuncOp>(op)) {
+      for (BlockArgument arg : func.getArguments())
+        noise[arg] = isa<bfv::CiphertextType>(arg.getType()) ? fresh : 0;
+      return;
+    }
+    double in = 0;
+    for (Value operand : op->getOperands())
+      in = std::max(in, noise.lookup(operand));
+    double out = in;
+    if (isa<bfv::MulOp>(op))
+      out = in + product;
+    else if (isa<bfv::MulPlainOp>(op))
+      out = in + plainProduct;
+    else if (isa<bfv::AddOp, bfv::SubOp, bfv::AddPlainOp, bfv::SubPlainOp>(op))
+      out = in + 1;
+    else if (isa<bfv::RotateOp, bfv::SwapRowsOp, bfv::RelinearizeOp>(op))
+      out = std::max(in, fresh) + 1; // the key switch adds about a fresh noise
+    else if (isa<bfv::SumSlotsOp>(op))
+      out = std::max(in, fresh) + 2 * llvm::Log2_64(n);
+    for (Value result : op->getResults())
+      noise[result] = out;
+    if (isa<func::ReturnOp>(op))
+      worst = std::max(worst, in);
+  });
+  return unsigned(std::ceil(worst));
+}
+
+} // namespace ringfuse

@@ -1,0 +1,36 @@
+//===- NoiseAnalysis.h - noise growth of a bfv circuit ----------*- C++ -*-===//
+//
+// An estimate, in bits, of the noise each value of a traced circuit carries,
+// as a function of the ring degree: the analysis parameter selection queries.
+// The constants were calibrated on the runtime (HPS multiplication with
+// hybrid relinearization): a fresh encryption leaves about log2 t + 8 bits of
+// Q used, each ciphertext product adds log2 t + 12..16 bits at N = 2^13..2^15.
+//
+//===----------------------------------------------------------------------===//
+#ifndef RINGFUSE_PASSES_NOISEANALYSIS_H
+#define RINGFUSE_PASSES_NOISEANALYSIS_H
+
+#include "mlir/IR/BuiltinOps.h"
+
+namespace ringfuse {
+
+class CircuitNoiseAnalysis {
+public:
+  explicit CircuitNoiseAnalysis(mlir::ModuleOp module);
+
+  /// Bits of Q the noisiest output needs at ring degree n (before margin).
+  unsigned requiredBits(unsigned n, uint64_t plaintextModulus) const;
+  /// The longest chain of ciphertext multiplications.
+  unsigned multiplicativeDepth() const { return depth_; }
+  /// Whether the circuit uses slots (rotations, vector constants).
+  bool usesSlots() const { return usesSlots_; }
+
+private:
+  mlir::ModuleOp module_;
+  unsigned depth_ = 0;
+  bool usesSlots_ = false;
+};
+
+} // namespace ringfuse
+
+#endif // RINGFUSE_PASSES_NOISEANALYSIS_H

@@ -1,0 +1,310 @@
+//===- PolyToRNS.cpp - ring operations to RNS limb operations (HPS) -------===//
+//
+// Every polynomial of R_M becomes limbs over the basis of M's moduli, in
+// coefficient form; the walk maps each poly value to its rns value, one small
+// function per op. Transforms are inserted around every product
+// (rns-assign-domains is what keeps data in the evaluation domain later).
+//
+//===----------------------------------------------------------------------===//
+#include "dialects/Common/BigIntegerDirective.h"
+#include "dialects/Poly/IR/PolyOps.h"
+#include "dialects/RNS/IR/RNSOps.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <map>
+
+namespace ringfuse {
+#define GEN_PASS_DEF_POLYTORNS
+#include "passes/Passes.h.inc"
+
+namespace {
+using namespace mlir;
+
+APInt productOf(ArrayRef<uint64_t> moduli) {
+  APInt product(64 * (moduli.size() + 1), 1);
+  for (uint64_t m : moduli)
+    product *= APInt(product.getBitWidth(), m);
+  return product;
+}
+
+bool sameValue(const APInt &a, const APInt &b) {
+  unsigned width = std::max(a.getBitWidth(), b.getBitWidth());
+  return a.zext(width) == b.zext(width);
+}
+
+/// Names the bases of one circuit by their role: Q (the ciphertexts'), T (a
+/// plaintext modulus), B (HPS's auxiliary base), P, QB, QP, D0, D1, ...
+class BasisNames {
+public:
+  BasisNames(MLIRContext *ctx, ArrayRef<uint64_t> q, uint64_t t)
+      : ctx_(ctx), q_(q), t_(t) {}
+
+  rns::BasisAttr get(ArrayRef<uint64_t> moduli, StringRef name = "") {
+    std::vector<uint64_t> key(moduli.begin(), moduli.end());
+    auto found = bases_.find(key);
+    if (found != bases_.end())
+      return found->second;
+    std::string chosen = name.empty() ? nameFor(moduli) : name.str();
+    return bases_[key] = rns::BasisAttr::get(ctx_, chosen, moduli);
+  }
+
+  void setSpecial(ArrayRef<uint64_t> p) { p_.assign(p.begin(), p.end()); }
+
+private:
+  std::string nameFor(ArrayRef<uint64_t> moduli) {
+    if (moduli == ArrayRef<uint64_t>(q_))
+      return "Q";
+    if (moduli.size() > q_.size() &&
+        moduli.take_front(q_.size()) == ArrayRef<uint64_t>(q_))
+      return "Q" + nameFor(moduli.drop_front(q_.size()));
+    if (!p_.empty() && moduli == ArrayRef<uint64_t>(p_))
+      return "P";
+    if (moduli.size() == 1 && moduli[0] == t_)
+      return "T";
+    return "B";
+  }
+
+  MLIRContext *ctx_;
+  SmallVector<uint64_t> q_, p_;
+  uint64_t t_;
+  std::map<std::vector<uint64_t>, rns::BasisAttr> bases_;
+};
+
+class RingLowering {
+public:
+  RingLowering(func::FuncOp func, BasisNames &names)
+      : old_(func), names_(names), builder_(func) {}
+
+  LogicalResult run() {
+    SmallVector<Type> inputs, outputs;
+    for (Type type : old_.getFunctionType().getInputs())
+      inputs.push_back(typeOf(type));
+    for (Type type : old_.getFunctionType().getResults())
+      outputs.push_back(typeOf(type));
+    auto lowered = func::FuncOp::create(builder_, old_.getLoc(), old_.getName(),
+                                        builder_.getFunctionType(inputs, outputs));
+    for (StringRef attr :
+         {"ringfuse.inputs", "ringfuse.outputs", "ringfuse.plaintext_modulus"})
+      if (Attribute value = old_->getAttr(attr))
+        lowered->setAttr(attr, value);
+    Block *body = lowered.addEntryBlock();
+    builder_.setInsertionPointToStart(body);
+    for (auto [from, to] : llvm::zip(old_.getArguments(), body->getArguments()))
+      values_[from] = to;
+    for (Operation &op : old_.getBody().front().getOperations())
+      if (failed(lower(&op)))
+        return failure();
+    old_.erase();
+    return success();
+  }
+
+private:
+  rns::PolyType typeOf(Type polyType) {
+    auto ring = cast<poly::PolynomialType>(polyType).getRing();
+    return rns::PolyType::get(builder_.getContext(), ring.getDegree(),
+                              names_.get(ring.getModuli()), /*evaluation=*/false);
+  }
+
+  rns::PolyType withBasis(Value like, rns::BasisAttr basis) {
+    return cast<rns::PolyType>(like.getType()).withBasis(basis);
+  }
+
+  Value map(Value v) { return values_.lookup(v); }
+  Location loc() { return builder_.getUnknownLoc(); }
+
+  LogicalResult lower(Operation *op) {
+    return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+        .Case<poly::AddOp>([&](auto op) { return binary<rns::AddOp>(op); })
+        .Case<poly::SubOp>([&](auto op) { return binary<rns::SubOp>(op); })
+        .Case<poly::NegOp>([&](auto op) {
+          values_[op.getResult()] =
+              rns::NegOp::create(builder_, loc(), typeOf(op.getType()), map(op.getInput()));
+          return success();
+        })
+        .Case<poly::MulOp>([&](auto op) { return lowerMul(op); })
+        .Case<poly::MulScalarOp>([&](auto op) {
+          values_[op.getResult()] = rns::MulScalarOp::create(
+              builder_, loc(), typeOf(op.getType()), map(op.getInput()),
+              op.getScalarAttr());
+          return success();
+        })
+        .Case<poly::AutomorphismOp>([&](auto op) {
+          values_[op.getResult()] = rns::AutomorphismOp::create(
+              builder_, loc(), typeOf(op.getType()), map(op.getInput()),
+              op.getGaloisElement());
+          return success();
+        })
+        .Case<poly::ScaleRoundOp>([&](auto op) { return lowerScaleRound(op); })
+        .Case<poly::ConstantOp>([&](auto op) { return lowerConstant(op); })
+        .Case<poly::KeySwitchOp>([&](auto op) { return lowerKeySwitch(op); })
+        .Case<func::ReturnOp>([&](auto op) {
+          SmallVector<Value> results;
+          for (Value operand : op.getOperands())
+            results.push_back(map(operand));
+          func::ReturnOp::create(builder_, loc(), results);
+          return success();
+        })
+        .Default([&](Operation *op) {
+          return op->emitOpError() << "has no lowering to the rns dialect";
+        });
+  }
+
+  template <typename RnsOp, typename PolyOp> LogicalResult binary(PolyOp op) {
+    values_[op.getResult()] =
+        RnsOp::create(builder_, loc(), map(op.getLhs()), map(op.getRhs()));
+    return success();
+  }
+
+  /// The negacyclic product: pointwise in the evaluation domain.
+  LogicalResult lowerMul(poly::MulOp op) {
+    Value a = rns::NttOp::create(builder_, loc(), map(op.getLhs()));
+    Value b = rns::NttOp::create(builder_, loc(), map(op.getRhs()));
+    Value product = rns::MulOp::create(builder_, loc(), a, b);
+    values_[op.getResult()] = rns::InttOp::create(builder_, loc(), product);
+    return success();
+  }
+
+  Value convertExact(Value x, rns::BasisAttr to) {
+    auto op = rns::ConvertOp::create(builder_, loc(), withBasis(x, to), x);
+    op.setExact(true);
+    return op;
+  }
+
+  /// The shapes BFV produces: exact lifts (1/1 into another basis), t/Q from
+  /// Q u B (HPS: scale into B, convert back exactly), Q/t from {t} (the
+  /// plaintext scaling) and 1/P from Q u P.
+  LogicalResult lowerScaleRound(poly::ScaleRoundOp op) {
+    ArrayRef<uint64_t> from =
+        cast<poly::PolynomialType>(op.getInput().getType()).getRing().getModuli();
+    ArrayRef<uint64_t> to = op.getType().getRing().getModuli();
+    const APInt &numerator = op.getNumerator(), &denominator = op.getDenominator();
+    Value x = map(op.getInput());
+    rns::BasisAttr toBasis = names_.get(to);
+
+    // round(x) of the centered x: exactly what an exact conversion gives.
+    if (numerator.isOne() && denominator.isOne()) {
+      values_[op.getResult()] = convertExact(x, toBasis);
+      return success();
+    }
+    if (from.size() == 1 && !llvm::is_contained(to, from[0]) &&
+        sameValue(denominator, APInt(64, from[0])) &&
+        sameValue(numerator, productOf(to))) {
+      values_[op.getResult()] =
+          rns::ScaleUpOp::create(builder_, loc(), withBasis(x, toBasis), x);
+      return success();
+    }
+    if (numerator.getActiveBits() > 63)
+      return op.emitOpError() << "numerator does not fit the RNS kernel";
+    SmallVector<uint64_t> shared, rest;
+    for (uint64_t m : from)
+      (llvm::is_contained(to, m) ? shared : rest).push_back(m);
+    // Divide by the moduli of `from` whose product is the denominator; the
+    // others are kept, then converted exactly if the target differs.
+    for (auto [divisor, kept] : {std::pair(shared, rest), std::pair(rest, shared)}) {
+      if (divisor.empty() || kept.empty() ||
+          !sameValue(denominator, productOf(divisor)))
+        continue;
+      rns::BasisAttr keptBasis = names_.get(kept);
+      Value scaled = rns::ScaleRoundOp::create(
+          builder_, loc(), withBasis(x, keptBasis), x,
+          int64_t(numerator.getZExtValue()), names_.get(divisor));
+      values_[op.getResult()] =
+          keptBasis == toBasis ? scaled : convertExact(scaled, toBasis);
+      return success();
+    }
+    return op.emitOpError()
+           << "has no RNS lowering: the denominator must be the product of "
+              "some of the input's moduli (or the plaintext modulus)";
+  }
+
+  LogicalResult lowerConstant(poly::ConstantOp op) {
+    rns::PolyType type = typeOf(op.getType());
+    SmallVector<int64_t> residues;
+    for (uint64_t m : type.getBasis().getModuli())
+      for (const APInt &c : op.getCoefficients())
+        residues.push_back(int64_t(c.getZExtValue() % m));
+    auto attr = DenseIntElementsAttr::get(
+        RankedTensorType::get({int64_t(residues.size())}, builder_.getI64Type()),
+        ArrayRef<int64_t>(residues));
+    values_[op.getResult()] = rns::ConstantOp::create(builder_, loc(), type, attr);
+    return success();
+  }
+
+  /// Hybrid key switching (Algorithm 5 of the variants paper): digit j holds
+  /// Q's limbs [j alpha, (j+1) alpha); each is extended to QP by fast
+  /// conversion (its u D_j overflow vanishes in the division by P), moved to
+  /// the evaluation domain, multiplied by the key and summed; the sum returns
+  /// to coefficients and is divided by P with rounding.
+  LogicalResult lowerKeySwitch(poly::KeySwitchOp op) {
+    Value c = map(op.getInput());
+    auto type = cast<rns::PolyType>(c.getType());
+    ArrayRef<uint64_t> q = type.getBasis().getModuli();
+    SmallVector<uint64_t> p(op.getSpecial().begin(), op.getSpecial().end());
+    names_.setSpecial(p);
+    SmallVector<uint64_t> qp(q.begin(), q.end());
+    qp.append(p.begin(), p.end());
+    rns::BasisAttr qpBasis = names_.get(qp), pBasis = names_.get(p);
+
+    const size_t l = q.size();
+    const size_t alpha = (l + op.getDnum() - 1) / op.getDnum();
+    SmallVector<Value> digits;
+    for (size_t first = 0, j = 0; first < l; first += alpha, ++j) {
+      size_t last = std::min(l, first + alpha);
+      rns::BasisAttr digitBasis =
+          names_.get(q.slice(first, last - first), "D" + std::to_string(j));
+      Value digit = rns::ExtractOp::create(builder_, loc(), withBasis(c, digitBasis),
+                                           c, first, last);
+      Value extended = rns::ConvertOp::create(builder_, loc(),
+                                              withBasis(c, qpBasis), digit);
+      digits.push_back(rns::NttOp::create(builder_, loc(), extended));
+    }
+    auto evalType = withBasis(c, qpBasis).withDomain(true);
+    auto product = rns::KeySwitchInnerProductOp::create(
+        builder_, loc(), evalType, evalType, digits, op.getGaloisElement());
+    for (auto [result, k] : llvm::zip(op.getResults(), product.getResults())) {
+      Value coefficients = rns::InttOp::create(builder_, loc(), k);
+      values_[result] = rns::ScaleRoundOp::create(builder_, loc(), type,
+                                                  coefficients, 1, pBasis);
+    }
+    return success();
+  }
+
+  func::FuncOp old_;
+  BasisNames &names_;
+  OpBuilder builder_;
+  llvm::DenseMap<Value, Value> values_;
+};
+
+struct PolyToRNS : public impl::PolyToRNSBase<PolyToRNS> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (variant != "hps") {
+      getOperation().emitError() << "variant '" << variant
+                                 << "' is not implemented yet; use hps";
+      return signalPassFailure();
+    }
+    SmallVector<func::FuncOp> functions(getOperation().getOps<func::FuncOp>());
+    for (func::FuncOp function : functions) {
+      // The ciphertexts' basis Q is that of the outputs.
+      ArrayRef<Type> results = function.getFunctionType().getResults();
+      if (results.empty() || !isa<poly::PolynomialType>(results.front())) {
+        function.emitError() << "poly-to-rns expects a function returning "
+                                "ciphertext polynomials";
+        return signalPassFailure();
+      }
+      auto t = function->getAttrOfType<IntegerAttr>("ringfuse.plaintext_modulus");
+      BasisNames names(&getContext(),
+                       cast<poly::PolynomialType>(results.front()).getRing().getModuli(),
+                       t ? t.getInt() : 0);
+      if (failed(RingLowering(function, names).run()))
+        return signalPassFailure();
+    }
+  }
+};
+} // namespace
+} // namespace ringfuse

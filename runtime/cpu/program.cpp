@@ -1,0 +1,1053 @@
+//===- program.cpp - the CPU driver of compiled circuits ------------------===//
+//
+// Builds, from a program's manifest (program_abi.h), the plans its schedule
+// refers to by index, and implements every RfKernels entry with the reference
+// code of this runtime: a program that computes what evaluation.cpp computes
+// gives the same words, bit for bit.
+//
+//===----------------------------------------------------------------------===//
+#include "ringfuse/runtime/program.h"
+
+#include "ringfuse/runtime/error.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <set>
+
+using namespace ringfuse::runtime;
+
+namespace {
+
+/// The NTT tables of each limb of a basis, or why it has none.
+struct BasisPlan {
+  RnsBasis rns;
+  std::vector<uint64_t> moduli; // what kernels->moduli returns
+  std::vector<const NttTables *> ntt;
+  std::string nttProblem; // empty if every limb has tables
+};
+
+/// RfConverter: residues of `to` moduli found in `from` are copied (source
+/// limb in `copyFrom`, -1 where converted); the others come from one
+/// BaseConverter from -> (the missing moduli, in `to` order).
+struct ConverterPlan {
+  int from = 0, to = 0;
+  bool exact = false;
+  std::vector<int> copyFrom;
+  std::vector<size_t> missingLimbs; // limbs of `to` the converter fills
+  std::unique_ptr<BaseConverter> missing;
+  bool missingContiguous = true;
+};
+
+/// RfScaleRound: the limbs of the divisor and of the kept moduli inside the
+/// input basis, in divisor / kept order.
+struct ScaleRoundEntry {
+  int input = 0, divisor = 0, kept = 0;
+  std::vector<size_t> divisorLimbs, keptLimbs;
+  bool divisorContiguous = true, keptContiguous = true;
+  std::unique_ptr<ScaleRoundPlan> plan;
+};
+
+/// RfScaleUp: [floor(Q/t)]_{q} per output limb and Q mod t, as Context keeps
+/// them for encryption.
+struct ScaleUpPlan {
+  int from = 0, to = 0;
+  std::vector<uint64_t> deltaModOutput;
+  std::vector<Modulus> outputModuli;
+};
+
+struct ValueLayout {
+  bool plaintext = false;
+  size_t components = 0;
+  int buffers[3] = {-1, -1, -1};
+};
+
+struct ConstantData {
+  int buffer = 0;
+  std::vector<uint64_t> words;
+};
+
+bool isContiguous(const std::vector<size_t> &limbs) {
+  for (size_t i = 1; i < limbs.size(); ++i)
+    if (limbs[i] != limbs[0] + i)
+      return false;
+  return true;
+}
+
+std::string listModuli(const std::vector<uint64_t> &moduli) {
+  std::string text = "{";
+  for (size_t i = 0; i < moduli.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(moduli[i]);
+  return text + "}";
+}
+
+bool overlaps(const uint64_t *a, size_t aWords, const uint64_t *b,
+              size_t bWords) {
+  auto a0 = reinterpret_cast<uintptr_t>(a), b0 = reinterpret_cast<uintptr_t>(b);
+  return a0 < b0 + bWords * sizeof(uint64_t) &&
+         b0 < a0 + aWords * sizeof(uint64_t);
+}
+
+} // namespace
+
+/// The loaded program's state: what the schedule's RfRuntime * points to.
+struct RfRuntime {
+  // First, so destroyed last: the schedule's code lives in the library.
+  std::shared_ptr<void> library;
+  RfRunFunction runFunction = nullptr;
+  std::string name;
+  ContextPtr context;
+  size_t n = 0;
+
+  std::map<uint64_t, std::unique_ptr<NttTables>> ownNttTables;
+  std::vector<BasisPlan> bases;
+  std::vector<ConverterPlan> converters;
+  std::vector<ScaleRoundEntry> scaleRounds;
+  std::vector<ScaleUpPlan> scaleUps;
+  std::vector<std::vector<uint64_t>> buffers;
+  std::vector<ValueLayout> inputs, outputs;
+  std::vector<ConstantData> constants;
+  std::vector<uint64_t> keyElements;
+  std::vector<const KeySwitchKey *> boundKeys; // per manifest key
+
+  std::mutex mutex; // one run at a time: the buffers are shared
+  bool failed = false;
+  std::string error;
+  // What buffer() and moduli() hand out for a bad index, so that the
+  // schedule's own loops stay in bounds until run() reports the error.
+  std::vector<uint64_t> spareBuffer, spareModuli;
+};
+
+namespace {
+
+std::string programLabel(const RfRuntime &s) {
+  return "program '" + s.name + "'";
+}
+
+void fail(RfRuntime *s, const std::string &message) {
+  if (!s->failed) {
+    s->failed = true;
+    s->error = message;
+  }
+}
+
+/// Runs a kernel body unless an earlier kernel failed; turns anything it
+/// throws into the recorded error (nothing may unwind through the schedule).
+template <typename Body>
+void guarded(RfRuntime *s, const char *kernel, Body &&body) {
+  if (s->failed)
+    return;
+  try {
+    body();
+  } catch (const std::exception &e) {
+    fail(s, std::string(kernel) + ": " + e.what());
+  }
+}
+
+const BasisPlan &basisAt(const RfRuntime *s, int basis) {
+  if (basis < 0 || static_cast<size_t>(basis) >= s->bases.size())
+    throw Error("basis " + std::to_string(basis) +
+                " is out of range (the "
+                "manifest has " +
+                std::to_string(s->bases.size()) + " bases)");
+  return s->bases[basis];
+}
+
+template <typename T>
+const T &planAt(const std::vector<T> &plans, int index, const char *what) {
+  if (index < 0 || static_cast<size_t>(index) >= plans.size())
+    throw Error(std::string(what) + " " + std::to_string(index) +
+                " is out of range (the manifest has " +
+                std::to_string(plans.size()) + ")");
+  return plans[index];
+}
+
+/// A pointer into a buffer must leave room for `words` words in it. Pointers
+/// outside every buffer (the schedule's own memory) cannot be checked.
+void requireSpan(const RfRuntime *s, const uint64_t *data, size_t words,
+                 const char *what) {
+  if (!data)
+    throw Error(std::string(what) + " is a null pointer");
+  for (size_t b = 0; b < s->buffers.size(); ++b) {
+    const std::vector<uint64_t> &buffer = s->buffers[b];
+    if (!overlaps(data, 1, buffer.data(), buffer.size()))
+      continue;
+    size_t offset = static_cast<size_t>(data - buffer.data());
+    if (offset + words > buffer.size())
+      throw Error(std::string(what) + " needs " + std::to_string(words) +
+                  " words from word " + std::to_string(offset) + " of buffer " +
+                  std::to_string(b) + ", which has " +
+                  std::to_string(buffer.size()));
+    return;
+  }
+}
+
+// The kernels -----------------------------------------------------------------
+
+uint64_t *bufferKernel(RfRuntime *s, int buffer) {
+  if (buffer < 0 || static_cast<size_t>(buffer) >= s->buffers.size()) {
+    fail(s, "buffer: buffer " + std::to_string(buffer) +
+                " is out of range (the manifest has " +
+                std::to_string(s->buffers.size()) + " buffers)");
+    return s->spareBuffer.data();
+  }
+  return s->buffers[buffer].data();
+}
+
+const uint64_t *moduliKernel(RfRuntime *s, int basis) {
+  if (basis < 0 || static_cast<size_t>(basis) >= s->bases.size()) {
+    fail(s, "moduli: basis " + std::to_string(basis) +
+                " is out of range (the manifest has " +
+                std::to_string(s->bases.size()) + " bases)");
+    return s->spareModuli.data();
+  }
+  return s->bases[basis].moduli.data();
+}
+
+void nttKernel(RfRuntime *s, int basis, uint64_t *data, bool forward) {
+  guarded(s, forward ? "ntt_forward" : "ntt_inverse", [&] {
+    const BasisPlan &plan = basisAt(s, basis);
+    if (!plan.nttProblem.empty())
+      throw Error(plan.nttProblem);
+    requireSpan(s, data, plan.ntt.size() * s->n, "the data");
+    for (size_t i = 0; i < plan.ntt.size(); ++i) {
+      if (forward)
+        plan.ntt[i]->forward(data + i * s->n);
+      else
+        plan.ntt[i]->inverse(data + i * s->n);
+    }
+  });
+}
+
+void nttForwardKernel(RfRuntime *s, int basis, uint64_t *data) {
+  nttKernel(s, basis, data, true);
+}
+
+void nttInverseKernel(RfRuntime *s, int basis, uint64_t *data) {
+  nttKernel(s, basis, data, false);
+}
+
+void convertKernel(RfRuntime *s, int index, const uint64_t *in, uint64_t *out) {
+  guarded(s, "convert", [&] {
+    const ConverterPlan &plan = planAt(s->converters, index, "converter");
+    const size_t n = s->n;
+    const size_t inWords = s->bases[plan.from].moduli.size() * n;
+    const size_t outWords = plan.copyFrom.size() * n;
+    requireSpan(s, in, inWords, "the input");
+    requireSpan(s, out, outWords, "the output");
+    std::vector<uint64_t> staging;
+    uint64_t *target = out;
+    if (overlaps(in, inWords, out, outWords)) {
+      staging.resize(outWords);
+      target = staging.data();
+    }
+    for (size_t j = 0; j < plan.copyFrom.size(); ++j)
+      if (plan.copyFrom[j] >= 0)
+        std::copy(in + plan.copyFrom[j] * n, in + (plan.copyFrom[j] + 1) * n,
+                  target + j * n);
+    if (plan.missing) {
+      // Contiguous missing limbs (Q -> Q u B) are written in place; others
+      // (a digit's complement in QP) go through a scratch and are scattered,
+      // as evaluation.cpp's keySwitch does.
+      std::vector<uint64_t> converted;
+      uint64_t *dest = target + plan.missingLimbs.front() * n;
+      if (!plan.missingContiguous) {
+        converted.resize(plan.missingLimbs.size() * n);
+        dest = converted.data();
+      }
+      if (plan.exact)
+        plan.missing->convertExact(in, n, dest);
+      else
+        plan.missing->convertFast(in, n, dest);
+      if (!plan.missingContiguous)
+        for (size_t k = 0; k < plan.missingLimbs.size(); ++k)
+          std::copy(dest + k * n, dest + (k + 1) * n,
+                    target + plan.missingLimbs[k] * n);
+    }
+    if (target != out)
+      std::copy(staging.begin(), staging.end(), out);
+  });
+}
+
+void scaleRoundKernel(RfRuntime *s, int index, const uint64_t *in,
+                      uint64_t *out) {
+  guarded(s, "scale_round", [&] {
+    const ScaleRoundEntry &entry =
+        planAt(s->scaleRounds, index, "scale_round plan");
+    const size_t n = s->n;
+    const size_t inWords = s->bases[entry.input].moduli.size() * n;
+    const size_t outWords = entry.keptLimbs.size() * n;
+    requireSpan(s, in, inWords, "the input");
+    requireSpan(s, out, outWords, "the output");
+    // ScaleRoundPlan::apply takes the divisor and kept limbs as two
+    // contiguous runs; gather them when the input basis interleaves them.
+    auto limbRun = [&](const std::vector<size_t> &limbs, bool contiguous,
+                       std::vector<uint64_t> &gathered) -> const uint64_t * {
+      if (contiguous)
+        return in + limbs.front() * n;
+      gathered.resize(limbs.size() * n);
+      for (size_t k = 0; k < limbs.size(); ++k)
+        std::copy(in + limbs[k] * n, in + (limbs[k] + 1) * n,
+                  gathered.data() + k * n);
+      return gathered.data();
+    };
+    std::vector<uint64_t> divisorScratch, keptScratch, staging;
+    const uint64_t *divisor =
+        limbRun(entry.divisorLimbs, entry.divisorContiguous, divisorScratch);
+    const uint64_t *kept =
+        limbRun(entry.keptLimbs, entry.keptContiguous, keptScratch);
+    uint64_t *target = out;
+    if (overlaps(in, inWords, out, outWords)) {
+      staging.resize(outWords);
+      target = staging.data();
+    }
+    entry.plan->apply(divisor, kept, n, target);
+    if (target != out)
+      std::copy(staging.begin(), staging.end(), out);
+  });
+}
+
+/// round(Q m / t) = floor(Q/t) m + floor((2 (Q mod t) m + t) / 2t) mod each
+/// output prime: encryption.cpp's addScaledPlaintext, written, not added.
+void scaleUpKernel(RfRuntime *s, int index, const uint64_t *in, uint64_t *out) {
+  guarded(s, "scale_up", [&] {
+    const ScaleUpPlan &plan = planAt(s->scaleUps, index, "scale_up plan");
+    const Context &context = *s->context;
+    const size_t n = s->n, limbs = plan.outputModuli.size();
+    requireSpan(s, in, n, "the input");
+    requireSpan(s, out, limbs * n, "the output");
+    std::vector<uint64_t> staging;
+    uint64_t *target = out;
+    if (overlaps(in, n, out, limbs * n)) {
+      staging.resize(limbs * n);
+      target = staging.data();
+    }
+    const uint64_t t = context.plaintextModulus(), r = context.qModT();
+    for (size_t j = 0; j < n; ++j) {
+      uint64_t m = in[j];
+      uint64_t correction =
+          static_cast<uint64_t>((2 * static_cast<uint128_t>(r) * m + t) /
+                                (2 * static_cast<uint128_t>(t)));
+      for (size_t i = 0; i < limbs; ++i) {
+        const Modulus &q = plan.outputModuli[i];
+        target[i * n + j] = addMod(mulMod(plan.deltaModOutput[i], m, q),
+                                   reduce(correction, q), q.value);
+      }
+    }
+    if (target != out)
+      std::copy(staging.begin(), staging.end(), out);
+  });
+}
+
+void automorphismKernel(RfRuntime *s, int basis, uint64_t galoisElement,
+                        const uint64_t *in, uint64_t *out) {
+  guarded(s, "automorphism", [&] {
+    const BasisPlan &plan = basisAt(s, basis);
+    const size_t n = s->n, words = plan.moduli.size() * n;
+    if (galoisElement % 2 == 0 || galoisElement >= 2 * n)
+      throw Error("Galois element " + std::to_string(galoisElement) +
+                  " is not an odd number below 2N = " + std::to_string(2 * n));
+    requireSpan(s, in, words, "the input");
+    requireSpan(s, out, words, "the output");
+    if (overlaps(in, words, out, words))
+      throw Error("the input and output overlap (the automorphism permutes "
+                  "coefficients, so it cannot run in place)");
+    for (size_t i = 0; i < plan.moduli.size(); ++i)
+      applyAutomorphism(in + i * n, n, galoisElement, plan.moduli[i],
+                        out + i * n);
+  });
+}
+
+/// out0 = sum_j digits[j] * b_j, out1 = sum_j digits[j] * a_j over QP, summed
+/// in digit order as evaluation.cpp's keySwitch accumulates them.
+void keySwitchInnerProductKernel(RfRuntime *s, int key,
+                                 const uint64_t *const *digits, uint64_t *out0,
+                                 uint64_t *out1) {
+  guarded(s, "key_switch_inner_product", [&] {
+    const KeySwitchKey *ksk = planAt(s->boundKeys, key, "key");
+    if (!ksk)
+      throw Error("key " + std::to_string(key) + " is not bound");
+    const Context &context = *s->context;
+    const size_t n = s->n, limbs = context.qp().size(), words = limbs * n;
+    const size_t dnum = context.dnum();
+    if (!digits)
+      throw Error("the digit array is a null pointer");
+    requireSpan(s, out0, words, "out0");
+    requireSpan(s, out1, words, "out1");
+    if (overlaps(out0, words, out1, words))
+      throw Error("out0 and out1 overlap");
+    for (size_t j = 0; j < dnum; ++j) {
+      std::string what = "digit " + std::to_string(j);
+      requireSpan(s, digits[j], words, what.c_str());
+      // Elementwise aliasing (a digit's buffer reused as an output) is safe:
+      // every digit's word is read before the outputs' word is written.
+      for (const uint64_t *o : {out0, out1})
+        if (o != digits[j] && overlaps(o, words, digits[j], words))
+          throw Error(what + " partly overlaps an output");
+    }
+    for (size_t i = 0; i < limbs; ++i) {
+      const Modulus &m = context.qp().modulus(i);
+      const size_t base = i * n;
+      for (size_t c = 0; c < n; ++c) {
+        uint64_t sum0 = 0, sum1 = 0;
+        for (size_t j = 0; j < dnum; ++j) {
+          uint64_t d = digits[j][base + c];
+          sum0 = addMod(sum0, mulMod(d, ksk->b[j][base + c], m), m.value);
+          sum1 = addMod(sum1, mulMod(d, ksk->a[j][base + c], m), m.value);
+        }
+        out0[base + c] = sum0;
+        out1[base + c] = sum1;
+      }
+    }
+  });
+}
+
+const RfKernels kCpuKernels = {
+    bufferKernel,     moduliKernel,       nttForwardKernel,
+    nttInverseKernel, convertKernel,      scaleRoundKernel,
+    scaleUpKernel,    automorphismKernel, keySwitchInnerProductKernel,
+};
+
+// Loading ---------------------------------------------------------------------
+
+/// Reads and checks a manifest into the state, section by section.
+class ManifestLoader {
+public:
+  ManifestLoader(const RfManifest &manifest, RfRuntime &state)
+      : m_(manifest), s_(state) {}
+
+  void load() {
+    loadContext();
+    loadBases();
+    loadConverters();
+    loadScaleRounds();
+    loadScaleUps();
+    loadBuffers();
+    s_.inputs = loadValues(m_.inputs, m_.input_count, /*inputs=*/true);
+    s_.outputs = loadValues(m_.outputs, m_.output_count, /*inputs=*/false);
+    checkInputBuffers();
+    loadConstants();
+    loadKeys();
+  }
+
+private:
+  template <typename T>
+  static void requireArray(const T *data, int count, const char *what) {
+    if (count < 0)
+      throw Error(std::string("the manifest's ") + what +
+                  " count is negative (" + std::to_string(count) + ")");
+    if (count > 0 && !data)
+      throw Error(std::string("the manifest lists ") + std::to_string(count) +
+                  " " + what + " but gives a null array");
+  }
+
+  int basisIndex(int index, const std::string &what) const {
+    if (index < 0 || index >= m_.basis_count)
+      throw Error(what + " refers to basis " + std::to_string(index) +
+                  ", but the manifest has " + std::to_string(m_.basis_count) +
+                  " bases");
+    return index;
+  }
+
+  int bufferIndex(int index, const std::string &what) const {
+    if (index < 0 || index >= m_.buffer_count)
+      throw Error(what + " refers to buffer " + std::to_string(index) +
+                  ", but the manifest has " + std::to_string(m_.buffer_count) +
+                  " buffers");
+    return index;
+  }
+
+  /// The position of each modulus of `part` in `whole`.
+  std::vector<size_t> limbsOf(int part, int whole,
+                              const std::string &what) const {
+    const std::vector<uint64_t> &inner = s_.bases[part].moduli;
+    const std::vector<uint64_t> &outer = s_.bases[whole].moduli;
+    std::vector<size_t> limbs;
+    for (uint64_t q : inner) {
+      auto found = std::find(outer.begin(), outer.end(), q);
+      if (found == outer.end())
+        throw Error(what + ": modulus " + std::to_string(q) + " of basis " +
+                    std::to_string(part) + " is not in basis " +
+                    std::to_string(whole) + " " + listModuli(outer));
+      limbs.push_back(static_cast<size_t>(found - outer.begin()));
+    }
+    return limbs;
+  }
+
+  void loadContext() {
+    requireArray(m_.q, m_.q_count, "ciphertext primes (q)");
+    requireArray(m_.p, m_.p_count, "special primes (p)");
+    if (m_.dnum < 0)
+      throw Error("dnum is negative (" + std::to_string(m_.dnum) + ")");
+    std::vector<uint64_t> q(m_.q, m_.q + m_.q_count),
+        p(m_.p, m_.p + m_.p_count);
+    // Security was checked when the compiler chose the parameters; the
+    // context records whether the set is insecure.
+    s_.context = Context::fromPrimes(m_.degree, m_.plaintext_modulus, q, p,
+                                     static_cast<size_t>(m_.dnum), true);
+    if (m_.dnum != 0 && s_.context->dnum() != static_cast<size_t>(m_.dnum))
+      throw Error("the manifest says dnum = " + std::to_string(m_.dnum) +
+                  ", but its parameter set has " +
+                  std::to_string(s_.context->dnum()) + " key-switching digits");
+    s_.n = s_.context->degree();
+  }
+
+  /// The context's own tables where it has them (QP, B, m_sk), else tables
+  /// of our own for NTT-friendly moduli; bases with other moduli (t, say)
+  /// load fine and only refuse to be transformed.
+  const NttTables *tablesFor(uint64_t q) {
+    const Context &c = *s_.context;
+    for (size_t i = 0; i < c.qp().size(); ++i)
+      if (c.qp().values()[i] == q)
+        return &c.nttQP(i);
+    for (size_t i = 0; i < c.auxiliary().size(); ++i)
+      if (c.auxiliary().values()[i] == q)
+        return &c.nttAuxiliary(i);
+    if (q == c.mSk())
+      return &c.nttAuxiliary(c.auxiliary().size());
+    if (q >= (uint64_t(1) << 62) || !isPrime(q) || (q - 1) % (2 * s_.n) != 0)
+      return nullptr;
+    auto &own = s_.ownNttTables[q];
+    if (!own)
+      own = std::make_unique<NttTables>(q, s_.n);
+    return own.get();
+  }
+
+  void loadBases() {
+    requireArray(m_.bases, m_.basis_count, "bases");
+    for (int b = 0; b < m_.basis_count; ++b) {
+      const RfBasis &basis = m_.bases[b];
+      std::string what = "basis " + std::to_string(b);
+      if (basis.count < 1)
+        throw Error(what + " has " + std::to_string(basis.count) +
+                    " moduli; a basis needs at least one");
+      if (!basis.moduli)
+        throw Error(what + " has a null moduli array");
+      BasisPlan plan;
+      plan.moduli.assign(basis.moduli, basis.moduli + basis.count);
+      try {
+        plan.rns = RnsBasis(plan.moduli);
+      } catch (const Error &e) {
+        throw Error(what + " " + listModuli(plan.moduli) + ": " + e.what());
+      }
+      for (uint64_t q : plan.moduli) {
+        const NttTables *tables = tablesFor(q);
+        if (!tables && plan.nttProblem.empty())
+          plan.nttProblem = what + " " + listModuli(plan.moduli) +
+                            " contains " + std::to_string(q) +
+                            ", which has no negacyclic NTT of size " +
+                            std::to_string(s_.n) +
+                            " (that needs a prime = 1 mod 2N below 2^62)";
+        plan.ntt.push_back(tables);
+      }
+      s_.bases.push_back(std::move(plan));
+    }
+    size_t widest = 1;
+    for (const BasisPlan &plan : s_.bases)
+      widest = std::max(widest, plan.moduli.size());
+    s_.spareModuli.assign(widest, s_.context->q().values().front());
+  }
+
+  void loadConverters() {
+    requireArray(m_.converters, m_.converter_count, "converters");
+    for (int k = 0; k < m_.converter_count; ++k) {
+      const RfConverter &converter = m_.converters[k];
+      std::string what = "converter " + std::to_string(k);
+      ConverterPlan plan;
+      plan.from = basisIndex(converter.from, what);
+      plan.to = basisIndex(converter.to, what);
+      if (converter.exact != 0 && converter.exact != 1)
+        throw Error(what + " has exact = " + std::to_string(converter.exact) +
+                    "; expected 0 or 1");
+      plan.exact = converter.exact == 1;
+      const std::vector<uint64_t> &from = s_.bases[plan.from].moduli;
+      const std::vector<uint64_t> &to = s_.bases[plan.to].moduli;
+      std::vector<uint64_t> missing;
+      for (size_t j = 0; j < to.size(); ++j) {
+        auto found = std::find(from.begin(), from.end(), to[j]);
+        if (found != from.end()) {
+          plan.copyFrom.push_back(static_cast<int>(found - from.begin()));
+        } else {
+          plan.copyFrom.push_back(-1);
+          plan.missingLimbs.push_back(j);
+          missing.push_back(to[j]);
+        }
+      }
+      if (!missing.empty()) {
+        plan.missing = std::make_unique<BaseConverter>(s_.bases[plan.from].rns,
+                                                       RnsBasis(missing));
+        plan.missingContiguous = isContiguous(plan.missingLimbs);
+      }
+      s_.converters.push_back(std::move(plan));
+    }
+  }
+
+  void loadScaleRounds() {
+    requireArray(m_.scale_rounds, m_.scale_round_count, "scale_rounds");
+    for (int k = 0; k < m_.scale_round_count; ++k) {
+      const RfScaleRound &scale = m_.scale_rounds[k];
+      std::string what = "scale_round " + std::to_string(k);
+      ScaleRoundEntry entry;
+      entry.input = basisIndex(scale.input, what);
+      entry.divisor = basisIndex(scale.divisor, what);
+      entry.kept = basisIndex(scale.kept, what);
+      if (scale.numerator == 0)
+        throw Error(what + " has numerator 0");
+      entry.divisorLimbs = limbsOf(entry.divisor, entry.input, what);
+      entry.keptLimbs = limbsOf(entry.kept, entry.input, what);
+      for (size_t limb : entry.keptLimbs)
+        if (std::find(entry.divisorLimbs.begin(), entry.divisorLimbs.end(),
+                      limb) != entry.divisorLimbs.end())
+          throw Error(what + ": modulus " +
+                      std::to_string(s_.bases[entry.input].moduli[limb]) +
+                      " is in both the divisor and the kept basis");
+      entry.divisorContiguous = isContiguous(entry.divisorLimbs);
+      entry.keptContiguous = isContiguous(entry.keptLimbs);
+      entry.plan = std::make_unique<ScaleRoundPlan>(s_.bases[entry.divisor].rns,
+                                                    s_.bases[entry.kept].rns,
+                                                    scale.numerator);
+      s_.scaleRounds.push_back(std::move(entry));
+    }
+  }
+
+  void loadScaleUps() {
+    requireArray(m_.scale_ups, m_.scale_up_count, "scale_ups");
+    const Context &c = *s_.context;
+    for (int k = 0; k < m_.scale_up_count; ++k) {
+      const RfScaleUp &scale = m_.scale_ups[k];
+      std::string what = "scale_up " + std::to_string(k);
+      ScaleUpPlan plan;
+      plan.from = basisIndex(scale.from, what);
+      plan.to = basisIndex(scale.to, what);
+      const std::vector<uint64_t> &from = s_.bases[plan.from].moduli;
+      if (from.size() != 1 || from[0] != c.plaintextModulus())
+        throw Error(what + " scales from basis " + std::to_string(plan.from) +
+                    " " + listModuli(from) + "; expected {t} = {" +
+                    std::to_string(c.plaintextModulus()) + "}");
+      const std::vector<uint64_t> &q = c.q().values();
+      for (uint64_t modulus : s_.bases[plan.to].moduli) {
+        auto found = std::find(q.begin(), q.end(), modulus);
+        if (found == q.end())
+          throw Error(what + " scales to basis " + std::to_string(plan.to) +
+                      ", whose modulus " + std::to_string(modulus) +
+                      " is not a ciphertext prime of Q " + listModuli(q));
+        size_t i = static_cast<size_t>(found - q.begin());
+        plan.deltaModOutput.push_back(c.deltaModQ()[i]);
+        plan.outputModuli.push_back(c.q().modulus(i));
+      }
+      s_.scaleUps.push_back(std::move(plan));
+    }
+  }
+
+  void loadBuffers() {
+    requireArray(m_.buffer_words, m_.buffer_count, "buffers");
+    size_t largest = 1;
+    for (int b = 0; b < m_.buffer_count; ++b) {
+      size_t words = m_.buffer_words[b];
+      if (words == 0)
+        throw Error("buffer " + std::to_string(b) + " has 0 words");
+      try {
+        s_.buffers.emplace_back(words, 0);
+      } catch (const std::exception &) {
+        throw Error("buffer " + std::to_string(b) + " of " +
+                    std::to_string(words) + " words cannot be allocated");
+      }
+      largest = std::max(largest, words);
+    }
+    s_.spareBuffer.assign(largest, 0);
+  }
+
+  std::vector<ValueLayout> loadValues(const RfValue *values, int count,
+                                      bool inputs) {
+    const std::string kind = inputs ? "input" : "output";
+    requireArray(values, count, inputs ? "inputs" : "outputs");
+    const size_t n = s_.n, qWords = s_.context->q().size() * n;
+    std::vector<ValueLayout> layouts;
+    for (int v = 0; v < count; ++v) {
+      const RfValue &value = values[v];
+      std::string what = kind + " " + std::to_string(v);
+      ValueLayout layout;
+      if (value.is_plaintext != 0 && value.is_plaintext != 1)
+        throw Error(what + " has is_plaintext = " +
+                    std::to_string(value.is_plaintext) + "; expected 0 or 1");
+      layout.plaintext = value.is_plaintext == 1;
+      if (layout.plaintext && !inputs)
+        throw Error(what +
+                    " is a plaintext; a program's outputs are ciphertexts");
+      const int minimum = layout.plaintext ? 1 : 2,
+                maximum = layout.plaintext ? 1 : 3;
+      if (value.components < minimum || value.components > maximum)
+        throw Error(
+            what + " is a " + (layout.plaintext ? "plaintext" : "ciphertext") +
+            " of " + std::to_string(value.components) +
+            " components; expected " + (layout.plaintext ? "1" : "2 or 3"));
+      layout.components = static_cast<size_t>(value.components);
+      const size_t needed = layout.plaintext ? n : qWords;
+      for (size_t k = 0; k < layout.components; ++k) {
+        std::string component = what + " component " + std::to_string(k);
+        int buffer = bufferIndex(value.buffers[k], component);
+        if (s_.buffers[buffer].size() < needed)
+          throw Error(component + " lives in buffer " + std::to_string(buffer) +
+                      " of " + std::to_string(s_.buffers[buffer].size()) +
+                      " words, but a " +
+                      (layout.plaintext
+                           ? "plaintext needs N = "
+                           : "polynomial over Q needs |Q| * N = ") +
+                      std::to_string(needed));
+        // An output may repeat a buffer (two equal components); an input's
+        // components are written, so they may not.
+        for (size_t other = 0; other < k; ++other)
+          if (layout.buffers[other] == buffer && inputs)
+            throw Error(what + " puts components " + std::to_string(other) +
+                        " and " + std::to_string(k) + " in the same buffer " +
+                        std::to_string(buffer));
+        layout.buffers[k] = buffer;
+      }
+      layouts.push_back(layout);
+    }
+    return layouts;
+  }
+
+  void checkInputBuffers() {
+    std::map<int, size_t> owner;
+    for (size_t v = 0; v < s_.inputs.size(); ++v)
+      for (size_t k = 0; k < s_.inputs[v].components; ++k) {
+        auto [it, inserted] = owner.emplace(s_.inputs[v].buffers[k], v);
+        if (!inserted && it->second != v)
+          throw Error("inputs " + std::to_string(it->second) + " and " +
+                      std::to_string(v) + " share buffer " +
+                      std::to_string(it->first));
+      }
+  }
+
+  void loadConstants() {
+    requireArray(m_.constants, m_.constant_count, "constants");
+    std::set<int> inputBuffers, constantBuffers;
+    for (const ValueLayout &input : s_.inputs)
+      inputBuffers.insert(input.buffers, input.buffers + input.components);
+    for (int k = 0; k < m_.constant_count; ++k) {
+      const RfConstant &constant = m_.constants[k];
+      std::string what = "constant " + std::to_string(k);
+      int buffer = bufferIndex(constant.buffer, what);
+      if (constant.count > s_.buffers[buffer].size())
+        throw Error(what + " has " + std::to_string(constant.count) +
+                    " words, more than its buffer " + std::to_string(buffer) +
+                    " holds (" + std::to_string(s_.buffers[buffer].size()) +
+                    ")");
+      if (constant.count > 0 && !constant.words)
+        throw Error(what + " has a null words array");
+      if (inputBuffers.count(buffer))
+        throw Error(what + " is in buffer " + std::to_string(buffer) +
+                    ", which also holds an input");
+      if (!constantBuffers.insert(buffer).second)
+        throw Error(what + " is in buffer " + std::to_string(buffer) +
+                    ", which already holds another constant");
+      ConstantData data;
+      data.buffer = buffer;
+      data.words.assign(constant.words, constant.words + constant.count);
+      std::copy(data.words.begin(), data.words.end(),
+                s_.buffers[buffer].begin());
+      s_.constants.push_back(std::move(data));
+    }
+  }
+
+  void loadKeys() {
+    requireArray(m_.keys, m_.key_count, "keys");
+    for (int k = 0; k < m_.key_count; ++k) {
+      uint64_t element = m_.keys[k];
+      if (element != 0 && (element % 2 == 0 || element >= 2 * s_.n))
+        throw Error("key " + std::to_string(k) + " has Galois element " +
+                    std::to_string(element) +
+                    "; expected 0 (relinearization) or an odd number below "
+                    "2N = " +
+                    std::to_string(2 * s_.n));
+      s_.keyElements.push_back(element);
+    }
+    s_.boundKeys.assign(s_.keyElements.size(), nullptr);
+  }
+
+  const RfManifest &m_;
+  RfRuntime &s_;
+};
+
+/// What a user must pass to keygen to get Galois element g.
+std::string galoisKeyAdvice(size_t n, uint64_t element) {
+  if (element == 2 * n - 1)
+    return "generate keys with swap_rows=True";
+  Modulus twoN(2 * n);
+  uint64_t power = 1;
+  for (size_t steps = 0; steps < n / 2; ++steps) {
+    if (power == element)
+      return "generate keys with rotations=[" + std::to_string(steps) + "]";
+    power = mulMod(power, 3, twoN);
+  }
+  return "generate Galois keys for this element";
+}
+
+void checkKeySwitchKey(const RfRuntime &s, const KeySwitchKey &key,
+                       const std::string &what) {
+  const Context &c = *s.context;
+  const size_t words = c.qp().size() * s.n;
+  if (key.b.size() != c.dnum() || key.a.size() != c.dnum())
+    throw Error(what + " has " + std::to_string(key.b.size()) +
+                " digits; the "
+                "parameter set has dnum = " +
+                std::to_string(c.dnum()));
+  for (size_t j = 0; j < c.dnum(); ++j)
+    if (key.b[j].size() != words || key.a[j].size() != words)
+      throw Error(what + " digit " + std::to_string(j) +
+                  " is not |QP| * N = " + std::to_string(words) + " words");
+}
+
+void bindKeys(RfRuntime &s, const RelinKey *relin, const GaloisKeys *galois) {
+  const uint64_t fingerprint = s.context->fingerprint();
+  std::vector<const KeySwitchKey *> keys(s.keyElements.size(), nullptr);
+  for (size_t k = 0; k < s.keyElements.size(); ++k) {
+    uint64_t element = s.keyElements[k];
+    if (element == 0) {
+      if (!relin)
+        throw Error(programLabel(s) + " relinearizes, but no relinearization "
+                                      "key was given");
+      if (!relin->context || relin->context->fingerprint() != fingerprint)
+        throw Error("the relinearization key belongs to another parameter set "
+                    "than " +
+                    programLabel(s) + " (" + s.context->describe() + ")");
+      checkKeySwitchKey(s, relin->key, "the relinearization key");
+      keys[k] = &relin->key;
+      continue;
+    }
+    const KeySwitchKey *found = nullptr;
+    if (galois) {
+      auto entry = galois->keys.find(element);
+      if (entry != galois->keys.end())
+        found = &entry->second;
+    }
+    if (!found)
+      throw Error(programLabel(s) + " rotates with Galois element " +
+                  std::to_string(element) + ", but no Galois key for it was " +
+                  "given; " + galoisKeyAdvice(s.n, element));
+    if (!galois->context || galois->context->fingerprint() != fingerprint)
+      throw Error("the Galois keys belong to another parameter set than " +
+                  programLabel(s) + " (" + s.context->describe() + ")");
+    checkKeySwitchKey(s, *found,
+                      "the Galois key for element " + std::to_string(element));
+    keys[k] = found;
+  }
+  s.boundKeys = std::move(keys);
+}
+
+std::string describeInputs(const RfRuntime &s) {
+  std::string text;
+  for (size_t v = 0; v < s.inputs.size(); ++v)
+    text += (v ? ", " : "") +
+            std::string(s.inputs[v].plaintext ? "plaintext" : "ciphertext");
+  return "(" + text + ")";
+}
+
+void checkInputs(const RfRuntime &s, const std::vector<ProgramInput> &inputs) {
+  const Context &c = *s.context;
+  if (inputs.size() != s.inputs.size())
+    throw Error(programLabel(s) + " takes " + std::to_string(s.inputs.size()) +
+                " inputs " + describeInputs(s) + ", got " +
+                std::to_string(inputs.size()));
+  for (size_t v = 0; v < inputs.size(); ++v) {
+    const ValueLayout &layout = s.inputs[v];
+    std::string what = "input " + std::to_string(v) + " of " + programLabel(s);
+    if (layout.plaintext !=
+        std::holds_alternative<const Plaintext *>(inputs[v]))
+      throw Error(what + " is a " +
+                  (layout.plaintext ? "plaintext" : "ciphertext") + ", got a " +
+                  (layout.plaintext ? "ciphertext" : "plaintext"));
+    if (layout.plaintext) {
+      const Plaintext *plaintext = std::get<const Plaintext *>(inputs[v]);
+      if (!plaintext)
+        throw Error(what + " is a null pointer");
+      if (!plaintext->context ||
+          plaintext->context->fingerprint() != c.fingerprint())
+        throw Error(what +
+                    " belongs to another parameter set than the program (" +
+                    c.describe() + ")");
+      if (plaintext->coefficients.size() != s.n)
+        throw Error(what + " has " +
+                    std::to_string(plaintext->coefficients.size()) +
+                    " coefficients, expected N = " + std::to_string(s.n));
+      for (uint64_t m : plaintext->coefficients)
+        if (m >= c.plaintextModulus())
+          throw Error(
+              what + " has coefficient " + std::to_string(m) +
+              ", not below t = " + std::to_string(c.plaintextModulus()));
+    } else {
+      const Ciphertext *ciphertext = std::get<const Ciphertext *>(inputs[v]);
+      if (!ciphertext)
+        throw Error(what + " is a null pointer");
+      if (!ciphertext->context ||
+          ciphertext->context->fingerprint() != c.fingerprint())
+        throw Error(what +
+                    " belongs to another parameter set than the program (" +
+                    c.describe() + ")");
+      if (ciphertext->size != layout.components)
+        throw Error(what + " has " + std::to_string(ciphertext->size) +
+                    " components; the program expects " +
+                    std::to_string(layout.components) +
+                    (ciphertext->size > layout.components
+                         ? " (relinearize it first)"
+                         : ""));
+      if (ciphertext->data.size() !=
+          ciphertext->size * ciphertext->componentWords())
+        throw Error(what + " is malformed: " +
+                    std::to_string(ciphertext->size) + " components in " +
+                    std::to_string(ciphertext->data.size()) + " words");
+    }
+  }
+}
+
+std::vector<Ciphertext> runProgram(RfRuntime &s,
+                                   const std::vector<ProgramInput> &inputs) {
+  checkInputs(s, inputs);
+  if (!s.keyElements.empty() && !s.boundKeys.front())
+    bindKeys(s, nullptr, nullptr); // never bound: throws the missing key
+  const Context &c = *s.context;
+  const size_t n = s.n, qLimbs = c.q().size(), qWords = qLimbs * n;
+
+  // Constants again, so that a schedule that reuses a constant's buffer as
+  // scratch still finds the constant there on its next run.
+  for (const ConstantData &constant : s.constants) {
+    std::vector<uint64_t> &buffer = s.buffers[constant.buffer];
+    std::copy(constant.words.begin(), constant.words.end(), buffer.begin());
+    std::fill(buffer.begin() + constant.words.size(), buffer.end(), 0);
+  }
+  for (size_t v = 0; v < inputs.size(); ++v) {
+    const ValueLayout &layout = s.inputs[v];
+    if (layout.plaintext) {
+      const auto &coefficients =
+          std::get<const Plaintext *>(inputs[v])->coefficients;
+      std::copy(coefficients.begin(), coefficients.end(),
+                s.buffers[layout.buffers[0]].begin());
+    } else {
+      const Ciphertext &ct = *std::get<const Ciphertext *>(inputs[v]);
+      for (size_t k = 0; k < layout.components; ++k)
+        std::copy(ct.component(k), ct.component(k) + qWords,
+                  s.buffers[layout.buffers[k]].begin());
+    }
+  }
+
+  s.failed = false;
+  s.error.clear();
+  s.runFunction(&s, &kCpuKernels);
+  if (s.failed)
+    throw Error(programLabel(s) + " failed in kernel " + s.error);
+
+  std::vector<Ciphertext> outputs;
+  for (size_t v = 0; v < s.outputs.size(); ++v) {
+    const ValueLayout &layout = s.outputs[v];
+    Ciphertext ct{s.context, layout.components,
+                  std::vector<uint64_t>(layout.components * qWords)};
+    for (size_t k = 0; k < layout.components; ++k) {
+      const uint64_t *source = s.buffers[layout.buffers[k]].data();
+      std::copy(source, source + qWords, ct.component(k));
+      // A residue out of range would decrypt to garbage far from here.
+      for (size_t i = 0; i < qLimbs; ++i)
+        for (size_t j = 0; j < n; ++j)
+          if (source[i * n + j] >= c.q().values()[i])
+            throw Error(programLabel(s) + ": output " + std::to_string(v) +
+                        " component " + std::to_string(k) + " limb " +
+                        std::to_string(i) + " holds " +
+                        std::to_string(source[i * n + j]) +
+                        ", which is not below its prime " +
+                        std::to_string(c.q().values()[i]));
+    }
+    outputs.push_back(std::move(ct));
+  }
+  return outputs;
+}
+
+} // namespace
+
+namespace ringfuse::runtime {
+
+Program::Program(std::unique_ptr<RfRuntime> state) : state_(std::move(state)) {}
+Program::Program(Program &&) noexcept = default;
+Program &Program::operator=(Program &&) noexcept = default;
+Program::~Program() = default;
+
+Program Program::fromFunctions(RfManifestFunction manifest, RfRunFunction run) {
+  return fromFunctions(manifest, run, nullptr);
+}
+
+Program Program::fromFunctions(RfManifestFunction manifestFunction,
+                               RfRunFunction runFunction,
+                               std::shared_ptr<void> library) {
+  if (!manifestFunction || !runFunction)
+    throw Error("a program needs both ringfuse_manifest and ringfuse_run");
+  const RfManifest *manifest = manifestFunction();
+  if (!manifest)
+    throw Error("ringfuse_manifest() returned a null manifest");
+  if (manifest->abi_version != RINGFUSE_PROGRAM_ABI_VERSION)
+    throw Error("the program was compiled for runtime ABI version " +
+                std::to_string(manifest->abi_version) +
+                ", but this runtime implements version " +
+                std::to_string(RINGFUSE_PROGRAM_ABI_VERSION) +
+                ": compile the circuit again with this ringfuse");
+  auto state = std::make_unique<RfRuntime>();
+  state->library = std::move(library);
+  state->runFunction = runFunction;
+  state->name = manifest->name ? manifest->name : "";
+  try {
+    ManifestLoader(*manifest, *state).load();
+  } catch (const Error &e) {
+    throw Error(programLabel(*state) + ": " + e.what());
+  }
+  return Program(std::move(state));
+}
+
+const ContextPtr &Program::context() const { return state_->context; }
+const std::string &Program::name() const { return state_->name; }
+bool Program::insecure() const { return state_->context->insecure(); }
+size_t Program::inputCount() const { return state_->inputs.size(); }
+size_t Program::outputCount() const { return state_->outputs.size(); }
+
+bool Program::inputIsPlaintext(size_t input) const {
+  return state_->inputs.at(input).plaintext;
+}
+
+size_t Program::inputComponents(size_t input) const {
+  return state_->inputs.at(input).components;
+}
+
+size_t Program::outputComponents(size_t output) const {
+  return state_->outputs.at(output).components;
+}
+
+bool Program::needsRelinKey() const {
+  const auto &elements = state_->keyElements;
+  return std::find(elements.begin(), elements.end(), 0) != elements.end();
+}
+
+std::vector<uint64_t> Program::requiredGaloisElements() const {
+  std::set<uint64_t> elements(state_->keyElements.begin(),
+                              state_->keyElements.end());
+  elements.erase(0);
+  return {elements.begin(), elements.end()};
+}
+
+void Program::bind(const RelinKey *relin, const GaloisKeys *galois) {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  bindKeys(*state_, relin, galois);
+}
+
+std::vector<Ciphertext> Program::run(const std::vector<ProgramInput> &inputs,
+                                     const RelinKey *relin,
+                                     const GaloisKeys *galois) {
+  // One lock for both: another thread's bind() must not come in between.
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  bindKeys(*state_, relin, galois);
+  return runProgram(*state_, inputs);
+}
+
+std::vector<Ciphertext> Program::run(const std::vector<ProgramInput> &inputs) {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  return runProgram(*state_, inputs);
+}
+
+} // namespace ringfuse::runtime

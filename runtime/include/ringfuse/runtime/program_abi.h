@@ -1,0 +1,142 @@
+/*===- program_abi.h - what a compiled circuit and the runtime share ------===*
+ *
+ * A circuit compiled by ringfuse is emitted source that exports two symbols:
+ *
+ *   const RfManifest *ringfuse_manifest(void);
+ *   void ringfuse_run(RfRuntime *runtime, const RfKernels *kernels);
+ *
+ * The manifest is data: the parameter set, the RNS bases the program works in,
+ * the plans of its library kernels (base conversions, scale-and-round), its
+ * buffers, inputs, outputs, constants and the evaluation keys it needs. The
+ * runtime builds everything from it once, when the program is loaded. `run`
+ * is the host schedule: library-kernel calls through the function table and
+ * generated elementwise loops over buffers.
+ *
+ * Plain C, so that a program built into its own shared library (or linked
+ * into an executable) shares no C++ objects with the runtime that loads it.
+ * Polynomials are limb-major: limb i of a value over basis b occupies words
+ * [i*N, (i+1)*N) of its buffer.
+ *
+ *===----------------------------------------------------------------------===*/
+#ifndef RINGFUSE_RUNTIME_PROGRAM_ABI_H
+#define RINGFUSE_RUNTIME_PROGRAM_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RINGFUSE_PROGRAM_ABI_VERSION 1
+
+typedef struct RfBasis {
+  const uint64_t *moduli; /* pairwise coprime; NTT-capable if ever transformed */
+  int count;
+} RfBasis;
+
+/* Base conversion from basis `from` to basis `to` (coefficient form). Moduli
+ * of `to` that are also in `from` keep their residues; the others receive the
+ * fast conversion (x + u*A, 0 <= u < |A|) or, if `exact`, the centered
+ * representative of x. */
+typedef struct RfConverter {
+  int from, to;
+  int exact;
+} RfConverter;
+
+/* HPS scale-and-round: input over basis `input` (which contains the moduli of
+ * `divisor` and of `kept`, in any order), output over `kept`:
+ * round(numerator * x / D) mod each modulus of kept (coefficient form). */
+typedef struct RfScaleRound {
+  int input, divisor, kept;
+  uint64_t numerator;
+} RfScaleRound;
+
+/* Plaintext scaling of add_plain: m over basis `from` = {t}, out over basis
+ * `to` = Q: round(Q * m / t) mod each q_i. */
+typedef struct RfScaleUp {
+  int from, to;
+} RfScaleUp;
+
+/* An input or output: a ciphertext (components buffers, each over Q,
+ * coefficient form) or a plaintext (one buffer: N coefficients mod t). */
+typedef struct RfValue {
+  int is_plaintext;
+  int components;
+  int buffers[3];
+} RfValue;
+
+/* A buffer whose contents are set at load time (an encoded plaintext
+ * constant: its N coefficients mod t, or residues over some basis). */
+typedef struct RfConstant {
+  int buffer;
+  const uint64_t *words;
+  size_t count;
+} RfConstant;
+
+typedef struct RfManifest {
+  uint32_t abi_version; /* RINGFUSE_PROGRAM_ABI_VERSION */
+  const char *name;     /* the circuit's name */
+  /* The parameter set: N, t, Q, P, dnum (Context::fromPrimes). */
+  size_t degree;
+  uint64_t plaintext_modulus;
+  const uint64_t *q;
+  int q_count;
+  const uint64_t *p;
+  int p_count;
+  int dnum;
+  const RfBasis *bases;
+  int basis_count;
+  const RfConverter *converters;
+  int converter_count;
+  const RfScaleRound *scale_rounds;
+  int scale_round_count;
+  const RfScaleUp *scale_ups;
+  int scale_up_count;
+  const size_t *buffer_words; /* the size of each buffer, in 64-bit words */
+  int buffer_count;
+  const RfValue *inputs;
+  int input_count;
+  const RfValue *outputs;
+  int output_count;
+  const RfConstant *constants;
+  int constant_count;
+  /* Key-switching keys, referred to by index in key_switch_inner_product:
+   * Galois element g (X -> X^g), or 0 for the relinearization key. */
+  const uint64_t *keys;
+  int key_count;
+} RfManifest;
+
+typedef struct RfRuntime RfRuntime; /* opaque: the loaded program's state */
+
+/* The library kernels. `basis`, `plan` and `key` are manifest indices. */
+typedef struct RfKernels {
+  uint64_t *(*buffer)(RfRuntime *, int buffer);
+  /* Moduli of a basis (for generated elementwise loops). */
+  const uint64_t *(*moduli)(RfRuntime *, int basis);
+  /* Negacyclic NTT of every limb, in place (natural order <-> bit-reversed
+   * evaluation order, as runtime/ntt.h). */
+  void (*ntt_forward)(RfRuntime *, int basis, uint64_t *data);
+  void (*ntt_inverse)(RfRuntime *, int basis, uint64_t *data);
+  void (*convert)(RfRuntime *, int plan, const uint64_t *in, uint64_t *out);
+  void (*scale_round)(RfRuntime *, int plan, const uint64_t *in, uint64_t *out);
+  void (*scale_up)(RfRuntime *, int plan, const uint64_t *in, uint64_t *out);
+  /* X -> X^g on every limb (coefficient form); in and out must differ. */
+  void (*automorphism)(RfRuntime *, int basis, uint64_t galois_element,
+                       const uint64_t *in, uint64_t *out);
+  /* Hybrid key switching's inner product in the evaluation domain over QP:
+   * out0 = sum_j digits[j] * b_j, out1 = sum_j digits[j] * a_j for the key's
+   * dnum digits (digits[j]: digit j extended to QP, evaluation form). */
+  void (*key_switch_inner_product)(RfRuntime *, int key,
+                                   const uint64_t *const *digits,
+                                   uint64_t *out0, uint64_t *out1);
+} RfKernels;
+
+typedef const RfManifest *(*RfManifestFunction)(void);
+typedef void (*RfRunFunction)(RfRuntime *, const RfKernels *);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RINGFUSE_RUNTIME_PROGRAM_ABI_H */

@@ -1,0 +1,221 @@
+// Every rns verifier message, one case each.
+// RUN: ringfuse-opt %s --split-input-file --verify-diagnostics
+
+// expected-error@+1 {{basis Q: moduli 6 and 9 are not coprime}}
+#Q = #rns.basis<Q: [6, 9]>
+
+// -----
+
+// expected-error@+1 {{basis Q has no moduli}}
+#Q = #rns.basis<Q: []>
+
+// -----
+
+// expected-error@+1 {{basis Q: modulus 1 is outside [2, 2^63)}}
+#Q = #rns.basis<Q: [1]>
+
+// -----
+
+#Q = #rns.basis<Q: [97, 256]>
+// expected-error@+1 {{the evaluation domain needs NTT-friendly primes (1 mod 2N = 32, below 2^62); 256 in basis Q is not one}}
+func.func private @f(!rns.poly<16, #Q, eval>)
+
+// -----
+
+#Q = #rns.basis<Q: [97]>
+// expected-error@+1 {{ring degree N must be a power of two in [2, 131072], got 12}}
+func.func private @f(!rns.poly<12, #Q, coeff>)
+
+// -----
+
+#Q = #rns.basis<Q: [97]>
+// expected-error@+1 {{expected the domain, coeff or eval}}
+func.func private @f(!rns.poly<16, #Q, ntt>)
+
+// -----
+
+#Q = #rns.basis<Q: [97]>
+func.func @f(%x: !rns.poly<16, #Q, coeff>, %y: !rns.poly<16, #Q, eval>) {
+  // expected-error@+1 {{'rns.add' op mixes '!rns.poly<16, #rns.basis<Q: [97]>, coeff>' and '!rns.poly<16, #rns.basis<Q: [97]>, eval>'; convert or transform one first}}
+  %0 = "rns.add"(%x, %y) : (!rns.poly<16, #Q, coeff>, !rns.poly<16, #Q, eval>) -> !rns.poly<16, #Q, coeff>
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97]>
+func.func @f(%x: !rns.poly<16, #Q, coeff>) {
+  // expected-error@+1 {{'rns.mul' op needs its operand in evaluation form, got '!rns.poly<16, #rns.basis<Q: [97]>, coeff>'}}
+  %0 = rns.mul %x, %x : !rns.poly<16, #Q, coeff>
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97]>
+func.func @f(%x: !rns.poly<16, #Q, eval>) {
+  // expected-error@+1 {{'rns.ntt' op needs its operand in coefficient form}}
+  %0 = rns.ntt %x : !rns.poly<16, #Q, eval> -> !rns.poly<16, #Q, eval>
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97]>
+#R = #rns.basis<R: [193]>
+func.func @f(%x: !rns.poly<16, #Q, eval>) {
+  // expected-error@+1 {{'rns.intt' op result must be '!rns.poly<16, #rns.basis<Q: [97]>, coeff>'}}
+  %0 = rns.intt %x : !rns.poly<16, #Q, eval> -> !rns.poly<16, #R, coeff>
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97]>
+func.func @f(%x: !rns.poly<16, #Q, coeff>) {
+  // expected-error@+1 {{'rns.convert' op converts a basis to itself}}
+  %0 = rns.convert %x : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #Q, coeff>
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97]>
+#R = #rns.basis<R: [193]>
+func.func @f(%x: !rns.poly<16, #Q, coeff>) {
+  // expected-error@+1 {{'rns.convert' op cannot change the ring degree (16 to 32)}}
+  %0 = rns.convert %x : !rns.poly<16, #Q, coeff> -> !rns.poly<32, #R, coeff>
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+func.func @f(%x: !rns.poly<16, #Q, coeff>) {
+  // expected-error@+1 {{'rns.extract' op limbs [1, 3) are not a nonempty range of the 2 limbs}}
+  %0 = rns.extract %x limbs 1 to 3 : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #Q, coeff>
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+#D = #rns.basis<D: [97]>
+func.func @f(%x: !rns.poly<16, #Q, coeff>) {
+  // expected-error@+1 {{'rns.extract' op result must hold exactly limbs [1, 2)}}
+  %0 = rns.extract %x limbs 1 to 2 : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #D, coeff>
+  return
+}
+
+// -----
+
+#QB = #rns.basis<QB: [97, 193, 353]>
+#Q = #rns.basis<Q: [97]>
+#B = #rns.basis<B: [353]>
+func.func @f(%x: !rns.poly<16, #QB, coeff>) {
+  // expected-error@+1 {{'rns.scale_round' op input basis #rns.basis<QB: [97, 193, 353]> must consist of the divisor #rns.basis<Q: [97]> and the result's basis #rns.basis<B: [353]>}}
+  %0 = rns.scale_round %x by 5 over #Q : !rns.poly<16, #QB, coeff> -> !rns.poly<16, #B, coeff>
+  return
+}
+
+// -----
+
+#QB = #rns.basis<QB: [97, 353]>
+#Q = #rns.basis<Q: [97]>
+#B = #rns.basis<B: [353]>
+func.func @f(%x: !rns.poly<16, #QB, coeff>) {
+  // expected-error@+1 {{'rns.scale_round' op needs a positive numerator, got 0}}
+  %0 = rns.scale_round %x by 0 over #Q : !rns.poly<16, #QB, coeff> -> !rns.poly<16, #B, coeff>
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+func.func @f(%x: !rns.poly<16, #Q, coeff>) {
+  // expected-error@+1 {{'rns.scale_up' op scales a plaintext over one modulus t, got basis #rns.basis<Q: [97, 193]>}}
+  %0 = rns.scale_up %x : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #Q, coeff>
+  return
+}
+
+// -----
+
+#T = #rns.basis<T: [97]>
+#Q = #rns.basis<Q: [97, 193]>
+func.func @f(%x: !rns.poly<16, #T, coeff>) {
+  // expected-error@+1 {{'rns.scale_up' op the plaintext modulus must not be in the result's basis}}
+  %0 = rns.scale_up %x : !rns.poly<16, #T, coeff> -> !rns.poly<16, #Q, coeff>
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97]>
+func.func @f(%x: !rns.poly<16, #Q, coeff>) {
+  // expected-error@+1 {{'rns.automorphism' op Galois element 4 is not an odd number in [1, 2N = 32)}}
+  %0 = rns.automorphism %x by 4 : !rns.poly<16, #Q, coeff>
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97]>
+func.func @f(%x: !rns.poly<16, #Q, eval>) {
+  // expected-error@+1 {{'rns.automorphism' op needs its operand in coefficient form}}
+  %0 = rns.automorphism %x by 3 : !rns.poly<16, #Q, eval>
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97]>
+func.func @f(%x: !rns.poly<16, #Q, coeff>) {
+  // expected-error@+1 {{'rns.key_switch_inner_product' op needs its operand in evaluation form}}
+  %0, %1 = rns.key_switch_inner_product %x {key = 0} : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #Q, coeff>, !rns.poly<16, #Q, coeff>
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97]>
+func.func @f(%x: !rns.poly<16, #Q, eval>) {
+  // expected-error@+1 {{'rns.key_switch_inner_product' op key 4 is neither 0 (relinearization) nor a Galois element}}
+  %0, %1 = rns.key_switch_inner_product %x {key = 4} : !rns.poly<16, #Q, eval> -> !rns.poly<16, #Q, eval>, !rns.poly<16, #Q, eval>
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97]>
+#R = #rns.basis<R: [193]>
+func.func @f(%x: !rns.poly<16, #Q, eval>, %y: !rns.poly<16, #R, eval>) {
+  // expected-error@+1 {{'rns.key_switch_inner_product' op digits and results must all be}}
+  %0, %1 = rns.key_switch_inner_product %x, %y {key = 0} : !rns.poly<16, #Q, eval>, !rns.poly<16, #R, eval> -> !rns.poly<16, #Q, eval>, !rns.poly<16, #Q, eval>
+  return
+}
+
+// -----
+
+func.func @f() {
+  // expected-error@+1 {{'rns.key_switch_inner_product' op needs at least one digit}}
+  %0, %1 = "rns.key_switch_inner_product"() {key = 0 : i64} : () -> (!rns.poly<16, #rns.basis<Q: [97]>, eval>, !rns.poly<16, #rns.basis<Q: [97]>, eval>)
+  return
+}
+
+// -----
+
+#T = #rns.basis<T: [17]>
+func.func @f() {
+  // expected-error@+1 {{'rns.constant' op needs 2 residues (1 limbs of 2), got shape 'tensor<3xi64>'}}
+  %0 = rns.constant dense<[1, 2, 3]> : tensor<3xi64> : !rns.poly<2, #T, coeff>
+  return
+}
+
+// -----
+
+#T = #rns.basis<T: [17]>
+func.func @f() {
+  // expected-error@+1 {{'rns.constant' op residue 17 is not below its modulus 17}}
+  %0 = rns.constant dense<[1, 17]> : tensor<2xi64> : !rns.poly<2, #T, coeff>
+  return
+}

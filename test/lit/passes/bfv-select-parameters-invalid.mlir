@@ -1,0 +1,26 @@
+// RUN: ringfuse-opt %s --split-input-file --bfv-select-parameters --verify-diagnostics
+
+// Slots with t = 40961 cap N at 4096, which cannot hold a depth-3 product.
+// expected-error@+1 {{no 128-bit secure parameter set holds this circuit (multiplicative depth 3, t = 40961)}}
+module {
+  func.func @deep(%x: !bfv.ciphertext<#bfv.params<t = 40961>, 2>) -> !bfv.ciphertext<#bfv.params<t = 40961>, 2> {
+    %r = bfv.rotate %x by 1 : !bfv.ciphertext<#bfv.params<t = 40961>, 2>
+    %0 = bfv.mul %r, %r : !bfv.ciphertext<#bfv.params<t = 40961>, 2> -> !bfv.ciphertext<#bfv.params<t = 40961>, 3>
+    %1 = bfv.relinearize %0 : !bfv.ciphertext<#bfv.params<t = 40961>, 3> -> !bfv.ciphertext<#bfv.params<t = 40961>, 2>
+    %2 = bfv.mul %1, %1 : !bfv.ciphertext<#bfv.params<t = 40961>, 2> -> !bfv.ciphertext<#bfv.params<t = 40961>, 3>
+    %3 = bfv.relinearize %2 : !bfv.ciphertext<#bfv.params<t = 40961>, 3> -> !bfv.ciphertext<#bfv.params<t = 40961>, 2>
+    %4 = bfv.mul %3, %3 : !bfv.ciphertext<#bfv.params<t = 40961>, 2> -> !bfv.ciphertext<#bfv.params<t = 40961>, 3>
+    %5 = bfv.relinearize %4 : !bfv.ciphertext<#bfv.params<t = 40961>, 3> -> !bfv.ciphertext<#bfv.params<t = 40961>, 2>
+    return %5 : !bfv.ciphertext<#bfv.params<t = 40961>, 2>
+  }
+}
+
+// -----
+
+// A given Q too small for the estimate is kept, with a warning.
+// expected-warning@+1 {{the circuit's estimated noise needs about}}
+module {
+  func.func @small(%x: !bfv.ciphertext<#bfv.params<t = 65537, N = 16, Q = [97], P = [193]>, 2>) -> !bfv.ciphertext<#bfv.params<t = 65537, N = 16, Q = [97], P = [193]>, 2> {
+    return %x : !bfv.ciphertext<#bfv.params<t = 65537, N = 16, Q = [97], P = [193]>, 2>
+  }
+}

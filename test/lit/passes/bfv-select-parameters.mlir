@@ -1,0 +1,60 @@
+// RUN: ringfuse-opt %s --split-input-file --bfv-select-parameters | FileCheck %s
+
+// One multiplication at t = 65537: two 60-bit primes hold it at N = 8192.
+// CHECK: #params = #bfv.params<t = 65537, N = 8192, Q = [1152921504606830593, 1152921504606748673], P = [1152921504606683137], dnum = 2>
+// CHECK-LABEL: func.func @product
+// CHECK-SAME: !bfv.ciphertext<#params, 2>
+#p = #bfv.params<t = 65537>
+func.func @product(%x: !bfv.ciphertext<#p, 2>, %y: !bfv.ciphertext<#p, 2>) -> !bfv.ciphertext<#p, 2> {
+  %0 = bfv.mul %x, %y : !bfv.ciphertext<#p, 2> -> !bfv.ciphertext<#p, 3>
+  %1 = bfv.relinearize %0 : !bfv.ciphertext<#p, 3> -> !bfv.ciphertext<#p, 2>
+  return %1 : !bfv.ciphertext<#p, 2>
+}
+
+// -----
+
+// Depth 4 needs about 170 bits: six 30-bit primes (plus P) fit N = 8192.
+// CHECK: #params = #bfv.params<t = 65537, N = 8192, Q = [1073692673, 1073643521, 1073479681, 1073430529, 1073299457, 1073233921], P = [1073184769], dnum = 6>
+#p = #bfv.params<t = 65537>
+func.func @depth4(%x: !bfv.ciphertext<#p, 2>) -> !bfv.ciphertext<#p, 2> {
+  %0 = bfv.mul %x, %x : !bfv.ciphertext<#p, 2> -> !bfv.ciphertext<#p, 3>
+  %1 = bfv.relinearize %0 : !bfv.ciphertext<#p, 3> -> !bfv.ciphertext<#p, 2>
+  %2 = bfv.mul %1, %1 : !bfv.ciphertext<#p, 2> -> !bfv.ciphertext<#p, 3>
+  %3 = bfv.relinearize %2 : !bfv.ciphertext<#p, 3> -> !bfv.ciphertext<#p, 2>
+  %4 = bfv.mul %3, %3 : !bfv.ciphertext<#p, 2> -> !bfv.ciphertext<#p, 3>
+  %5 = bfv.relinearize %4 : !bfv.ciphertext<#p, 3> -> !bfv.ciphertext<#p, 2>
+  %6 = bfv.mul %5, %5 : !bfv.ciphertext<#p, 2> -> !bfv.ciphertext<#p, 3>
+  %7 = bfv.relinearize %6 : !bfv.ciphertext<#p, 3> -> !bfv.ciphertext<#p, 2>
+  return %7 : !bfv.ciphertext<#p, 2>
+}
+
+// -----
+
+// A ring degree fixed by the user is kept.
+// CHECK: #params = #bfv.params<t = 65537, N = 32768
+#p = #bfv.params<t = 65537, N = 32768>
+func.func @fixed(%x: !bfv.ciphertext<#p, 2>) -> !bfv.ciphertext<#p, 2> {
+  %0 = bfv.add %x, %x : !bfv.ciphertext<#p, 2>
+  return %0 : !bfv.ciphertext<#p, 2>
+}
+
+// -----
+
+// Slots need t = 1 mod 2N: t = 786433 = 3 * 2^18 + 1 allows N up to 2^17,
+// t = 40961 = 5 * 2^13 + 1 only up to 2^12.
+// CHECK: #params = #bfv.params<t = 40961, N = 4096
+#p = #bfv.params<t = 40961>
+func.func @rotation(%x: !bfv.ciphertext<#p, 2>) -> !bfv.ciphertext<#p, 2> {
+  %0 = bfv.rotate %x by 1 : !bfv.ciphertext<#p, 2>
+  return %0 : !bfv.ciphertext<#p, 2>
+}
+
+// -----
+
+// Chosen parameters are kept as they are.
+// CHECK: #params = #bfv.params<t = 65537, N = 16, Q = [97, 193], P = [353]>
+#p = #bfv.params<t = 65537, N = 16, Q = [97, 193], P = [353]>
+func.func @given(%x: !bfv.ciphertext<#p, 2>) -> !bfv.ciphertext<#p, 2> {
+  %0 = bfv.negate %x : !bfv.ciphertext<#p, 2>
+  return %0 : !bfv.ciphertext<#p, 2>
+}
