@@ -89,8 +89,7 @@ public:
     lowered->setAttr("ringfuse.inputs", builder_.getDenseI64ArrayAttr(inputParts));
     lowered->setAttr("ringfuse.outputs",
                      builder_.getDenseI64ArrayAttr(outputParts));
-    lowered->setAttr("ringfuse.plaintext_modulus",
-                     builder_.getI64IntegerAttr(rings_.params.getPlaintextModulus()));
+    lowered->setAttr("ringfuse.params", rings_.params);
     Block *body = lowered.addEntryBlock();
     builder_.setInsertionPointToStart(body);
 

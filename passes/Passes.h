@@ -4,6 +4,7 @@
 
 #include "dialects/BFV/IR/BFVDialect.h"
 #include "dialects/Poly/IR/PolyDialect.h"
+#include "dialects/Kernel/IR/KernelDialect.h"
 #include "dialects/RNS/IR/RNSDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"

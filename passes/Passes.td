@@ -56,8 +56,8 @@ def BFVToPoly : Pass<"bfv-to-poly", "::mlir::ModuleOp"> {
     mul_plain multiplies by the centered lift of m. Constants are encoded at
     compile time (slots through the NTT mod t). The function records its
     inputs and outputs (component counts, 0 for a plaintext) in
-    `ringfuse.inputs` / `ringfuse.outputs`, and t in
-    `ringfuse.plaintext_modulus`. Needs chosen parameters and no
+    `ringfuse.inputs` / `ringfuse.outputs`, and its parameter set in
+    `ringfuse.params`. Needs chosen parameters and no
     `bfv.sum_slots` (run bfv-expand-slot-sums first).
   }];
   let dependentDialects = ["::ringfuse::poly::PolyDialect"];
@@ -79,6 +79,24 @@ def PolyToRNS : Pass<"poly-to-rns", "::mlir::ModuleOp"> {
            "The BFV multiplication variant (hps)">
   ];
   let dependentDialects = ["::ringfuse::rns::RNSDialect"];
+}
+
+def RNSToKernel : Pass<"rns-to-kernel", "::mlir::ModuleOp"> {
+  let summary = "RNS operations to kernels on buffers, fused and planned";
+  let description = [{
+    Every rns value gets a buffer. Trees of elementwise rns ops (add, sub,
+    neg, mul, mul_scalar) whose intermediate values have a single use fuse
+    into one generated `kernel.elementwise`; everything else becomes a
+    library-kernel launch (NTTs in place when their input is dead after
+    them, base conversion, scale-and-round, automorphism, the key-switch inner
+    product); limb ranges become views. Finally each allocation gets a slot,
+    reusing the slots of buffers no longer live (same size).
+  }];
+  let dependentDialects = ["::ringfuse::kernel::KernelDialect"];
+  let statistics = [
+    Statistic<"numKernels", "kernels", "Number of kernels launched">,
+    Statistic<"numFused", "ops-fused", "Number of rns ops fused into elementwise kernels">
+  ];
 }
 
 #endif // RINGFUSE_PASSES_TD

@@ -6,6 +6,7 @@
 // (rns-assign-domains is what keeps data in the evaluation domain later).
 //
 //===----------------------------------------------------------------------===//
+#include "dialects/BFV/IR/BFVAttributes.h"
 #include "dialects/Common/BigIntegerDirective.h"
 #include "dialects/Poly/IR/PolyOps.h"
 #include "dialects/RNS/IR/RNSOps.h"
@@ -87,8 +88,7 @@ public:
       outputs.push_back(typeOf(type));
     auto lowered = func::FuncOp::create(builder_, old_.getLoc(), old_.getName(),
                                         builder_.getFunctionType(inputs, outputs));
-    for (StringRef attr :
-         {"ringfuse.inputs", "ringfuse.outputs", "ringfuse.plaintext_modulus"})
+    for (StringRef attr : {"ringfuse.inputs", "ringfuse.outputs", "ringfuse.params"})
       if (Attribute value = old_->getAttr(attr))
         lowered->setAttr(attr, value);
     Block *body = lowered.addEntryBlock();
@@ -297,10 +297,10 @@ struct PolyToRNS : public impl::PolyToRNSBase<PolyToRNS> {
                                 "ciphertext polynomials";
         return signalPassFailure();
       }
-      auto t = function->getAttrOfType<IntegerAttr>("ringfuse.plaintext_modulus");
+      auto params = function->getAttrOfType<bfv::ParamsAttr>("ringfuse.params");
       BasisNames names(&getContext(),
                        cast<poly::PolynomialType>(results.front()).getRing().getModuli(),
-                       t ? t.getInt() : 0);
+                       params ? params.getPlaintextModulus() : 0);
       if (failed(RingLowering(function, names).run()))
         return signalPassFailure();
     }

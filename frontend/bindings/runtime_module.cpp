@@ -139,6 +139,33 @@ PYBIND11_MODULE(_runtime, m) {
       .def("serialize", &saveToBytes<GaloisKeys>)
       .def_static("deserialize", &loadFromBytes<GaloisKeys, deserializeGaloisKeys>);
 
+  // Evaluation keys: a server's relinearization and Galois keys in one file
+  // (serialize.h, object kind 8); either may be None.
+  m.def(
+      "serialize_evaluation_keys",
+      [](const ContextHolder &context, const RelinKey *relin,
+         const GaloisKeys *galois) {
+        EvaluationKeys keys{context, std::nullopt, std::nullopt};
+        if (relin) keys.relin = *relin;
+        if (galois) keys.galois = *galois;
+        return toBytes(serialize(keys));
+      },
+      py::arg("context"), py::arg("relin_key").none(true),
+      py::arg("galois_keys").none(true));
+  m.def(
+      "deserialize_evaluation_keys",
+      [](const ContextHolder &context, const py::bytes &data) {
+        std::string_view view = data;
+        EvaluationKeys keys = deserializeEvaluationKeys(
+            context, reinterpret_cast<const uint8_t *>(view.data()), view.size());
+        py::object relin = py::none(), galois = py::none();
+        if (keys.relin) relin = py::cast(std::move(*keys.relin));
+        if (keys.galois) galois = py::cast(std::move(*keys.galois));
+        return py::make_tuple(relin, galois);
+      },
+      py::arg("context"), py::arg("data"),
+      "(RelinKey or None, GaloisKeys or None) of an evaluation keys file.");
+
   auto heavy = py::call_guard<py::gil_scoped_release>();
   m.def(
       "generate_secret_key",

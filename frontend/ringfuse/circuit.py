@@ -26,6 +26,7 @@ except ImportError:  # numpy is only needed by circuits that use array constants
     np = None  # type: ignore[assignment]
 
 from . import driver
+from .params import Params
 
 __all__ = ["Circuit", "Encrypted", "Plain", "Trace", "TraceError", "circuit", "trace"]
 
@@ -278,17 +279,23 @@ class Trace:
         return driver.run_opt(self.mlir)
 
 
-def trace(function: Circuit | Callable[..., Any]) -> Trace:
+def trace(function: Circuit | Callable[..., Any], *, params: Params | None = None) -> Trace:
     """Trace a circuit (or an undecorated, annotated function) into `bfv` IR.
 
-    The function runs once on proxy values; Python loops unroll.
+    The function runs once on proxy values; Python loops unroll. With `params`
+    (an `rf.Params` of the circuit's t, and of its N if it fixed one), the IR
+    carries the whole parameter set, which the compiler then keeps.
 
     >>> def f(x: rf.Encrypted, w: rf.Plain):
     ...     return x * x + w
     >>> print(rf.trace(f).mlir)
+    >>> rf.trace(f, params=params).mlir.splitlines()[0]
+    '#params = #bfv.params<t = 65537, N = 64, Q = [...], P = [...], dnum = 1>'
     """
     declared = function if isinstance(function, Circuit) else circuit(function)
-    tracer = _Tracer(declared)
+    if params is not None:
+        _check_params_fit(declared, params)
+    tracer = _Tracer(declared, params)
     args, kwargs = tracer.input_proxies()
     try:
         result = declared.function(*args, **kwargs)
@@ -302,8 +309,26 @@ def trace(function: Circuit | Callable[..., Any]) -> Trace:
         inputs=list(declared.parameters),
         num_outputs=len(outputs),
         plaintext_modulus=declared.plaintext_modulus,
-        poly_modulus_degree=declared.poly_modulus_degree,
+        poly_modulus_degree=tracer.poly_modulus_degree,
     )
+
+
+def _check_params_fit(declared: Circuit, params: object) -> None:
+    """Given parameters must be the circuit's: same t, and same N if it fixed one."""
+    if not isinstance(params, Params):
+        raise TypeError(f"params must be an rf.Params or None, got {type(params).__name__}")
+    if params.plaintext_modulus != declared.plaintext_modulus:
+        raise ValueError(
+            f"params have plaintext modulus t = {params.plaintext_modulus}, but "
+            f"{declared.name} computes mod t = {declared.plaintext_modulus}; make the "
+            f"parameters with plaintext_modulus={declared.plaintext_modulus}"
+        )
+    fixed = declared.poly_modulus_degree
+    if fixed is not None and params.poly_modulus_degree != fixed:
+        raise ValueError(
+            f"{declared.name} fixes N = {fixed} (poly_modulus_degree), but params have "
+            f"N = {params.poly_modulus_degree}"
+        )
 
 
 @dataclass(frozen=True)
@@ -323,10 +348,13 @@ class _Constant:
 class _Tracer:
     """Records the ops of one trace as SSA text, numbering values as it goes."""
 
-    def __init__(self, declared: Circuit) -> None:
+    def __init__(self, declared: Circuit, params: Params | None = None) -> None:
         self.circuit = declared
+        self.params = params
         self.plaintext_modulus = declared.plaintext_modulus
-        self.poly_modulus_degree = declared.poly_modulus_degree
+        self.poly_modulus_degree = (
+            declared.poly_modulus_degree if params is None else params.poly_modulus_degree
+        )
         self.finished = False
         self._body: list[str] = []
         self._next_result = 0
@@ -429,7 +457,17 @@ class _Tracer:
 
     def _params_attribute(self) -> str:
         degree = f", N = {self.poly_modulus_degree}" if self.poly_modulus_degree else ""
-        return f"#bfv.params<t = {self.plaintext_modulus}{degree}>"
+        chosen = "" if self.params is None else _chosen_moduli(self.params)
+        return f"#bfv.params<t = {self.plaintext_modulus}{degree}{chosen}>"
+
+
+def _chosen_moduli(params: Params) -> str:
+    """`, Q = [...], P = [...], dnum = d` of a whole parameter set (P and dnum
+    only if it has special primes: without them there is no key switching)."""
+    text = f", Q = [{', '.join(map(str, params.coeff_modulus))}]"
+    if params.special_modulus:
+        text += f", P = [{', '.join(map(str, params.special_modulus))}], dnum = {params.dnum}"
+    return text
 
 
 def _symbol_name(name: str) -> str:

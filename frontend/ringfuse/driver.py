@@ -9,9 +9,10 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["CompilerError", "find_tool", "run_opt"]
+__all__ = ["CompilerError", "ToolOutput", "find_tool", "run_opt", "run_tool", "run_tool_output"]
 
 # frontend/ringfuse/driver.py -> the repository root, which holds frontend/ and build/.
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -59,7 +60,34 @@ def run_opt(mlir: str, *pass_args: str) -> str:
     >>> print(run_opt(rf.trace(f).mlir))                  # parse and verify
     >>> print(run_opt(text, "--bfv-expand-slot-sums"))    # run a pass
     """
-    return _run_tool("ringfuse-opt", [*pass_args, "-"], mlir)
+    return run_tool("ringfuse-opt", mlir, *pass_args)
+
+
+@dataclass(frozen=True)
+class ToolOutput:
+    """What a compiler binary printed: its result (stdout) and diagnostics (stderr)."""
+
+    stdout: str
+    stderr: str
+
+
+def run_tool(name: str, input: str, *args: str) -> str:
+    """Run compiler binary `name` on `input` (its stdin) and return its stdout.
+
+    Raises `CompilerError` with the tool's diagnostics if it exits nonzero.
+
+    >>> kernel_ir = run_tool("ringfuse-opt", rf.trace(f).mlir, "--ringfuse-pipeline")
+    >>> cpp = run_tool("ringfuse-translate", kernel_ir, "--emit-cpp")
+    """
+    return run_tool_output(name, input, *args).stdout
+
+
+def run_tool_output(name: str, input: str, *args: str) -> ToolOutput:
+    """`run_tool`, keeping stderr too (where `--mlir-print-ir-after-all` writes).
+
+    On failure the `CompilerError`'s `stderr` holds everything the tool printed there.
+    """
+    return _run_tool(name, [*args, "-"], input)
 
 
 def _candidate_dirs() -> list[Path]:
@@ -75,7 +103,7 @@ def _is_executable(path: Path) -> bool:
     return path.is_file() and os.access(path, os.X_OK)
 
 
-def _run_tool(name: str, args: list[str], stdin: str) -> str:
+def _run_tool(name: str, args: list[str], stdin: str) -> ToolOutput:
     tool = find_tool(name)
     command = [str(tool), *args]
     try:
@@ -90,4 +118,4 @@ def _run_tool(name: str, args: list[str], stdin: str) -> str:
             f"`{' '.join(command)}`:\n{completed.stderr.rstrip()}",
             stderr=completed.stderr,
         )
-    return completed.stdout
+    return ToolOutput(completed.stdout, completed.stderr)

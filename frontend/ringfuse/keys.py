@@ -8,6 +8,7 @@ array([1, 2, 3])
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from typing import Any
 
@@ -18,6 +19,70 @@ from ._native import runtime
 from .objects import Ciphertext, GaloisKeys, Plaintext, PublicKey, RelinKey, SecretKey
 from .params import Params
 from .values import as_residues
+
+
+def encode(params: Params, values: Any) -> Plaintext:
+    """A plaintext of `params`: slots (with batching) or coefficients, from an
+    int (every slot) or a 1-D integer array of at most N values in [0, t); the
+    rest are zero. Needs no keys (a server encodes its plaintext inputs too).
+
+    >>> encode(params, np.arange(8)).coefficients[:2]
+    """
+    t, n = params.plaintext_modulus, params.poly_modulus_degree
+    rt, context = runtime(), params._context
+    if params.batching:
+        native = rt.encode_slots(context, as_residues(values, t, n, "slot values"))
+    else:
+        native = rt.encode_coefficients(context, as_residues(values, t, n, "coefficients"))
+    return Plaintext(params, native)
+
+
+def load_evaluation_keys(
+    path: str | os.PathLike[str], params: Params
+) -> tuple[RelinKey | None, GaloisKeys | None]:
+    """The relinearization and Galois keys of a file written by
+    `KeySet.save_evaluation_keys`; each is None if the file does not hold it.
+    The file must belong to `params`.
+
+    >>> relin, galois = rf.load_evaluation_keys("eval.rfkeys", prog.params)
+    >>> prog.set_evaluation_keys(relin, galois)
+    """
+    if not isinstance(params, Params):
+        raise TypeError(f"params must be an rf.Params, got {type(params).__name__}")
+    with open(path, "rb") as file:
+        data = file.read()
+    relin, galois = runtime().deserialize_evaluation_keys(params._context, data)
+    return (
+        None if relin is None else RelinKey(params, relin),
+        None if galois is None else GaloisKeys(params, galois),
+    )
+
+
+def _galois_elements(
+    params: Params, rotations: Iterable[int], swap_rows: bool, galois_elements: Iterable[int]
+) -> list[int]:
+    """The distinct Galois elements of the requested rotations, row swap and
+    explicit elements, ascending."""
+    rt = runtime()
+    n = params.poly_modulus_degree
+    elements = set()
+    for step in rotations:
+        if isinstance(step, bool) or not isinstance(step, int) or step == 0:
+            raise ValueError(f"rotation steps must be nonzero ints, got {step!r}")
+        elements.add(rt.galois_element_for_rotation(n, step))
+    if swap_rows:
+        elements.add(rt.galois_element_for_row_swap(n))
+    for element in galois_elements:
+        if (
+            isinstance(element, bool)
+            or not isinstance(element, (int, np.integer))
+            or not (0 < element < 2 * n and element % 2 == 1)
+        ):
+            raise ValueError(
+                f"Galois elements must be odd ints in (0, 2N) = (0, {2 * n}), got {element!r}"
+            )
+        elements.add(int(element))
+    return sorted(elements)
 
 
 def _prng(seed: bytes | None) -> Any:
@@ -62,19 +127,17 @@ class KeySet:
         *,
         rotations: Iterable[int] = (),
         swap_rows: bool = False,
+        galois_elements: Iterable[int] = (),
         seed: bytes | None = None,
     ) -> KeySet:
-        """All keys of `params`; see `Params.keygen`."""
+        """All keys of `params`; see `Params.keygen`. `galois_elements` asks for
+        Galois keys by element g (X -> X^g), as `Program.galois_elements` lists them.
+
+        >>> KeySet.generate(params, galois_elements=prog.galois_elements, seed=SEED)
+        """
         rt = runtime()
         prng = _prng(seed)
-        n = params.poly_modulus_degree
-        elements = []
-        for step in rotations:
-            if isinstance(step, bool) or not isinstance(step, int) or step == 0:
-                raise ValueError(f"rotation steps must be nonzero ints, got {step!r}")
-            elements.append(rt.galois_element_for_rotation(n, step))
-        if swap_rows:
-            elements.append(rt.galois_element_for_row_swap(n))
+        elements = _galois_elements(params, rotations, swap_rows, galois_elements)
         if elements and not params.batching:
             raise ValueError("rotations act on slots, which these parameters do not have (no batching)")
         context = params._context
@@ -92,13 +155,7 @@ class KeySet:
     def encode(self, values: Any) -> Plaintext:
         """Slots (with batching) or coefficients, from an int (every slot) or a
         1-D integer array of at most N values in [0, t); the rest are zero."""
-        t, n = self.params.plaintext_modulus, self.params.poly_modulus_degree
-        rt, context = runtime(), self.params._context
-        if self.params.batching:
-            native = rt.encode_slots(context, as_residues(values, t, n, "slot values"))
-        else:
-            native = rt.encode_coefficients(context, as_residues(values, t, n, "coefficients"))
-        return Plaintext(self.params, native)
+        return encode(self.params, values)
 
     def decode(self, plaintext: Plaintext) -> npt.NDArray[np.int64]:
         """All N slots (or coefficients) of a plaintext."""
@@ -136,6 +193,19 @@ class KeySet:
         the ciphertext no longer decrypts reliably."""
         self._check(ciphertext, Ciphertext)
         return int(runtime().noise_budget(self.secret_key._native, ciphertext._native))
+
+    def save_evaluation_keys(self, path: str | os.PathLike[str]) -> None:
+        """Writes what a server needs to run circuits, and nothing secret: the
+        relinearization key and the Galois keys (those this key set has), in
+        one file for `rf.load_evaluation_keys` or a `ringfusec` executable's `--keys`.
+
+        >>> keys.save_evaluation_keys("eval.rfkeys")
+        """
+        relin = None if self.relin_key is None else self.relin_key._native
+        galois = None if self.galois_keys is None else self.galois_keys._native
+        data = runtime().serialize_evaluation_keys(self.params._context, relin, galois)
+        with open(path, "wb") as file:
+            file.write(data)
 
     def _check(self, value: object, expected: type) -> None:
         if not isinstance(value, expected):

@@ -116,15 +116,24 @@ class Params:
         return bool(self._context.insecure)
 
     def keygen(
-        self, *, rotations: Iterable[int] = (), swap_rows: bool = False, seed: bytes | None = None
+        self,
+        *,
+        rotations: Iterable[int] = (),
+        swap_rows: bool = False,
+        galois_elements: Iterable[int] = (),
+        seed: bytes | None = None,
     ) -> KeySet:
         """Secret, public and relinearization keys, and Galois keys for the
-        given row rotations (and the row swap). `seed` (32 bytes) makes keys and
-        encryptions reproducible, for tests; by default the OS seeds a ChaCha20
-        generator."""
+        given row rotations (and the row swap, and any Galois elements named
+        directly, as a compiled program lists them). `seed` (32 bytes) makes
+        keys and encryptions reproducible, for tests; by default the OS seeds a
+        ChaCha20 generator."""
         from .keys import KeySet
 
-        return KeySet.generate(self, rotations=rotations, swap_rows=swap_rows, seed=seed)
+        return KeySet.generate(
+            self, rotations=rotations, swap_rows=swap_rows, galois_elements=galois_elements,
+            seed=seed,
+        )
 
     def save(self, path: str | os.PathLike[str]) -> None:
         with open(path, "wb") as file:

@@ -17,6 +17,7 @@ using namespace detail;
 namespace {
 constexpr char kMagic[8] = {'R', 'I', 'N', 'G', 'F', 'U', 'S', 'E'};
 constexpr uint64_t kMinComponents = 2, kMaxComponents = 16;
+constexpr uint32_t kLastKind = static_cast<uint32_t>(ObjectKind::EvaluationKeys);
 
 /// FNV-1a 64: catches accidental corruption, not tampering.
 uint64_t fnv1a64(const uint8_t *data, size_t size) {
@@ -34,11 +35,13 @@ std::string hex(uint64_t value) {
   return text.str();
 }
 
-bool isPlural(ObjectKind kind) { return kind == ObjectKind::GaloisKeys; }
+bool isPlural(ObjectKind kind) {
+  return kind == ObjectKind::GaloisKeys || kind == ObjectKind::EvaluationKeys;
+}
 
 /// "a ciphertext", "Galois keys", or the raw number of an unknown kind.
 std::string withArticle(uint32_t kind) {
-  if (kind < 1 || kind > 7)
+  if (kind < 1 || kind > kLastKind)
     return "an unknown object kind (" + std::to_string(kind) + ")";
   ObjectKind k = static_cast<ObjectKind>(kind);
   return (isPlural(k) ? "" : "a ") + objectKindName(k);
@@ -268,6 +271,50 @@ KeySwitchKey readKeySwitchKey(Reader &in, const Context &context,
 size_t keySwitchKeyBytes(const Context &context) {
   return 8 + 2 * context.dnum() * qpWords(context) * 8;
 }
+
+size_t galoisPayloadBytes(const Context &context, const GaloisKeys &keys) {
+  return 8 + keys.keys.size() * (8 + keySwitchKeyBytes(context));
+}
+
+/// u64 count, then per key: u64 Galois element, key switch key.
+void writeGaloisPayload(Writer &out, const Context &context,
+                        const GaloisKeys &keys) {
+  out.u64(keys.keys.size());
+  for (const auto &[element, key] : keys.keys) {
+    out.u64(element);
+    writeKeySwitchKey(out, context, key,
+                      "the Galois key for element " + std::to_string(element));
+  }
+}
+
+GaloisKeys readGaloisPayload(Reader &in, const ContextPtr &context) {
+  const Context &c = *context;
+  GaloisKeys keys{context, {}};
+  const uint64_t count = in.u64();
+  const uint64_t twoN = 2 * uint64_t(c.degree());
+  for (uint64_t i = 0; i < count; ++i) {
+    const uint64_t element = in.u64();
+    if (element % 2 == 0 || element >= twoN)
+      throw Error("Galois keys payload: element " + std::to_string(element) +
+                  " is not an odd number below 2N = " + std::to_string(twoN));
+    if (keys.keys.count(element))
+      throw Error("Galois keys payload: element " + std::to_string(element) +
+                  " appears twice");
+    keys.keys.emplace(element,
+                      readKeySwitchKey(in, c, "Galois key for element " +
+                                                  std::to_string(element)));
+  }
+  return keys;
+}
+
+/// A presence flag of the evaluation keys' payload: 0 or 1.
+bool readPresence(Reader &in, const std::string &what) {
+  const uint8_t flag = in.u8();
+  if (flag > 1)
+    throw Error("evaluation keys payload: the " + what + " flag is " +
+                std::to_string(flag) + ", expected 0 (absent) or 1 (present)");
+  return flag == 1;
+}
 } // namespace
 
 std::string objectKindName(ObjectKind kind) {
@@ -279,6 +326,7 @@ std::string objectKindName(ObjectKind kind) {
   case ObjectKind::GaloisKeys: return "Galois keys";
   case ObjectKind::Plaintext: return "plaintext";
   case ObjectKind::Ciphertext: return "ciphertext";
+  case ObjectKind::EvaluationKeys: return "evaluation keys";
   }
   return "unknown object kind (" + std::to_string(static_cast<uint32_t>(kind)) + ")";
 }
@@ -453,13 +501,8 @@ RelinKey deserializeRelinKey(const ContextPtr &context, const uint8_t *data,
 
 std::vector<uint8_t> serialize(const GaloisKeys &keys) {
   const Context &context = contextOf(keys.context, ObjectKind::GaloisKeys);
-  Writer out(8 + keys.keys.size() * (8 + keySwitchKeyBytes(context)));
-  out.u64(keys.keys.size());
-  for (const auto &[element, key] : keys.keys) {
-    out.u64(element);
-    writeKeySwitchKey(out, context, key,
-                      "the Galois key for element " + std::to_string(element));
-  }
+  Writer out(galoisPayloadBytes(context, keys));
+  writeGaloisPayload(out, context, keys);
   return out.seal(ObjectKind::GaloisKeys, context.fingerprint());
 }
 
@@ -467,21 +510,51 @@ GaloisKeys deserializeGaloisKeys(const ContextPtr &context, const uint8_t *data,
                                  size_t size) {
   const Context &c = requireContext(context, ObjectKind::GaloisKeys);
   Reader in = checkHeader(data, size, ObjectKind::GaloisKeys, &c);
-  GaloisKeys keys{context, {}};
-  const uint64_t count = in.u64();
-  const uint64_t twoN = 2 * uint64_t(c.degree());
-  for (uint64_t i = 0; i < count; ++i) {
-    const uint64_t element = in.u64();
-    if (element % 2 == 0 || element >= twoN)
-      throw Error("Galois keys payload: element " + std::to_string(element) +
-                  " is not an odd number below 2N = " + std::to_string(twoN));
-    if (keys.keys.count(element))
-      throw Error("Galois keys payload: element " + std::to_string(element) +
-                  " appears twice");
-    keys.keys.emplace(element,
-                      readKeySwitchKey(in, c, "Galois key for element " +
-                                                  std::to_string(element)));
+  GaloisKeys keys = readGaloisPayload(in, context);
+  in.expectEnd();
+  return keys;
+}
+
+std::vector<uint8_t> serialize(const EvaluationKeys &keys) {
+  const Context &context = contextOf(keys.context, ObjectKind::EvaluationKeys);
+  // A key of other parameters would load under the bundle's fingerprint and
+  // switch keys to garbage: refuse it here, where the mistake is made.
+  // `whose`: "relinearization key belongs", "Galois keys belong".
+  auto requireSameParameters = [&](const ContextPtr &keyContext,
+                                   const std::string &whose) {
+    if (!keyContext || keyContext->fingerprint() != context.fingerprint())
+      throw Error("cannot serialize evaluation keys: the " + whose + " to " +
+                  (keyContext ? keyContext->describe() : std::string("no context")) +
+                  ", not to " + context.describe());
+  };
+  size_t bytes = 2;
+  if (keys.relin) {
+    requireSameParameters(keys.relin->context, "relinearization key belongs");
+    bytes += keySwitchKeyBytes(context);
   }
+  if (keys.galois) {
+    requireSameParameters(keys.galois->context, "Galois keys belong");
+    bytes += galoisPayloadBytes(context, *keys.galois);
+  }
+  Writer out(bytes);
+  out.u8(keys.relin ? 1 : 0);
+  if (keys.relin)
+    writeKeySwitchKey(out, context, keys.relin->key, "a relinearization key");
+  out.u8(keys.galois ? 1 : 0);
+  if (keys.galois)
+    writeGaloisPayload(out, context, *keys.galois);
+  return out.seal(ObjectKind::EvaluationKeys, context.fingerprint());
+}
+
+EvaluationKeys deserializeEvaluationKeys(const ContextPtr &context,
+                                         const uint8_t *data, size_t size) {
+  const Context &c = requireContext(context, ObjectKind::EvaluationKeys);
+  Reader in = checkHeader(data, size, ObjectKind::EvaluationKeys, &c);
+  EvaluationKeys keys{context, std::nullopt, std::nullopt};
+  if (readPresence(in, "relinearization key"))
+    keys.relin = RelinKey{context, readKeySwitchKey(in, c, "relinearization key")};
+  if (readPresence(in, "Galois keys"))
+    keys.galois = readGaloisPayload(in, context);
   in.expectEnd();
   return keys;
 }
@@ -490,9 +563,9 @@ GaloisKeys deserializeGaloisKeys(const ContextPtr &context, const uint8_t *data,
 
 ObjectKind peekKind(const uint8_t *data, size_t size) {
   const Header header = readHeader(data, size);
-  if (header.kind < 1 || header.kind > 7)
+  if (header.kind < 1 || header.kind > kLastKind)
     throw Error("the data holds " + withArticle(header.kind) +
-                "; this build knows kinds 1 to 7");
+                "; this build knows kinds 1 to " + std::to_string(kLastKind));
   return static_cast<ObjectKind>(header.kind);
 }
 

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -196,6 +197,105 @@ TEST_F(Serialization, PeekKindNamesEveryKind) {
   EXPECT_EQ(kindOf(serialize(galois)), ObjectKind::GaloisKeys);
   EXPECT_EQ(kindOf(serialize(plaintext)), ObjectKind::Plaintext);
   EXPECT_EQ(kindOf(serialize(ciphertext)), ObjectKind::Ciphertext);
+  EXPECT_EQ(kindOf(serialize(EvaluationKeys{context, relin, galois})),
+            ObjectKind::EvaluationKeys);
+}
+
+// Evaluation keys (a server's relinearization and Galois keys in one file) ------
+
+TEST_F(Serialization, EvaluationKeysRoundTripWithEitherKeyAbsent) {
+  for (bool withRelin : {false, true})
+    for (bool withGalois : {false, true}) {
+      EvaluationKeys keys{context, std::nullopt, std::nullopt};
+      if (withRelin) keys.relin = relin;
+      if (withGalois) keys.galois = galois;
+      std::vector<uint8_t> bytes = serialize(keys);
+      EvaluationKeys loaded =
+          deserializeEvaluationKeys(context, bytes.data(), bytes.size());
+      EXPECT_EQ(loaded.context, context);
+      ASSERT_EQ(loaded.relin.has_value(), withRelin);
+      ASSERT_EQ(loaded.galois.has_value(), withGalois);
+      if (withRelin) {
+        EXPECT_EQ(loaded.relin->context, context);
+        EXPECT_EQ(loaded.relin->key.b, relin.key.b);
+        EXPECT_EQ(loaded.relin->key.a, relin.key.a);
+      }
+      if (withGalois) {
+        EXPECT_EQ(loaded.galois->context, context);
+        ASSERT_EQ(loaded.galois->keys.size(), galois.keys.size());
+        for (const auto &[element, key] : galois.keys) {
+          ASSERT_EQ(loaded.galois->keys.count(element), 1u) << element;
+          EXPECT_EQ(loaded.galois->keys.at(element).b, key.b);
+          EXPECT_EQ(loaded.galois->keys.at(element).a, key.a);
+        }
+      }
+    }
+}
+
+TEST_F(Serialization, EvaluationKeysHoldTheSameBytesAsTheKeysAlone) {
+  // The bundle is the two payloads behind their presence flags, nothing more.
+  std::vector<uint8_t> alone = serialize(relin), galoisAlone = serialize(galois);
+  std::vector<uint8_t> bundle = serialize(EvaluationKeys{context, relin, galois});
+  const size_t relinPayload = alone.size() - kPayload,
+               galoisPayload = galoisAlone.size() - kPayload;
+  ASSERT_EQ(bundle.size(), kPayload + 2 + relinPayload + galoisPayload);
+  EXPECT_EQ(bundle[kPayload], 1);
+  EXPECT_TRUE(std::equal(alone.begin() + kPayload, alone.end(),
+                         bundle.begin() + kPayload + 1));
+  EXPECT_EQ(bundle[kPayload + 1 + relinPayload], 1);
+  EXPECT_TRUE(std::equal(galoisAlone.begin() + kPayload, galoisAlone.end(),
+                         bundle.begin() + kPayload + 2 + relinPayload));
+}
+
+TEST_F(Serialization, RejectsEvaluationKeysOfOtherParameters) {
+  ContextPtr other = makeContext(1024, 257, {30, 30}, {30}, true);
+  std::vector<uint8_t> bytes = serialize(EvaluationKeys{context, relin, galois});
+  EXPECT_ERROR(deserializeEvaluationKeys(other, bytes.data(), bytes.size()),
+               "the evaluation keys were made for other parameters");
+  // A bundle whose keys belong to another context than its own.
+  EXPECT_ERROR(serialize(EvaluationKeys{other, relin, std::nullopt}),
+               "cannot serialize evaluation keys: the relinearization key "
+               "belongs to BFV(N=1024, t=65537");
+  EXPECT_ERROR(serialize(EvaluationKeys{other, std::nullopt, galois}),
+               "the Galois keys belong to");
+  EXPECT_ERROR(serialize(EvaluationKeys{nullptr, relin, galois}),
+               "without a context");
+}
+
+TEST_F(Serialization, RejectsEvaluationKeysThatAreAnotherKindCorruptOrTruncated) {
+  std::vector<uint8_t> key = serialize(relin);
+  EXPECT_ERROR(deserializeEvaluationKeys(context, key.data(), key.size()),
+               "the data holds a relinearization key, not evaluation keys");
+  std::vector<uint8_t> bytes = serialize(EvaluationKeys{context, relin, galois});
+  EXPECT_ERROR(deserializeRelinKey(context, bytes.data(), bytes.size()),
+               "the data holds evaluation keys, not a relinearization key");
+  for (size_t size : {kPayload, kPayload + 1, bytes.size() / 2, bytes.size() - 1})
+    EXPECT_ERROR(deserializeEvaluationKeys(context, bytes.data(), size),
+                 "truncated evaluation keys");
+  std::vector<uint8_t> flipped = bytes;
+  flipped[kPayload + 100] ^= 0x10;
+  EXPECT_ERROR(deserializeEvaluationKeys(context, flipped.data(), flipped.size()),
+               "checksum mismatch");
+}
+
+TEST_F(Serialization, RejectsAPresenceFlagOtherThanZeroOrOne) {
+  std::vector<uint8_t> bytes =
+      serialize(EvaluationKeys{context, std::nullopt, std::nullopt});
+  ASSERT_EQ(bytes.size(), kPayload + 2);
+  bytes[kPayload] = 2;
+  recomputeChecksum(bytes);
+  EXPECT_ERROR(deserializeEvaluationKeys(context, bytes.data(), bytes.size()),
+               "the relinearization key flag is 2, expected 0 (absent) or 1");
+  bytes[kPayload] = 0;
+  bytes[kPayload + 1] = 7;
+  recomputeChecksum(bytes);
+  EXPECT_ERROR(deserializeEvaluationKeys(context, bytes.data(), bytes.size()),
+               "the Galois keys flag is 7");
+  // A flag that announces a key the payload does not hold.
+  bytes[kPayload + 1] = 1;
+  recomputeChecksum(bytes);
+  EXPECT_ERROR(deserializeEvaluationKeys(context, bytes.data(), bytes.size()),
+               "truncated evaluation keys payload");
 }
 
 // Header errors -------------------------------------------------------------------

@@ -14,3 +14,8 @@ config.test_exec_root = os.path.join(config.ringfuse_obj_root, "test", "lit")
 config.environment["PATH"] = os.pathsep.join(
     [config.ringfuse_tools_dir, config.llvm_tools_dir, os.environ.get("PATH", "")]
 )
+
+# Emitted C++ is compiled against the runtime's headers.
+config.substitutions.append(
+    ("%ringfuse_runtime_include", os.path.join(config.ringfuse_source_root, "runtime", "include"))
+)

@@ -1,8 +1,10 @@
 //===- ringfuse-opt.cpp - runs ringfuse pass pipelines on .mlir files -----===//
 #include "dialects/BFV/IR/BFVDialect.h"
+#include "dialects/Kernel/IR/KernelDialect.h"
 #include "dialects/Poly/IR/PolyDialect.h"
 #include "dialects/RNS/IR/RNSDialect.h"
 #include "passes/Passes.h"
+#include "passes/Pipeline.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -11,9 +13,10 @@
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   registry.insert<ringfuse::bfv::BFVDialect, ringfuse::poly::PolyDialect,
-                  ringfuse::rns::RNSDialect,
+                  ringfuse::rns::RNSDialect, ringfuse::kernel::KernelDialect,
                   mlir::func::FuncDialect>();
   ringfuse::registerRingfusePasses();
+  ringfuse::registerRingfusePipeline();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   mlir::registerSymbolDCEPass();

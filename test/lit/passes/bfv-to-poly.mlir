@@ -9,7 +9,7 @@
 // CHECK-DAG: #[[T:.*]] = #poly.ring<N = 16, moduli = [97]>
 // CHECK-LABEL: func.func @product
 // CHECK-SAME: (%[[X0:.*]]: !poly.poly<#[[Q]]>, %[[X1:.*]]: !poly.poly<#[[Q]]>, %[[Y0:.*]]: !poly.poly<#[[Q]]>, %[[Y1:.*]]: !poly.poly<#[[Q]]>)
-// CHECK-SAME: attributes {ringfuse.inputs = array<i64: 2, 2>, ringfuse.outputs = array<i64: 2>, ringfuse.plaintext_modulus = 97 : i64}
+// CHECK-SAME: attributes {ringfuse.inputs = array<i64: 2, 2>, ringfuse.outputs = array<i64: 2>, ringfuse.params = #params}
 func.func @product(%x: !bfv.ciphertext<#p, 2>, %y: !bfv.ciphertext<#p, 2>) -> !bfv.ciphertext<#p, 2> {
   // Exact lifts into R_QB, the tensor product there, t/Q back into R_Q.
   // CHECK-COUNT-4: poly.scale_round %{{.*}} by 1 / 1 : !poly.poly<#[[Q]]> -> !poly.poly<#[[QB]]>

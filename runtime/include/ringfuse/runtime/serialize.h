@@ -16,6 +16,8 @@
 //   Galois keys   u64 count, then per key: u64 Galois element, key switch key
 //   plaintext     N coefficients below t
 //   ciphertext    u64 components (2..16), then components x |Q| x N residues
+//   evaluation keys  u8 relinearization key present (0/1), [a key switch key],
+//                 u8 Galois keys present (0/1), [the Galois keys' payload]
 //   key switch key: u64 digits (= dnum), then per digit b_j, a_j over QP
 //
 // Polynomials use the in-memory layouts of bfv.h (limb-major). The fingerprint
@@ -34,6 +36,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +54,17 @@ enum class ObjectKind : uint32_t {
   GaloisKeys,
   Plaintext,
   Ciphertext,
+  EvaluationKeys,
+};
+
+/// The keys a server needs to run a compiled circuit, in one file: a circuit
+/// without multiplications needs no relinearization key, one without
+/// rotations no Galois keys, so either may be absent. Every key present
+/// belongs to `context`.
+struct EvaluationKeys {
+  ContextPtr context;
+  std::optional<RelinKey> relin;
+  std::optional<GaloisKeys> galois;
 };
 
 /// "parameter set", "secret key", ..., "Galois keys".
@@ -63,6 +77,7 @@ std::vector<uint8_t> serialize(const SecretKey &secret);
 std::vector<uint8_t> serialize(const PublicKey &key);
 std::vector<uint8_t> serialize(const RelinKey &key);
 std::vector<uint8_t> serialize(const GaloisKeys &keys);
+std::vector<uint8_t> serialize(const EvaluationKeys &keys);
 
 /// Rebuilds the context through Context::fromPrimes, so the security and
 /// prime checks run again; an insecure set loads only if it was saved as one.
@@ -80,6 +95,8 @@ RelinKey deserializeRelinKey(const ContextPtr &context, const uint8_t *data,
                              size_t size);
 GaloisKeys deserializeGaloisKeys(const ContextPtr &context, const uint8_t *data,
                                  size_t size);
+EvaluationKeys deserializeEvaluationKeys(const ContextPtr &context,
+                                         const uint8_t *data, size_t size);
 
 /// Reads just the header (for tools that must say what a file holds): checks
 /// the magic, the version and the kind, not the payload.

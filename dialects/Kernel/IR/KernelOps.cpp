@@ -1,0 +1,109 @@
+//===- KernelOps.cpp - kernel operations and their verifiers --------------===//
+#include "dialects/Kernel/IR/KernelOps.h"
+
+using namespace mlir;
+using namespace ringfuse::kernel;
+
+#define GET_OP_CLASSES
+#include "dialects/Kernel/IR/KernelOps.cpp.inc"
+
+static BufferType bufferType(Value value) {
+  return cast<BufferType>(value.getType());
+}
+
+LogicalResult ConstantOp::verify() {
+  BufferType type = bufferType(getBuffer());
+  auto shape = getResidues().getType().getShape();
+  if (shape.size() != 1 || size_t(shape[0]) != type.words())
+    return emitOpError() << "needs " << type.words() << " residues, got shape "
+                         << getResidues().getType();
+  return success();
+}
+
+LogicalResult ViewOp::verify() {
+  BufferType source = bufferType(getSource()), view = bufferType(getView());
+  ArrayRef<uint64_t> moduli = source.getBasis().getModuli();
+  int64_t first = getFirst(), last = getLast();
+  if (first < 0 || first >= last || last > int64_t(moduli.size()))
+    return emitOpError() << "limbs [" << first << ", " << last
+                         << ") are not a nonempty range of " << moduli.size();
+  if (view.getDegree() != source.getDegree() ||
+      view.getBasis().getModuli() != moduli.slice(first, last - first))
+    return emitOpError() << "the view must hold limbs [" << first << ", "
+                         << last << ") of " << source;
+  return success();
+}
+
+namespace {
+/// What each library kernel takes: operand counts and parameters.
+struct KernelSignature {
+  StringRef name;
+  int ins;  // -1: one or more
+  int outs;
+};
+
+const KernelSignature kernelSignatures[] = {
+    {"ntt_forward", 0, 1},  {"ntt_inverse", 0, 1}, {"convert", 1, 1},
+    {"scale_round", 1, 1},  {"scale_up", 1, 1},    {"automorphism", 1, 1},
+    {"key_switch_inner_product", -1, 2},
+};
+} // namespace
+
+LogicalResult LaunchOp::verify() {
+  const KernelSignature *signature = nullptr;
+  for (const KernelSignature &candidate : kernelSignatures)
+    if (candidate.name == getKernel())
+      signature = &candidate;
+  if (!signature)
+    return emitOpError() << "unknown library kernel '" << getKernel() << "'";
+  int ins = getIns().size(), outs = getOuts().size();
+  if ((signature->ins >= 0 ? ins != signature->ins : ins < 1) ||
+      outs != signature->outs)
+    return emitOpError() << "'" << getKernel() << "' takes "
+                         << (signature->ins >= 0 ? std::to_string(signature->ins)
+                                                 : std::string("at least 1"))
+                         << " inputs and " << signature->outs
+                         << " outputs, got " << ins << " and " << outs;
+  auto require = [&](bool present, StringRef parameter) -> LogicalResult {
+    if (present)
+      return success();
+    return emitOpError() << "'" << getKernel() << "' needs the parameter '"
+                         << parameter << "'";
+  };
+  StringRef kernel = getKernel();
+  if (kernel == "scale_round")
+    return failure(failed(require(getNumerator().has_value(), "numerator")) ||
+                   failed(require(getDivisor().has_value(), "divisor")));
+  if (kernel == "automorphism") {
+    if (getIns()[0] == getOuts()[0])
+      return emitOpError() << "automorphism needs distinct input and output";
+    return require(getGaloisElement().has_value(), "galois_element");
+  }
+  if (kernel == "key_switch_inner_product")
+    return require(getKey().has_value(), "key");
+  return success();
+}
+
+LogicalResult ElementwiseOp::verify() {
+  if (getOuts().empty())
+    return emitOpError() << "needs at least one output";
+  BufferType type = bufferType(getOuts()[0]);
+  for (Value operand : getOperands()) {
+    BufferType other = bufferType(operand);
+    if (other.getDegree() != type.getDegree() ||
+        other.getBasis().getModuli() != type.getBasis().getModuli())
+      return emitOpError() << "operands must share one degree and basis; got "
+                           << type << " and " << other;
+  }
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getIns().size())
+    return emitOpError() << "the body takes one residue per input ("
+                         << getIns().size() << "), got "
+                         << body.getNumArguments();
+  auto yield = cast<YieldOp>(body.getTerminator());
+  if (yield.getValues().size() != getOuts().size())
+    return emitOpError() << "the body yields one residue per output ("
+                         << getOuts().size() << "), got "
+                         << yield.getValues().size();
+  return success();
+}

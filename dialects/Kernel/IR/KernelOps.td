@@ -1,0 +1,135 @@
+#ifndef RINGFUSE_KERNEL_OPS_TD
+#define RINGFUSE_KERNEL_OPS_TD
+
+include "dialects/Kernel/IR/KernelDialect.td"
+include "dialects/Kernel/IR/KernelTypes.td"
+include "mlir/IR/OpBase.td"
+include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+class Kernel_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Kernel_Dialect, mnemonic, traits>;
+
+def Kernel_AllocOp : Kernel_Op<"alloc"> {
+  let summary = "A buffer";
+  let description = [{
+    `%b = kernel.alloc {slot = 3} : !kernel.buffer<...>`: a buffer of the
+    program; allocations with the same slot share memory (their lifetimes do
+    not overlap). All memory is allocated once, when the program is loaded.
+  }];
+  let arguments = (ins OptionalAttr<I64Attr>:$slot);
+  let results = (outs Kernel_Buffer:$buffer);
+  let assemblyFormat = "attr-dict `:` qualified(type($buffer))";
+}
+
+def Kernel_ConstantOp : Kernel_Op<"constant", [Pure]> {
+  let summary = "A buffer filled when the program is loaded";
+  let description = [{
+    The residues of every limb, limb-major (an encoded plaintext constant).
+  }];
+  let arguments = (ins I64ElementsAttr:$residues);
+  let results = (outs Kernel_Buffer:$buffer);
+  let assemblyFormat = "$residues attr-dict `:` qualified(type($buffer))";
+  let hasVerifier = 1;
+}
+
+def Kernel_ViewOp : Kernel_Op<"view", [Pure]> {
+  let summary = "Limbs [first, last) of a buffer, without a copy";
+  let arguments = (ins Kernel_Buffer:$source, I64Attr:$first, I64Attr:$last);
+  let results = (outs Kernel_Buffer:$view);
+  let assemblyFormat = [{
+    $source `limbs` $first `to` $last attr-dict `:` qualified(type($source)) `->` qualified(type($view))
+  }];
+  let hasVerifier = 1;
+}
+
+def Kernel_LaunchOp : Kernel_Op<"launch", [AttrSizedOperandSegments]> {
+  let summary = "A library kernel with compile-time parameters";
+  let description = [{
+    `kernel.launch "name" ins(...) outs(...) {parameters}` runs a runtime
+    library kernel (runtime/program_abi.h, RfKernels):
+    - `ntt_forward` / `ntt_inverse`: outs(b), in place, every limb.
+    - `convert` {exact?}: ins(a) outs(b): base conversion from a's basis to
+      b's (shared moduli copied; rns.convert's semantics).
+    - `scale_round` {numerator, divisor}: ins(a) outs(b): round(numerator x
+      / D) over b's basis (rns.scale_round).
+    - `scale_up`: ins(m) outs(b): round(Q m / t) (rns.scale_up).
+    - `automorphism` {galois_element}: ins(a) outs(b), a and b distinct.
+    - `key_switch_inner_product` {key}: ins(d_0, ..., d_{dnum-1})
+      outs(k0, k1), evaluation form over QP.
+  }];
+  let arguments = (ins StrAttr:$kernel, Variadic<Kernel_Buffer>:$ins,
+                       Variadic<Kernel_Buffer>:$outs, UnitAttr:$exact,
+                       OptionalAttr<I64Attr>:$numerator,
+                       OptionalAttr<RNS_BasisAttr>:$divisor,
+                       OptionalAttr<I64Attr>:$galois_element,
+                       OptionalAttr<I64Attr>:$key);
+  let assemblyFormat = [{
+    $kernel (`ins` `(` $ins^ `:` qualified(type($ins)) `)`)?
+      `outs` `(` $outs `:` qualified(type($outs)) `)` attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Kernel_ElementwiseOp : Kernel_Op<"elementwise",
+    [AttrSizedOperandSegments, SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "A generated kernel: one body per residue";
+  let description = [{
+    Every operand is a buffer over one basis and degree. For each limb i and
+    coefficient j, the body receives the residues ins[k][i][j] as i64 block
+    arguments and yields outs[k][i][j]; its modular ops work mod the basis'
+    i-th modulus. The emitter prints the body once as a `__host__ __device__`
+    function, which the CPU driver loops over and the GPU runs per thread.
+  }];
+  let arguments = (ins Variadic<Kernel_Buffer>:$ins, Variadic<Kernel_Buffer>:$outs);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    (`ins` `(` $ins^ `:` qualified(type($ins)) `)`)?
+      `outs` `(` $outs `:` qualified(type($outs)) `)` $body attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+class Kernel_ModularOp<string mnemonic, int arity>
+    : Kernel_Op<mnemonic, [Pure, HasParent<"ElementwiseOp">]> {
+  let results = (outs I64:$output);
+}
+
+def Kernel_AddModOp : Kernel_ModularOp<"addmod", 2> {
+  let summary = "(a + b) mod q_i";
+  let arguments = (ins I64:$lhs, I64:$rhs);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict";
+}
+
+def Kernel_SubModOp : Kernel_ModularOp<"submod", 2> {
+  let summary = "(a - b) mod q_i";
+  let arguments = (ins I64:$lhs, I64:$rhs);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict";
+}
+
+def Kernel_MulModOp : Kernel_ModularOp<"mulmod", 2> {
+  let summary = "a * b mod q_i";
+  let arguments = (ins I64:$lhs, I64:$rhs);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict";
+}
+
+def Kernel_NegModOp : Kernel_ModularOp<"negmod", 1> {
+  let summary = "-a mod q_i";
+  let arguments = (ins I64:$input);
+  let assemblyFormat = "$input attr-dict";
+}
+
+def Kernel_MulConstOp : Kernel_ModularOp<"mulconst", 1> {
+  let summary = "a * c_i mod q_i, one constant residue per limb";
+  let arguments = (ins I64:$input, DenseI64ArrayAttr:$residues);
+  let assemblyFormat = "$input `by` $residues attr-dict";
+}
+
+def Kernel_YieldOp : Kernel_Op<"yield", [Pure, Terminator, HasParent<"ElementwiseOp">]> {
+  let summary = "The residues of the outputs";
+  let arguments = (ins Variadic<I64>:$values);
+  let assemblyFormat = "($values^)? attr-dict";
+  let builders = [OpBuilder<(ins), [{ (void)$_state; }]>];
+}
+
+#endif // RINGFUSE_KERNEL_OPS_TD

@@ -1,0 +1,361 @@
+//===- RNSToKernel.cpp - RNS operations to kernels on buffers -------------===//
+//
+// One walk over the straight-line RNS function: each value is given a buffer
+// and each op a kernel. Elementwise ops are grouped first (a group is a tree
+// whose inner values have one use; its last op, the root, is where the fused
+// kernel runs); then buffers are planned by liveness.
+//
+//===----------------------------------------------------------------------===//
+#include "dialects/Kernel/IR/KernelOps.h"
+#include "dialects/RNS/IR/RNSOps.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace ringfuse {
+#define GEN_PASS_DEF_RNSTOKERNEL
+#include "passes/Passes.h.inc"
+
+namespace {
+using namespace mlir;
+
+bool isElementwise(Operation *op) {
+  return isa<rns::AddOp, rns::SubOp, rns::NegOp, rns::MulOp, rns::MulScalarOp>(op);
+}
+
+kernel::BufferType bufferTypeOf(Type rnsType) {
+  auto poly = cast<rns::PolyType>(rnsType);
+  return kernel::BufferType::get(poly.getContext(), poly.getDegree(), poly.getBasis());
+}
+
+/// Groups of fusable elementwise ops: op -> its group's root.
+llvm::DenseMap<Operation *, Operation *> groupElementwise(Block &body) {
+  llvm::DenseMap<Operation *, Operation *> rootOf;
+  for (Operation &op : body) {
+    if (!isElementwise(&op))
+      continue;
+    rootOf[&op] = &op;
+    for (Value operand : op.getOperands()) {
+      Operation *producer = operand.getDefiningOp();
+      if (!producer || !isElementwise(producer) || !operand.hasOneUse() ||
+          operand.getType() != op.getResult(0).getType())
+        continue;
+      // The producer is its group's root (its one use is this op): the group
+      // grows, and this op becomes its root.
+      Operation *oldRoot = rootOf[producer];
+      for (auto &entry : rootOf)
+        if (entry.second == oldRoot)
+          entry.second = &op;
+      break;
+    }
+  }
+  return rootOf;
+}
+
+class KernelLowering {
+public:
+  KernelLowering(func::FuncOp func, Pass::Statistic &kernels,
+                 Pass::Statistic &fused)
+      : old_(func), builder_(func), numKernels_(kernels), numFused_(fused) {}
+
+  LogicalResult run() {
+    Block &oldBody = old_.getBody().front();
+    unsigned index = 0;
+    for (Operation &op : oldBody) {
+      position_[&op] = index;
+      for (Value operand : op.getOperands())
+        lastUse_[operand] = index;
+      ++index;
+    }
+    rootOf_ = groupElementwise(oldBody);
+
+    SmallVector<Type> inputs, outputs;
+    for (Type type : old_.getFunctionType().getInputs())
+      inputs.push_back(bufferTypeOf(type));
+    for (Type type : old_.getFunctionType().getResults())
+      outputs.push_back(bufferTypeOf(type));
+    auto lowered = func::FuncOp::create(builder_, old_.getLoc(), old_.getName(),
+                                        builder_.getFunctionType(inputs, outputs));
+    for (NamedAttribute attr : old_->getDiscardableAttrs())
+      lowered->setAttr(attr.getName(), attr.getValue());
+    Block *body = lowered.addEntryBlock();
+    builder_.setInsertionPointToStart(body);
+    for (auto [from, to] : llvm::zip(old_.getArguments(), body->getArguments())) {
+      buffers_[from] = to;
+      origin_[from] = from;
+    }
+    for (Operation &op : oldBody)
+      if (failed(lower(&op)))
+        return failure();
+    old_.erase();
+    planSlots(lowered);
+    return success();
+  }
+
+private:
+  Location loc() { return builder_.getUnknownLoc(); }
+
+  /// A value's buffer may be overwritten at op `at` if no value sharing that
+  /// buffer is used after it.
+  bool canOverwrite(Value value, unsigned at) {
+    Value origin = origin_[value];
+    for (auto &[other, otherOrigin] : origin_)
+      if (otherOrigin == origin && lastUse_.lookup(other) > at)
+        return false;
+    return true;
+  }
+
+  Value alloc(Type rnsType) {
+    return kernel::AllocOp::create(builder_, loc(), bufferTypeOf(rnsType),
+                                   IntegerAttr());
+  }
+
+  /// A fresh buffer for `result`, recorded as its own origin.
+  Value define(Value result, Value buffer) {
+    buffers_[result] = buffer;
+    origin_[result] = result;
+    return buffer;
+  }
+
+  kernel::LaunchOp launch(StringRef kernel, ValueRange ins, ValueRange outs) {
+    ++numKernels_;
+    return kernel::LaunchOp::create(
+        builder_, loc(), builder_.getStringAttr(kernel), ins, outs, UnitAttr(),
+        IntegerAttr(), rns::BasisAttr(), IntegerAttr(), IntegerAttr());
+  }
+
+  /// out = in, as a generated kernel.
+  void copy(Value in, Value out) {
+    emitElementwise({in}, out, [&](ArrayRef<Value> args) {
+      return args[0];
+    });
+  }
+
+  template <typename BuildBody>
+  void emitElementwise(ArrayRef<Value> ins, Value out, BuildBody buildBody) {
+    ++numKernels_;
+    auto kernel = kernel::ElementwiseOp::create(builder_, loc(), ins, ValueRange{out});
+    Block *block = builder_.createBlock(&kernel.getBody());
+    for (size_t i = 0; i < ins.size(); ++i)
+      block->addArgument(builder_.getI64Type(), loc());
+    SmallVector<Value> args(block->getArguments().begin(), block->getArguments().end());
+    Value result = buildBody(ArrayRef<Value>(args));
+    kernel::YieldOp::create(builder_, loc(), ValueRange{result});
+    builder_.setInsertionPointAfter(kernel);
+  }
+
+  LogicalResult lower(Operation *op) {
+    if (isElementwise(op))
+      return rootOf_[op] == op ? lowerGroup(op) : success();
+    return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+        .Case<rns::NttOp>([&](auto op) { return lowerTransform(op, "ntt_forward"); })
+        .Case<rns::InttOp>([&](auto op) { return lowerTransform(op, "ntt_inverse"); })
+        .Case<rns::ConvertOp>([&](auto op) {
+          Value out = define(op.getResult(), alloc(op.getType()));
+          auto kernel = launch("convert", {buffers_[op.getInput()]}, {out});
+          kernel.setExact(op.getExact());
+          return success();
+        })
+        .Case<rns::ExtractOp>([&](auto op) {
+          Value view = kernel::ViewOp::create(
+              builder_, loc(), bufferTypeOf(op.getType()), buffers_[op.getInput()],
+              op.getFirst(), op.getLast());
+          buffers_[op.getResult()] = view;
+          origin_[op.getResult()] = origin_[op.getInput()];
+          return success();
+        })
+        .Case<rns::ScaleRoundOp>([&](auto op) {
+          Value out = define(op.getResult(), alloc(op.getType()));
+          auto kernel = launch("scale_round", {buffers_[op.getInput()]}, {out});
+          kernel.setNumerator(op.getNumerator());
+          kernel.setDivisorAttr(op.getDivisor());
+          return success();
+        })
+        .Case<rns::ScaleUpOp>([&](auto op) {
+          Value out = define(op.getResult(), alloc(op.getType()));
+          launch("scale_up", {buffers_[op.getInput()]}, {out});
+          return success();
+        })
+        .Case<rns::AutomorphismOp>([&](auto op) {
+          Value out = define(op.getResult(), alloc(op.getType()));
+          auto kernel = launch("automorphism", {buffers_[op.getInput()]}, {out});
+          kernel.setGaloisElement(op.getGaloisElement());
+          return success();
+        })
+        .Case<rns::KeySwitchInnerProductOp>([&](auto op) {
+          SmallVector<Value> digits;
+          for (Value digit : op.getDigits())
+            digits.push_back(buffers_[digit]);
+          Value k0 = define(op.getK0(), alloc(op.getK0().getType()));
+          Value k1 = define(op.getK1(), alloc(op.getK1().getType()));
+          auto kernel = launch("key_switch_inner_product", digits, {k0, k1});
+          kernel.setKey(op.getKey());
+          return success();
+        })
+        .Case<rns::ConstantOp>([&](auto op) {
+          define(op.getResult(),
+                 kernel::ConstantOp::create(builder_, loc(), bufferTypeOf(op.getType()),
+                                            op.getResidues()));
+          return success();
+        })
+        .Case<func::ReturnOp>([&](auto op) { return lowerReturn(op); })
+        .Default([&](Operation *op) {
+          return op->emitOpError() << "has no lowering to kernels";
+        });
+  }
+
+  /// NTTs run in place when nothing reads their input afterwards; otherwise
+  /// on a copy.
+  template <typename TransformOp>
+  LogicalResult lowerTransform(TransformOp op, StringRef kernel) {
+    Value input = op.getInput();
+    Value buffer = buffers_[input];
+    if (canOverwrite(input, position_[op]) && !isa<kernel::ViewOp>(buffer.getDefiningOp())) {
+      buffers_[op.getResult()] = buffer;
+      origin_[op.getResult()] = origin_[input];
+    } else {
+      Value fresh = define(op.getResult(), alloc(op.getType()));
+      copy(buffer, fresh);
+      buffer = fresh;
+    }
+    launch(kernel, {}, {buffer});
+    return success();
+  }
+
+  /// One generated kernel for the whole group rooted at `root`.
+  LogicalResult lowerGroup(Operation *root) {
+    SmallVector<Operation *> members;
+    for (Operation &op : *root->getBlock()) {
+      if (rootOf_.lookup(&op) == root)
+        members.push_back(&op);
+      if (&op == root)
+        break;
+    }
+    SmallVector<Value> ins;
+    llvm::DenseSet<Operation *> memberSet(members.begin(), members.end());
+    for (Operation *member : members)
+      for (Value operand : member->getOperands())
+        if (!memberSet.contains(operand.getDefiningOp()) &&
+            !llvm::is_contained(ins, operand))
+          ins.push_back(operand);
+    SmallVector<Value> inBuffers;
+    for (Value in : ins)
+      inBuffers.push_back(buffers_[in]);
+    numFused_ += members.size();
+    Value out = define(root->getResult(0), alloc(root->getResult(0).getType()));
+    auto basis = cast<rns::PolyType>(root->getResult(0).getType()).getBasis();
+    emitElementwise(inBuffers, out, [&](ArrayRef<Value> args) {
+      llvm::DenseMap<Value, Value> residue;
+      for (auto [in, arg] : llvm::zip(ins, args))
+        residue[in] = arg;
+      for (Operation *member : members)
+        residue[member->getResult(0)] = buildResidueOp(member, residue, basis);
+      return residue[root->getResult(0)];
+    });
+    return success();
+  }
+
+  Value buildResidueOp(Operation *op, llvm::DenseMap<Value, Value> &residue,
+                       rns::BasisAttr basis) {
+    auto operand = [&](unsigned i) { return residue[op->getOperand(i)]; };
+    Type i64 = builder_.getI64Type();
+    return llvm::TypeSwitch<Operation *, Value>(op)
+        .Case<rns::AddOp>([&](auto) {
+          return kernel::AddModOp::create(builder_, loc(), i64, operand(0), operand(1));
+        })
+        .Case<rns::SubOp>([&](auto) {
+          return kernel::SubModOp::create(builder_, loc(), i64, operand(0), operand(1));
+        })
+        .Case<rns::MulOp>([&](auto) {
+          return kernel::MulModOp::create(builder_, loc(), i64, operand(0), operand(1));
+        })
+        .Case<rns::NegOp>([&](auto) {
+          return kernel::NegModOp::create(builder_, loc(), i64, operand(0));
+        })
+        .Case<rns::MulScalarOp>([&](auto scalarOp) {
+          SmallVector<int64_t> residues;
+          for (uint64_t m : basis.getModuli())
+            residues.push_back(int64_t(
+                scalarOp.getScalar().urem(APInt(scalarOp.getScalar().getBitWidth(), m))
+                    .getZExtValue()));
+          return kernel::MulConstOp::create(builder_, loc(), i64, operand(0), residues);
+        });
+  }
+
+  /// Outputs get buffers of their own: never an input's, a constant's, a
+  /// view or one returned twice.
+  LogicalResult lowerReturn(func::ReturnOp op) {
+    SmallVector<Value> results;
+    for (Value operand : op.getOperands()) {
+      Value buffer = buffers_[operand];
+      Operation *def = buffer.getDefiningOp();
+      bool owned = def && isa<kernel::AllocOp>(def) && !llvm::is_contained(results, buffer);
+      if (!owned) {
+        Value fresh = alloc(operand.getType());
+        copy(buffer, fresh);
+        buffer = fresh;
+      }
+      results.push_back(buffer);
+    }
+    func::ReturnOp::create(builder_, loc(), results);
+    return success();
+  }
+
+  /// Greedy slot assignment: an allocation takes a free slot of its size whose
+  /// last occupant is dead, or a new one. Views keep their source alive.
+  void planSlots(func::FuncOp func) {
+    llvm::DenseMap<Operation *, unsigned> index;
+    unsigned i = 0;
+    func.walk([&](Operation *op) { index[op] = i++; });
+    llvm::DenseMap<Value, unsigned> end;
+    func.walk([&](Operation *op) {
+      for (Value operand : op->getOperands()) {
+        Value source = operand;
+        while (auto view = source.getDefiningOp<kernel::ViewOp>())
+          source = view.getSource();
+        end[source] = std::max(end[source], index[op]);
+      }
+    });
+    struct Slot {
+      size_t words;
+      unsigned busyUntil;
+    };
+    std::vector<Slot> slots;
+    func.walk([&](kernel::AllocOp alloc) {
+      size_t words = alloc.getBuffer().getType().words();
+      unsigned start = index[alloc], finish = end.lookup(alloc.getBuffer());
+      size_t chosen = slots.size();
+      for (size_t s = 0; s < slots.size(); ++s)
+        if (slots[s].words == words && slots[s].busyUntil < start) {
+          chosen = s;
+          break;
+        }
+      if (chosen == slots.size())
+        slots.push_back({words, 0});
+      slots[chosen].busyUntil = std::max(start, finish);
+      alloc.setSlot(int64_t(chosen));
+    });
+  }
+
+  func::FuncOp old_;
+  OpBuilder builder_;
+  Pass::Statistic &numKernels_, &numFused_;
+  llvm::DenseMap<Operation *, unsigned> position_;
+  llvm::DenseMap<Value, unsigned> lastUse_;
+  llvm::DenseMap<Operation *, Operation *> rootOf_;
+  llvm::DenseMap<Value, Value> buffers_; // rns value -> its buffer
+  llvm::DenseMap<Value, Value> origin_;  // rns value -> the value owning its buffer
+};
+
+struct RNSToKernel : public impl::RNSToKernelBase<RNSToKernel> {
+  void runOnOperation() override {
+    SmallVector<func::FuncOp> functions(getOperation().getOps<func::FuncOp>());
+    for (func::FuncOp function : functions)
+      if (failed(KernelLowering(function, numKernels, numFused).run()))
+        return signalPassFailure();
+  }
+};
+} // namespace
+} // namespace ringfuse

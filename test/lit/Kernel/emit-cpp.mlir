@@ -1,0 +1,33 @@
+// RUN: ringfuse-opt %s --bfv-to-poly --poly-to-rns --cse --rns-to-kernel | ringfuse-translate --emit-cpp | FileCheck %s
+// RUN: ringfuse-opt %s --bfv-to-poly --poly-to-rns --cse --rns-to-kernel | ringfuse-translate --emit-cpp > %t.cpp
+// RUN: c++ -std=c++17 -fsyntax-only -Wall -Werror -I %ringfuse_runtime_include %t.cpp
+
+#p = #bfv.params<t = 97, N = 16, Q = [193, 257], P = [353], dnum = 2>
+func.func @square_rotated(%x: !bfv.ciphertext<#p, 2>, %w: !bfv.plaintext<#p>) -> !bfv.ciphertext<#p, 2> {
+  %0 = bfv.mul %x, %x : !bfv.ciphertext<#p, 2> -> !bfv.ciphertext<#p, 3>
+  %1 = bfv.relinearize %0 : !bfv.ciphertext<#p, 3> -> !bfv.ciphertext<#p, 2>
+  %2 = bfv.rotate %1 by 1 : !bfv.ciphertext<#p, 2>
+  %3 = bfv.add_plain %2, %w : !bfv.ciphertext<#p, 2>, !bfv.plaintext<#p>
+  return %3 : !bfv.ciphertext<#p, 2>
+}
+
+// CHECK: #include "ringfuse/runtime/program_abi.h"
+// CHECK: constexpr size_t N = 16;
+// CHECK: RF_HOST_DEVICE inline void elementwise_0(const Modulus &q, size_t limb, size_t i,
+// CHECK: ringfuse::runtime::mulMod(
+// CHECK-DAG: const uint64_t q[] = {193, 257};
+// CHECK-DAG: const uint64_t p[] = {353};
+// CHECK-DAG: const uint64_t {{basis[0-9]+}}[] = {193, 257, 353}; // QP
+// CHECK-DAG: const uint64_t keys[] = {0ull, 3ull};
+// The ciphertext input (two buffers), the plaintext input, one output.
+// CHECK-DAG: const RfValue inputs[] = {{[{][{]}}0, 2, {0, 1, 0}}, {1, 1, {2, 0, 0}}};
+// CHECK-DAG: const RfValue outputs[] = {{[{][{]}}0, 2, {{[{][0-9]+, [0-9]+, 0[}][}]}}};
+// CHECK: RINGFUSE_PROGRAM_ABI_VERSION, "square_rotated", 16, 97ull,
+// CHECK: extern "C" void ringfuse_run(RfRuntime *rt, const RfKernels *k) {
+// CHECK: k->convert(rt,
+// CHECK: k->ntt_forward(rt,
+// CHECK: k->scale_round(rt,
+// CHECK: k->key_switch_inner_product(rt, 0, digits,
+// CHECK: k->automorphism(rt, {{[0-9]+}}, 3ull,
+// CHECK: k->key_switch_inner_product(rt, 1, digits,
+// CHECK: k->scale_up(rt,

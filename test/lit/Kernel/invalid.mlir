@@ -1,0 +1,127 @@
+// RUN: ringfuse-opt %s --split-input-file --verify-diagnostics
+
+#Q = #rns.basis<Q: [97, 193]>
+func.func @f(%x: !kernel.buffer<16, #Q>) {
+  // expected-error@+1 {{'kernel.launch' op unknown library kernel 'fft'}}
+  kernel.launch "fft" outs(%x : !kernel.buffer<16, #Q>)
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+func.func @f(%x: !kernel.buffer<16, #Q>) {
+  // expected-error@+1 {{'kernel.launch' op 'convert' takes 1 inputs and 1 outputs, got 0 and 1}}
+  kernel.launch "convert" outs(%x : !kernel.buffer<16, #Q>)
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+func.func @f(%x: !kernel.buffer<16, #Q>) {
+  // expected-error@+1 {{'kernel.launch' op 'key_switch_inner_product' takes at least 1 inputs and 2 outputs, got 0 and 2}}
+  kernel.launch "key_switch_inner_product" outs(%x, %x : !kernel.buffer<16, #Q>, !kernel.buffer<16, #Q>) {key = 0}
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+func.func @f(%x: !kernel.buffer<16, #Q>, %y: !kernel.buffer<16, #Q>) {
+  // expected-error@+1 {{'kernel.launch' op 'scale_round' needs the parameter 'divisor'}}
+  kernel.launch "scale_round" ins(%x : !kernel.buffer<16, #Q>) outs(%y : !kernel.buffer<16, #Q>) {numerator = 1}
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+func.func @f(%x: !kernel.buffer<16, #Q>) {
+  // expected-error@+1 {{'kernel.launch' op automorphism needs distinct input and output}}
+  kernel.launch "automorphism" ins(%x : !kernel.buffer<16, #Q>) outs(%x : !kernel.buffer<16, #Q>) {galois_element = 3}
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+func.func @f(%x: !kernel.buffer<16, #Q>, %y: !kernel.buffer<16, #Q>) {
+  // expected-error@+1 {{'kernel.launch' op 'automorphism' needs the parameter 'galois_element'}}
+  kernel.launch "automorphism" ins(%x : !kernel.buffer<16, #Q>) outs(%y : !kernel.buffer<16, #Q>)
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+func.func @f(%x: !kernel.buffer<16, #Q>, %y: !kernel.buffer<16, #Q>) {
+  // expected-error@+1 {{'kernel.launch' op 'key_switch_inner_product' needs the parameter 'key'}}
+  kernel.launch "key_switch_inner_product" ins(%x : !kernel.buffer<16, #Q>) outs(%x, %y : !kernel.buffer<16, #Q>, !kernel.buffer<16, #Q>)
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+#R = #rns.basis<R: [97]>
+func.func @f(%x: !kernel.buffer<16, #Q>, %y: !kernel.buffer<16, #R>) {
+  // expected-error@+1 {{'kernel.elementwise' op operands must share one degree and basis}}
+  kernel.elementwise ins(%x : !kernel.buffer<16, #Q>) outs(%y : !kernel.buffer<16, #R>) {
+  ^bb0(%a: i64):
+    kernel.yield %a
+  }
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+func.func @f(%x: !kernel.buffer<16, #Q>, %y: !kernel.buffer<16, #Q>) {
+  // expected-error@+1 {{'kernel.elementwise' op the body takes one residue per input (1), got 2}}
+  kernel.elementwise ins(%x : !kernel.buffer<16, #Q>) outs(%y : !kernel.buffer<16, #Q>) {
+  ^bb0(%a: i64, %b: i64):
+    kernel.yield %a
+  }
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+func.func @f(%x: !kernel.buffer<16, #Q>, %y: !kernel.buffer<16, #Q>) {
+  // expected-error@+1 {{'kernel.elementwise' op the body yields one residue per output (1), got 2}}
+  kernel.elementwise ins(%x : !kernel.buffer<16, #Q>) outs(%y : !kernel.buffer<16, #Q>) {
+  ^bb0(%a: i64):
+    kernel.yield %a, %a
+  }
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+func.func @f() {
+  // expected-error@+1 {{'kernel.constant' op needs 32 residues, got shape 'tensor<16xi64>'}}
+  %c = kernel.constant dense<1> : tensor<16xi64> : !kernel.buffer<16, #Q>
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+#D = #rns.basis<D: [97]>
+func.func @f(%x: !kernel.buffer<16, #Q>) {
+  // expected-error@+1 {{'kernel.view' op the view must hold limbs [1, 2)}}
+  %v = kernel.view %x limbs 1 to 2 : !kernel.buffer<16, #Q> -> !kernel.buffer<16, #D>
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+func.func @f(%x: !kernel.buffer<16, #Q>) {
+  // expected-error@+1 {{'kernel.view' op limbs [1, 3) are not a nonempty range of 2}}
+  %v = kernel.view %x limbs 1 to 3 : !kernel.buffer<16, #Q> -> !kernel.buffer<16, #Q>
+  return
+}
