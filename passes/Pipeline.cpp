@@ -14,6 +14,7 @@ void buildRingfusePipeline(mlir::OpPassManager &pm) {
   pm.addPass(createBFVExpandSlotSums());
   pm.addPass(createBFVToPoly());
   pm.addPass(createPolyToRNS());
+  pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
   pm.addPass(createRNSToKernel());
 }

@@ -9,7 +9,7 @@ class OpPassManager;
 namespace ringfuse {
 
 /// bfv-select-parameters, bfv-expand-slot-sums, bfv-to-poly, poly-to-rns,
-/// cse, rns-to-kernel.
+/// canonicalize, cse, rns-to-kernel.
 void buildRingfusePipeline(mlir::OpPassManager &pm);
 /// `ringfuse-opt --ringfuse-pipeline`.
 void registerRingfusePipeline();

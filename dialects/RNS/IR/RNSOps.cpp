@@ -3,6 +3,7 @@
 
 #include "dialects/Common/BigIntegerDirective.h"
 #include "dialects/Common/SameTypesDirective.h"
+#include "mlir/IR/PatternMatch.h"
 
 #include <set>
 
@@ -179,4 +180,35 @@ LogicalResult ConstantOp::verify() {
                            << " is not below its modulus " << modulus;
   }
   return success();
+}
+
+namespace {
+/// op(intt a, intt b) -> intt(op(a, b)) for a linear op, when nothing else
+/// needs the coefficient forms.
+template <typename LinearOp>
+struct CombineInverseTransforms : public OpRewritePattern<LinearOp> {
+  using OpRewritePattern<LinearOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(LinearOp op,
+                                PatternRewriter &rewriter) const override {
+    auto lhs = op.getLhs().template getDefiningOp<InttOp>();
+    auto rhs = op.getRhs().template getDefiningOp<InttOp>();
+    if (!lhs || !rhs || !lhs->hasOneUse() || !rhs->hasOneUse())
+      return failure();
+    Value combined =
+        LinearOp::create(rewriter, op.getLoc(), lhs.getInput(), rhs.getInput());
+    rewriter.replaceOpWithNewOp<InttOp>(op, op.getType(), combined);
+    return success();
+  }
+};
+} // namespace
+
+void AddOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                        MLIRContext *context) {
+  patterns.add<CombineInverseTransforms<AddOp>>(context);
+}
+
+void SubOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                        MLIRContext *context) {
+  patterns.add<CombineInverseTransforms<SubOp>>(context);
 }

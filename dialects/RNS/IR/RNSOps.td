@@ -29,12 +29,21 @@ class RNS_ElementwiseBinaryOp<string mnemonic, list<Trait> traits = []>
 
 def RNS_AddOp : RNS_ElementwiseBinaryOp<"add", [Commutative]> {
   let summary = "Limbwise addition";
-  let description = [{ out[i][j] = (lhs[i][j] + rhs[i][j]) mod m_i, in either domain. }];
+  let description = [{
+    out[i][j] = (lhs[i][j] + rhs[i][j]) mod m_i, in either domain.
+    Canonicalization: add(intt a, intt b) = intt(add(a, b)) (the transform is
+    linear), one inverse transform fewer.
+  }];
+  let hasCanonicalizer = 1;
 }
 
 def RNS_SubOp : RNS_ElementwiseBinaryOp<"sub"> {
   let summary = "Limbwise subtraction";
-  let description = [{ out[i][j] = (lhs[i][j] - rhs[i][j]) mod m_i, in either domain. }];
+  let description = [{
+    out[i][j] = (lhs[i][j] - rhs[i][j]) mod m_i, in either domain.
+    Canonicalization: sub(intt a, intt b) = intt(sub(a, b)).
+  }];
+  let hasCanonicalizer = 1;
 }
 
 def RNS_MulOp : RNS_ElementwiseBinaryOp<"mul", [Commutative]> {

@@ -1,5 +1,5 @@
-// RUN: ringfuse-opt %s --bfv-to-poly --poly-to-rns --cse --rns-to-kernel | ringfuse-translate --emit-cpp | FileCheck %s
-// RUN: ringfuse-opt %s --bfv-to-poly --poly-to-rns --cse --rns-to-kernel | ringfuse-translate --emit-cpp > %t.cpp
+// RUN: ringfuse-opt %s --bfv-to-poly --poly-to-rns --canonicalize --cse --rns-to-kernel | ringfuse-translate --emit-cpp | FileCheck %s
+// RUN: ringfuse-opt %s --bfv-to-poly --poly-to-rns --canonicalize --cse --rns-to-kernel | ringfuse-translate --emit-cpp > %t.cpp
 // RUN: c++ -std=c++17 -fsyntax-only -Wall -Werror -I %ringfuse_runtime_include %t.cpp
 
 #p = #bfv.params<t = 97, N = 16, Q = [193, 257], P = [353], dnum = 2>

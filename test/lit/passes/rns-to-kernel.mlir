@@ -1,6 +1,12 @@
-// RUN: ringfuse-opt %s --split-input-file --bfv-to-poly --poly-to-rns --cse --rns-to-kernel | FileCheck %s
+// RUN: ringfuse-opt %s --split-input-file --bfv-to-poly --poly-to-rns --canonicalize --cse --rns-to-kernel | FileCheck %s
+// RUN: ringfuse-opt %s --split-input-file --bfv-to-poly --poly-to-rns --canonicalize --cse --rns-to-kernel | FileCheck %s --check-prefix=KERNELS
 
-// x * y, relinearized: after fusion a handful of kernels remain.
+// x * y, relinearized: 36 rns ops become 32 kernels (the three products of
+// c1's tensor term fuse into one, and one inverse NTT goes away).
+// KERNELS-LABEL: func.func @product
+// KERNELS-COUNT-32: kernel.{{launch|elementwise}}
+// KERNELS-NOT: kernel.{{launch|elementwise}}
+// KERNELS: return
 #p = #bfv.params<t = 97, N = 16, Q = [193, 257], P = [353], dnum = 2>
 // CHECK-LABEL: func.func @product
 // CHECK-SAME: (%{{.*}}: !kernel.buffer<16, #Q>
