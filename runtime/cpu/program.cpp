@@ -403,10 +403,16 @@ void keySwitchInnerProductKernel(RfRuntime *s, int key,
   });
 }
 
+/// The CPU driver has no stream and no launches to check: generated loops
+/// run on the host.
+void *noStream(RfRuntime *) { return nullptr; }
+void noLaunchCheck(RfRuntime *, const char *) {}
+
 const RfKernels kCpuKernels = {
     bufferKernel,     moduliKernel,       nttForwardKernel,
     nttInverseKernel, convertKernel,      scaleRoundKernel,
     scaleUpKernel,    automorphismKernel, keySwitchInnerProductKernel,
+    noStream,         noLaunchCheck,
 };
 
 // Loading ---------------------------------------------------------------------

@@ -7,11 +7,16 @@
 
 namespace ringfuse {
 
-/// Prints the module's kernel-level circuit as C++ against
-/// runtime/program_abi.h: a static manifest and `ringfuse_run`, the host
-/// schedule, with every generated kernel's body a `__host__ __device__`
-/// function (RF_HOST_DEVICE) that the CPU schedule loops over.
-mlir::LogicalResult emitCpp(mlir::ModuleOp module, llvm::raw_ostream &os);
+enum class EmitTarget { Cpu, Cuda };
+
+/// Prints the module's kernel-level circuit against runtime/program_abi.h: a
+/// static manifest and `ringfuse_run`, the host schedule. Every generated
+/// kernel's body is one `__host__ __device__` function (RF_HOST_DEVICE) per
+/// residue: the CPU target loops over it, the CUDA target wraps it in a
+/// `__global__` kernel (one thread per residue) launched on the driver's
+/// stream.
+mlir::LogicalResult emitProgram(mlir::ModuleOp module, llvm::raw_ostream &os,
+                                EmitTarget target);
 
 } // namespace ringfuse
 

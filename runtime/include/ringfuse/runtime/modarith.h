@@ -22,7 +22,7 @@ struct Modulus {
   uint64_t ratioLow = 0;  // and lower 64 bits
 
   Modulus() = default;
-  explicit Modulus(uint64_t q) : value(q) {
+  RF_HOST_DEVICE explicit Modulus(uint64_t q) : value(q) {
     uint128_t ratio = ~uint128_t(0) / q;
     ratioHigh = static_cast<uint64_t>(ratio >> 64);
     ratioLow = static_cast<uint64_t>(ratio);
@@ -77,7 +77,7 @@ struct ShoupConstant {
   uint64_t quotient = 0;
 
   ShoupConstant() = default;
-  ShoupConstant(uint64_t w, uint64_t q)
+  RF_HOST_DEVICE ShoupConstant(uint64_t w, uint64_t q)
       : value(w),
         quotient(static_cast<uint64_t>((static_cast<uint128_t>(w) << 64) / q)) {}
 };

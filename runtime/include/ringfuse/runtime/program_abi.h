@@ -130,6 +130,14 @@ typedef struct RfKernels {
   void (*key_switch_inner_product)(RfRuntime *, int key,
                                    const uint64_t *const *digits,
                                    uint64_t *out0, uint64_t *out1);
+  /* The CUDA driver's stream (a cudaStream_t) on which emitted CUDA launches
+   * its generated kernels; NULL for the CPU driver, whose buffers are host
+   * memory that generated loops touch directly. */
+  void *(*stream)(RfRuntime *);
+  /* Called by emitted CUDA right after each generated kernel launch: the
+   * driver checks it (cudaGetLastError) and records a failure naming the
+   * kernel, as for its own kernels. A no-op for the CPU driver. */
+  void (*check_launch)(RfRuntime *, const char *kernel);
 } RfKernels;
 
 typedef const RfManifest *(*RfManifestFunction)(void);

@@ -1,0 +1,42 @@
+// RUN: ringfuse-translate --emit-cuda %s | FileCheck %s
+// RUN: ringfuse-translate --emit-cuda %s > %t.cu
+// RUN: nvcc -std=c++17 -arch=sm_90 -I %ringfuse_runtime_include -c %t.cu -o %t.o
+// RUN: ringfuse-translate --emit-cpp %s | FileCheck %s --check-prefix=CPU
+
+// A kernel program written by hand: 3 * (x + y) per limb, with the per-limb
+// residues of 3 as a constant table.
+#Q = #rns.basis<Q: [97, 193]>
+module {
+  func.func @scaled_sum(%x: !kernel.buffer<16, #Q>, %y: !kernel.buffer<16, #Q>) -> !kernel.buffer<16, #Q>
+      attributes {ringfuse.inputs = array<i64: 0, 0>, ringfuse.outputs = array<i64: 0>,
+                  ringfuse.params = #bfv.params<t = 17, N = 16, Q = [97, 193], P = [353]>} {
+    %out = kernel.alloc {slot = 0} : !kernel.buffer<16, #Q>
+    kernel.elementwise ins(%x, %y : !kernel.buffer<16, #Q>, !kernel.buffer<16, #Q>) outs(%out : !kernel.buffer<16, #Q>) {
+    ^bb0(%a: i64, %b: i64):
+      %0 = kernel.addmod %a, %b
+      %1 = kernel.mulconst %0 by [3, 3]
+      kernel.yield %1
+    }
+    kernel.launch "ntt_forward" outs(%out : !kernel.buffer<16, #Q>)
+    return %out : !kernel.buffer<16, #Q>
+  }
+}
+
+// CHECK: #include <cuda_runtime.h>
+// CHECK: __constant__ uint64_t elementwise_0_constant0[] = {3, 3};
+// CHECK: RF_HOST_DEVICE inline void elementwise_0(const Modulus &q, size_t limb, size_t i, const uint64_t *in0, const uint64_t *in1, uint64_t *out0, const uint64_t *constant0) {
+// CHECK: ringfuse::runtime::mulMod(v2, constant0[limb], q)
+// CHECK: __global__ void elementwise_0_kernel(const uint64_t *moduli, const uint64_t *in0, const uint64_t *in1, uint64_t *out0) {
+// CHECK-NEXT: const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+// CHECK-NEXT: if (i >= 32) return;
+// CHECK: elementwise_0(q, limb, i, in0, in1, out0, elementwise_0_constant0);
+// CHECK: cudaStream_t stream = static_cast<cudaStream_t>(k->stream(rt));
+// CHECK: elementwise_0_kernel<<<1, 256, 0, stream>>>(k->moduli(rt, 0), b0, b1, b2);
+// CHECK-NEXT: k->check_launch(rt, "elementwise_0");
+// CHECK: k->ntt_forward(rt, 0, b2);
+
+// The CPU target loops over the same body.
+// CPU: const uint64_t elementwise_0_constant0[] = {3, 3};
+// CPU-NOT: __global__
+// CPU: for (size_t j = 0; j < N; ++j)
+// CPU-NEXT: elementwise_0(q, limb, limb * N + j, b0, b1, b2, elementwise_0_constant0);
