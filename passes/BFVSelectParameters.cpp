@@ -56,7 +56,17 @@ struct BFVSelectParameters
       return;
     }
 
-    std::optional<Choice> choice = choose(noise, traced);
+    if (noise.usesSlots() && !batchesAtSomeDegree(traced)) {
+      module.emitError() << "the circuit uses slots (rotations or vector "
+                            "constants), but t = "
+                         << t
+                         << " allows no batching: t must be a prime = 1 mod 2N";
+      return signalPassFailure();
+    }
+    // Plaintext inputs are slot vectors wherever t allows batching.
+    bool wantSlots = noise.usesSlots() ||
+                     (noise.hasPlaintextInputs() && batchesAtSomeDegree(traced));
+    std::optional<Choice> choice = choose(noise, traced, wantSlots);
     if (!choice) {
       module.emitError()
           << "no 128-bit secure parameter set holds this circuit (multiplicative "
@@ -68,17 +78,31 @@ struct BFVSelectParameters
     replaceParameters(module, build(*choice, t));
   }
 
+  /// The ring degrees the pass may choose from.
+  static bool allowedDegree(bfv::ParamsAttr traced, unsigned n) {
+    return !traced.hasRingDegree() || n == traced.getRingDegree();
+  }
+
+  static bool batchesAtSomeDegree(bfv::ParamsAttr traced) {
+    for (unsigned n = 1 << 12; n <= (1 << 17); n *= 2)
+      if (allowedDegree(traced, n) &&
+          runtime::supportsBatching(traced.getPlaintextModulus(), n))
+        return true;
+    return false;
+  }
+
   std::optional<Choice> choose(const CircuitNoiseAnalysis &noise,
-                               bfv::ParamsAttr traced) {
+                               bfv::ParamsAttr traced, bool wantSlots) {
     uint64_t t = traced.getPlaintextModulus();
     for (unsigned n = 1 << 12; n <= (1 << 17); n *= 2) {
-      if (traced.hasRingDegree() && n != traced.getRingDegree())
+      if (!allowedDegree(traced, n))
         continue;
-      if (noise.usesSlots() && !runtime::supportsBatching(t, n))
+      if (wantSlots && !runtime::supportsBatching(t, n))
         continue;
       unsigned need = noise.requiredBits(n, t) + marginBits;
       unsigned bound = *securityBound(n);
-      for (unsigned bits : {60u, 50u, 40u, 30u}) {
+      // The widest primes that fit: fewer limbs for the same Q.
+      for (unsigned bits = 60; bits >= 25; --bits) {
         unsigned primes = (need + bits - 1) / bits;
         // Q's primes plus one special prime of the same width (each digit is
         // one prime, so P is as wide as a digit).

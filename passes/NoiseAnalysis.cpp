@@ -16,6 +16,9 @@ namespace ringfuse {
 CircuitNoiseAnalysis::CircuitNoiseAnalysis(ModuleOp module) : module_(module) {
   llvm::DenseMap<Value, unsigned> depth;
   module.walk([&](Operation *op) {
+    if (auto func = dyn_cast<func::FuncOp>(op))
+      for (Type input : func.getFunctionType().getInputs())
+        hasPlaintextInputs_ |= isa<bfv::PlaintextType>(input);
     if (isa<bfv::RotateOp, bfv::SwapRowsOp, bfv::SumSlotsOp>(op))
       usesSlots_ = true;
     if (auto encode = dyn_cast<bfv::EncodeOp>(op))

@@ -24,11 +24,15 @@ public:
   unsigned multiplicativeDepth() const { return depth_; }
   /// Whether the circuit uses slots (rotations, vector constants).
   bool usesSlots() const { return usesSlots_; }
+  /// Whether it takes plaintext inputs (which users give as slot vectors
+  /// wherever t allows batching).
+  bool hasPlaintextInputs() const { return hasPlaintextInputs_; }
 
 private:
   mlir::ModuleOp module_;
   unsigned depth_ = 0;
   bool usesSlots_ = false;
+  bool hasPlaintextInputs_ = false;
 };
 
 } // namespace ringfuse

@@ -32,7 +32,7 @@ def BFVSelectParameters : Pass<"bfv-select-parameters", "::mlir::ModuleOp"> {
     estimates the noise every output accumulates (CircuitNoiseAnalysis: fresh
     encryption, multiplications, plaintext products, additions, key
     switches, in bits) and picks the smallest ring degree N, and for it the
-    widest primes (60 bits down to 30), whose Q holds that noise plus a margin
+    widest primes (60 bits down to 25), whose Q holds that noise plus a margin
     while log2(QP) stays within the 2024 security bound for N. Slots (rotations,
     vector constants) restrict N to t = 1 mod 2N. Every bfv type is rewritten
     to the chosen `#bfv.params<t, N, Q, P, dnum>`. If Q is already given it is

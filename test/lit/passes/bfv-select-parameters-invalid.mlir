@@ -24,3 +24,13 @@ module {
     return %x : !bfv.ciphertext<#bfv.params<t = 65537, N = 16, Q = [97], P = [193]>, 2>
   }
 }
+
+// -----
+
+// expected-error@+1 {{the circuit uses slots (rotations or vector constants), but t = 256 allows no batching: t must be a prime = 1 mod 2N}}
+module {
+  func.func @rotate(%x: !bfv.ciphertext<#bfv.params<t = 256>, 2>) -> !bfv.ciphertext<#bfv.params<t = 256>, 2> {
+    %0 = bfv.rotate %x by 1 : !bfv.ciphertext<#bfv.params<t = 256>, 2>
+    return %0 : !bfv.ciphertext<#bfv.params<t = 256>, 2>
+  }
+}

@@ -1,7 +1,8 @@
 // RUN: ringfuse-opt %s --split-input-file --bfv-select-parameters | FileCheck %s
 
-// One multiplication at t = 65537: two 60-bit primes hold it at N = 8192.
-// CHECK: #params = #bfv.params<t = 65537, N = 8192, Q = [1152921504606830593, 1152921504606748673], P = [1152921504606683137], dnum = 2>
+// One multiplication at t = 65537 needs about 70 bits: two 35-bit primes and
+// a third for P stay within N = 4096's 106 bits.
+// CHECK: #params = #bfv.params<t = 65537, N = 4096, Q = [34359697409, 34359451649], P = [34359410689], dnum = 2>
 // CHECK-LABEL: func.func @product
 // CHECK-SAME: !bfv.ciphertext<#params, 2>
 #p = #bfv.params<t = 65537>
@@ -13,8 +14,8 @@ func.func @product(%x: !bfv.ciphertext<#p, 2>, %y: !bfv.ciphertext<#p, 2>) -> !b
 
 // -----
 
-// Depth 4 needs about 170 bits: six 30-bit primes (plus P) fit N = 8192.
-// CHECK: #params = #bfv.params<t = 65537, N = 8192, Q = [1073692673, 1073643521, 1073479681, 1073430529, 1073299457, 1073233921], P = [1073184769], dnum = 6>
+// Depth 4 needs about 168 bits: four 42-bit primes (plus P) fit N = 8192.
+// CHECK: #params = #bfv.params<t = 65537, N = 8192, Q = [4398046150657, 4398045708289, 4398045511681, 4398045380609], P = [4398045315073], dnum = 4>
 #p = #bfv.params<t = 65537>
 func.func @depth4(%x: !bfv.ciphertext<#p, 2>) -> !bfv.ciphertext<#p, 2> {
   %0 = bfv.mul %x, %x : !bfv.ciphertext<#p, 2> -> !bfv.ciphertext<#p, 3>
@@ -56,5 +57,25 @@ func.func @rotation(%x: !bfv.ciphertext<#p, 2>) -> !bfv.ciphertext<#p, 2> {
 #p = #bfv.params<t = 65537, N = 16, Q = [97, 193], P = [353]>
 func.func @given(%x: !bfv.ciphertext<#p, 2>) -> !bfv.ciphertext<#p, 2> {
   %0 = bfv.negate %x : !bfv.ciphertext<#p, 2>
+  return %0 : !bfv.ciphertext<#p, 2>
+}
+
+// -----
+
+// Plaintext inputs are slot vectors: t = 40961 batches only up to N = 4096.
+// CHECK: #params = #bfv.params<t = 40961, N = 4096
+#p = #bfv.params<t = 40961>
+func.func @plain(%x: !bfv.ciphertext<#p, 2>, %w: !bfv.plaintext<#p>) -> !bfv.ciphertext<#p, 2> {
+  %0 = bfv.mul_plain %x, %w : !bfv.ciphertext<#p, 2>, !bfv.plaintext<#p>
+  return %0 : !bfv.ciphertext<#p, 2>
+}
+
+// -----
+
+// Without batching at any degree, plaintexts are coefficient vectors.
+// CHECK: #params = #bfv.params<t = 256, N = 4096
+#p = #bfv.params<t = 256>
+func.func @coefficients(%x: !bfv.ciphertext<#p, 2>, %w: !bfv.plaintext<#p>) -> !bfv.ciphertext<#p, 2> {
+  %0 = bfv.add_plain %x, %w : !bfv.ciphertext<#p, 2>, !bfv.plaintext<#p>
   return %0 : !bfv.ciphertext<#p, 2>
 }
