@@ -212,7 +212,7 @@ private:
   LogicalResult lowerTransform(TransformOp op, StringRef kernel) {
     Value input = op.getInput();
     Value buffer = buffers_[input];
-    if (canOverwrite(input, position_[op]) && !isa<kernel::ViewOp>(buffer.getDefiningOp())) {
+    if (canOverwrite(input, position_[op]) && !isa_and_nonnull<kernel::ViewOp>(buffer.getDefiningOp())) {
       buffers_[op.getResult()] = buffer;
       origin_[op.getResult()] = origin_[input];
     } else {

@@ -1,0 +1,48 @@
+// RUN: ringfuse-opt %s --split-input-file --rns-to-kernel | FileCheck %s
+
+// An input nothing reads after its transform is transformed in place; the
+// mul fuses into one kernel into a fresh buffer, whose inverse runs in place.
+#Q = #rns.basis<Q: [97, 193]>
+// CHECK-LABEL: func.func @square
+// CHECK-NEXT: kernel.launch "ntt_forward" outs(%arg0 : !kernel.buffer<16, #Q>)
+// CHECK-NEXT: %[[OUT:.*]] = kernel.alloc {slot = 0 : i64}
+// CHECK-NEXT: kernel.elementwise ins(%arg0 : !kernel.buffer<16, #Q>) outs(%[[OUT]]
+// CHECK: kernel.launch "ntt_inverse" outs(%[[OUT]]
+// CHECK-NEXT: return %[[OUT]]
+func.func @square(%x: !rns.poly<16, #Q, coeff>) -> !rns.poly<16, #Q, coeff> {
+  %e = rns.ntt %x : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #Q, eval>
+  %m = rns.mul %e, %e : !rns.poly<16, #Q, eval>
+  %c = rns.intt %m : !rns.poly<16, #Q, eval> -> !rns.poly<16, #Q, coeff>
+  return %c : !rns.poly<16, #Q, coeff>
+}
+
+// -----
+
+// A coefficient form still needed later is transformed on a copy.
+#Q = #rns.basis<Q: [97, 193]>
+// CHECK-LABEL: func.func @kept
+// CHECK: %[[COPY:.*]] = kernel.alloc
+// CHECK-NEXT: kernel.elementwise ins(%arg0 {{.*}} outs(%[[COPY]]
+// CHECK: kernel.launch "ntt_forward" outs(%[[COPY]]
+func.func @kept(%x: !rns.poly<16, #Q, coeff>) -> (!rns.poly<16, #Q, coeff>, !rns.poly<16, #Q, coeff>) {
+  %e = rns.ntt %x : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #Q, eval>
+  %m = rns.mul %e, %e : !rns.poly<16, #Q, eval>
+  %c = rns.intt %m : !rns.poly<16, #Q, eval> -> !rns.poly<16, #Q, coeff>
+  %s = rns.add %c, %x : !rns.poly<16, #Q, coeff>
+  return %s, %c : !rns.poly<16, #Q, coeff>, !rns.poly<16, #Q, coeff>
+}
+
+// -----
+
+// Buffers whose values are dead are reused by later allocations of the same
+// size: three chained products need only two slots.
+#Q = #rns.basis<Q: [97, 193]>
+// CHECK-LABEL: func.func @chain
+// CHECK-NOT: slot = 2
+// CHECK: return
+func.func @chain(%x: !rns.poly<16, #Q, coeff>) -> !rns.poly<16, #Q, coeff> {
+  %a = rns.automorphism %x by 3 : !rns.poly<16, #Q, coeff>
+  %b = rns.automorphism %a by 3 : !rns.poly<16, #Q, coeff>
+  %c = rns.automorphism %b by 3 : !rns.poly<16, #Q, coeff>
+  return %c : !rns.poly<16, #Q, coeff>
+}
