@@ -63,13 +63,16 @@ public:
   LogicalResult run() {
     Block &oldBody = old_.getBody().front();
     unsigned index = 0;
-    for (Operation &op : oldBody) {
-      position_[&op] = index;
-      for (Value operand : op.getOperands())
-        lastUse_[operand] = index;
-      ++index;
-    }
+    for (Operation &op : oldBody)
+      position_[&op] = index++;
     rootOf_ = groupElementwise(oldBody);
+    // A fused kernel runs at its root, so its members read their operands
+    // there, not where they stood.
+    for (Operation &op : oldBody) {
+      unsigned readAt = position_[rootOf_.lookup(&op) ? rootOf_[&op] : &op];
+      for (Value operand : op.getOperands())
+        lastUse_[operand] = std::max(lastUse_.lookup(operand), readAt);
+    }
 
     SmallVector<Type> inputs, outputs;
     for (Type type : old_.getFunctionType().getInputs())

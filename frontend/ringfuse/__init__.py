@@ -5,13 +5,18 @@
 ... def f(x: rf.Encrypted, y: rf.Encrypted, w: rf.Plain):
 ...     return x * y + w * x
 >>> print(rf.trace(f).mlir)
+>>> prog = rf.compile(f)
+>>> keys = prog.keygen()
+>>> out = prog(keys.encrypt(a), keys.encrypt(b), w=c)
 """
 
 from .circuit import Circuit, Encrypted, Plain, Trace, TraceError, circuit, trace
+from .compile import compile
 from .driver import CompilerError
-from .keys import KeySet
+from .keys import KeySet, load_evaluation_keys
 from .objects import Ciphertext, GaloisKeys, Plaintext, PublicKey, RelinKey, SecretKey
 from .params import Params
+from .program import Program
 
 __version__ = "0.1.0"
 
@@ -25,6 +30,7 @@ __all__ = [
     "Params",
     "Plain",
     "Plaintext",
+    "Program",
     "PublicKey",
     "RelinKey",
     "SecretKey",
@@ -32,5 +38,7 @@ __all__ = [
     "TraceError",
     "__version__",
     "circuit",
+    "compile",
+    "load_evaluation_keys",
     "trace",
 ]

@@ -1163,18 +1163,3 @@ def test_ringfuse_opt_rejects_broken_ir_with_diagnostics():
     broken = rf.trace(quickstart).mlir.replace("bfv.relinearize %0", "bfv.relinearize %arg0")
     with pytest.raises(rf.CompilerError, match="error"):
         driver.run_opt(broken)
-
-
-@pytest.mark.needs_compiler
-def test_quickstart_example_prints_traced_and_verified_ir():
-    environment = {**os.environ, "PYTHONPATH": str(REPO_ROOT / "frontend")}
-    completed = subprocess.run(
-        [sys.executable, str(REPO_ROOT / "examples" / "quickstart.py")],
-        capture_output=True,
-        text=True,
-        env=environment,
-        check=False,
-    )
-    assert completed.returncode == 0, completed.stderr
-    assert completed.stdout.count("func.func @f(") == 2
-    assert "bfv.mul_plain" in completed.stdout

@@ -137,3 +137,6 @@ LogicalResult KeySwitchOp::verify() {
                          << ring.getModuli().size() << "]";
   return success();
 }
+
+// Constants fold to their coefficients (see rns.constant).
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getCoefficientsAttr(); }

@@ -117,6 +117,7 @@ def Poly_ConstantOp : Poly_Op<"constant", [ConstantLike]> {
   let arguments = (ins I64ElementsAttr:$coefficients);
   let results = (outs Poly_Polynomial:$output);
   let assemblyFormat = "$coefficients attr-dict `:` qualified(type($output))";
+  let hasFolder = 1;
 }
 
 def Poly_KeySwitchOp : Poly_Op<"key_switch"> {

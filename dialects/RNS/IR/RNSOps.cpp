@@ -212,3 +212,7 @@ void SubOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
                                         MLIRContext *context) {
   patterns.add<CombineInverseTransforms<SubOp>>(context);
 }
+
+// Constants fold to their residues, which is what lets canonicalization tell
+// two constants apart (and merge only equal ones).
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getResiduesAttr(); }

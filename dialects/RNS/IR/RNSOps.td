@@ -204,6 +204,7 @@ def RNS_ConstantOp : RNS_Op<"constant", [ConstantLike]> {
   let arguments = (ins I64ElementsAttr:$residues);
   let results = (outs RNS_Poly:$output);
   let assemblyFormat = "$residues attr-dict `:` qualified(type($output))";
+  let hasFolder = 1;
 }
 
 #endif // RINGFUSE_RNS_OPS_TD

@@ -34,3 +34,16 @@ func.func @shared_transform(%a: !rns.poly<16, #Q, eval>, %b: !rns.poly<16, #Q, e
   %s = rns.add %x, %y : !rns.poly<16, #Q, coeff>
   return %s, %x : !rns.poly<16, #Q, coeff>, !rns.poly<16, #Q, coeff>
 }
+
+// Distinct constants stay distinct; equal ones merge.
+#T = #rns.basis<T: [17]>
+// CHECK-LABEL: func.func @constants
+// CHECK: %[[A:.*]] = rns.constant dense<[3, 0]>
+// CHECK: %[[B:.*]] = rns.constant dense<[7, 0]>
+// CHECK: return %[[A]], %[[B]], %[[A]]
+func.func @constants() -> (!rns.poly<2, #T, coeff>, !rns.poly<2, #T, coeff>, !rns.poly<2, #T, coeff>) {
+  %a = rns.constant dense<[3, 0]> : tensor<2xi64> : !rns.poly<2, #T, coeff>
+  %b = rns.constant dense<[7, 0]> : tensor<2xi64> : !rns.poly<2, #T, coeff>
+  %c = rns.constant dense<[3, 0]> : tensor<2xi64> : !rns.poly<2, #T, coeff>
+  return %a, %b, %c : !rns.poly<2, #T, coeff>, !rns.poly<2, #T, coeff>, !rns.poly<2, #T, coeff>
+}

@@ -46,3 +46,20 @@ func.func @chain(%x: !rns.poly<16, #Q, coeff>) -> !rns.poly<16, #Q, coeff> {
   %c = rns.automorphism %b by 3 : !rns.poly<16, #Q, coeff>
   return %c : !rns.poly<16, #Q, coeff>
 }
+
+// -----
+
+// The fused kernel add(x, s) - t runs at the sub, after x's transform: x
+// must not be transformed in place (the e2e circuit (x + 5) - 3 x).
+#Q = #rns.basis<Q: [97, 193]>
+// CHECK-LABEL: func.func @read_by_a_later_fused_kernel
+// CHECK-NOT: kernel.launch "ntt_forward" outs(%arg0
+// CHECK: kernel.launch "ntt_forward"
+func.func @read_by_a_later_fused_kernel(%x: !rns.poly<16, #Q, coeff>, %s: !rns.poly<16, #Q, coeff>, %f: !rns.poly<16, #Q, eval>) -> !rns.poly<16, #Q, coeff> {
+  %a = rns.add %x, %s : !rns.poly<16, #Q, coeff>
+  %e = rns.ntt %x : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #Q, eval>
+  %m = rns.mul %e, %f : !rns.poly<16, #Q, eval>
+  %i = rns.intt %m : !rns.poly<16, #Q, eval> -> !rns.poly<16, #Q, coeff>
+  %r = rns.sub %a, %i : !rns.poly<16, #Q, coeff>
+  return %r : !rns.poly<16, #Q, coeff>
+}

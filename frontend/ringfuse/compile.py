@@ -1,0 +1,366 @@
+"""`rf.compile`: a circuit, traced, lowered, emitted as C++, built and loaded.
+
+    traced bfv IR  --ringfuse-opt --ringfuse-pipeline-->  kernel IR
+    kernel IR      --ringfuse-translate --emit-cpp--->  C++ source (program_abi.h)
+    C++ source     --c++ -shared--------------------->  program.so, loaded by the runtime
+
+Both expensive steps are cached on disk (`$RINGFUSE_CACHE_DIR`, else
+`~/.cache/ringfuse`), so compiling the same circuit again is instant:
+
+- `sources/<key>.cpp`, the emitted source, keyed by the traced IR and the
+  identity (path, size, mtime) of the compiler binaries: a rebuilt compiler
+  emits again;
+- `programs/<key>.so`, the shared library, keyed by the source, the C++
+  compiler command, the compiler binary and the runtime headers the source
+  includes, and the target.
+
+Entries are only ever created (written under a temporary name, then renamed),
+never rewritten in place: the runtime dlopen()s them, and dlopen hands back an
+already loaded library for a path it has seen, whatever the file holds now.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import driver
+from .circuit import Circuit, Trace, trace
+from .driver import CompilerError
+from .params import Params
+from .program import Program
+
+__all__ = ["SUPPORTED_TARGETS", "SUPPORTED_VARIANTS", "compile"]
+
+SUPPORTED_TARGETS = ("cpu",)
+SUPPORTED_VARIANTS = ("hps",)
+# Known to the design (docs/architecture.md), not built yet: a clearer error.
+_PLANNED_TARGETS = {"cuda": "the CUDA target is not built yet; use target='cpu'"}
+_PLANNED_VARIANTS = ("behz", "chps", "lhps")
+
+CACHE_DIR_VARIABLE = "RINGFUSE_CACHE_DIR"
+OPT = "ringfuse-opt"
+TRANSLATE = "ringfuse-translate"
+PIPELINE_ARGS = ("--ringfuse-pipeline",)
+EMIT_ARGS = ("--emit-cpp",)
+PRINT_IR_AFTER_ALL = "--mlir-print-ir-after-all"
+RUNTIME_INCLUDE_DIR = driver.REPO_ROOT / "runtime" / "include"
+# What every program is built with; the compiler itself comes from $CXX.
+SHARED_LIBRARY_FLAGS = ("-std=c++17", "-O2", "-fPIC", "-shared")
+
+
+def compile(
+    circuit: Circuit | Callable[..., Any],
+    target: str = "cpu",
+    *,
+    params: Params | None = None,
+    dump_ir: str | os.PathLike[str] | None = None,
+    variant: str = "hps",
+    cache_dir: str | os.PathLike[str] | None = None,
+) -> Program:
+    """Compile a circuit into a `Program` that runs on encrypted inputs.
+
+    The compiler chooses a 128-bit secure parameter set for the circuit's
+    depth unless `params` gives one (of the circuit's t). `dump_ir` names a
+    folder that receives the traced IR and the IR after every pass
+    (`00-traced.mlir`, `01-bfv-select-parameters.mlir`, ...). `variant` is the
+    BFV multiplication's scale-and-round ("hps"). `cache_dir` overrides
+    `$RINGFUSE_CACHE_DIR` / `~/.cache/ringfuse`.
+
+    >>> prog = rf.compile(f)                     # target="cpu"
+    >>> keys = prog.keygen()
+    >>> out = prog(keys.encrypt(a), keys.encrypt(b), w=c)
+    >>> keys.decrypt(out)
+    """
+    check_target(target)
+    check_variant(variant)
+    traced = trace(circuit, params=params)
+    cache = Cache.at(cache_dir)
+    source_path = emit_source(traced, cache, target=target, variant=variant, dump_ir=dump_ir)
+    library_path = build_library(source_path, cache, target=target)
+    return Program._load(library_path, traced, source_path)
+
+
+def check_target(target: object) -> None:
+    """A ValueError naming the supported targets unless `target` is one."""
+    if target in SUPPORTED_TARGETS:
+        return
+    if isinstance(target, str) and target in _PLANNED_TARGETS:
+        raise ValueError(_PLANNED_TARGETS[target])
+    raise ValueError(f"unknown target {target!r}; supported targets: {_quoted(SUPPORTED_TARGETS)}")
+
+
+def check_variant(variant: object) -> None:
+    """A ValueError naming the supported variants unless `variant` is one."""
+    if variant in SUPPORTED_VARIANTS:
+        return
+    if variant in _PLANNED_VARIANTS:
+        raise ValueError(
+            f"variant {variant!r} is not built yet; supported variants: "
+            f"{_quoted(SUPPORTED_VARIANTS)}"
+        )
+    raise ValueError(
+        f"unknown variant {variant!r}; supported variants: {_quoted(SUPPORTED_VARIANTS)}"
+    )
+
+
+def _quoted(names: Sequence[str]) -> str:
+    return ", ".join(repr(name) for name in names)
+
+
+# --------------------------------------------------------------------------
+# The cache
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Cache:
+    """The on-disk cache: one file per entry, under `root/<kind>/<key><suffix>`."""
+
+    root: Path
+
+    @classmethod
+    def at(cls, cache_dir: str | os.PathLike[str] | None = None) -> Cache:
+        """`cache_dir`, else `$RINGFUSE_CACHE_DIR`, else `~/.cache/ringfuse`."""
+        if cache_dir is None:
+            cache_dir = os.environ.get(CACHE_DIR_VARIABLE) or Path.home() / ".cache" / "ringfuse"
+        return cls(Path(cache_dir).expanduser())
+
+    def entry(self, kind: str, key: str, suffix: str) -> Path:
+        directory = self.root / kind
+        directory.mkdir(parents=True, exist_ok=True)
+        return directory / f"{key}{suffix}"
+
+
+def _digest(*parts: object) -> str:
+    """SHA-256 of the parts, in an unambiguous encoding (JSON)."""
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+
+
+def _file_identity(path: Path) -> list[object]:
+    # Size and mtime, not contents: a compiler binary is tens of megabytes,
+    # and hashing it would make every cache hit slow.
+    stat = path.stat()
+    return [str(path), stat.st_size, stat.st_mtime_ns]
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """Write `path` under a temporary name in its folder, then rename it into place."""
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(descriptor, "wb") as file:
+            file.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+# --------------------------------------------------------------------------
+# Traced IR -> C++ source
+# --------------------------------------------------------------------------
+
+
+def emit_source(
+    traced: Trace,
+    cache: Cache,
+    *,
+    target: str = "cpu",
+    variant: str = "hps",
+    dump_ir: str | os.PathLike[str] | None = None,
+) -> Path:
+    """The path of the C++ source emitted for `traced`, from the cache when it is there.
+
+    With `dump_ir` the compiler always runs, so that the folder gets its files.
+
+    >>> emit_source(rf.trace(f), Cache.at()).read_text()
+    """
+    tools = [_file_identity(driver.find_tool(name)) for name in (OPT, TRANSLATE)]
+    key = _digest("source", traced.mlir, target, variant, tools, PIPELINE_ARGS, EMIT_ARGS)
+    path = cache.entry("sources", key, ".cpp")
+    if dump_ir is None and path.exists():
+        return path
+    kernel_ir = _run_pipeline(traced.mlir, None if dump_ir is None else Path(dump_ir))
+    source = driver.run_tool(TRANSLATE, kernel_ir, *EMIT_ARGS)
+    if dump_ir is not None:
+        _write_emitted_source(Path(dump_ir), source)
+    write_atomically(path, source.encode())
+    return path
+
+
+def _run_pipeline(mlir: str, dump_dir: Path | None) -> str:
+    if dump_dir is None:
+        return driver.run_tool(OPT, mlir, *PIPELINE_ARGS)
+    _prepare_dump_dir(dump_dir)
+    (dump_dir / "00-traced.mlir").write_text(mlir)
+    try:
+        output = driver.run_tool_output(OPT, mlir, *PIPELINE_ARGS, PRINT_IR_AFTER_ALL)
+    except CompilerError as error:
+        # The dumps up to the failing pass are what one needs to see why it failed.
+        dumps, diagnostics = split_ir_dumps(error.stderr)
+        _write_dumps(dump_dir, dumps)
+        first_line = str(error).split("\n", 1)[0]
+        raise CompilerError(
+            f"{first_line}\n{diagnostics.rstrip()}\n(the IR after each pass that ran is in "
+            f"{dump_dir})",
+            stderr=error.stderr,
+        ) from None
+    dumps, _ = split_ir_dumps(output.stderr)
+    _write_dumps(dump_dir, dumps)
+    return output.stdout
+
+
+# `// -----// IR Dump After BFVToPoly (bfv-to-poly) //----- //`, possibly with
+# "Failed" after the pass name and `('func.func' operation: @f)` after the argument.
+_DUMP_HEADER = re.compile(r"^// -----// IR Dump After (?P<title>.*) //----- //$", re.MULTILINE)
+_DUMP_TITLE = re.compile(r"^(?P<name>.+?)(?P<failed> Failed)? \((?P<argument>[^()]*)\)")
+_DUMP_FILE = re.compile(r"^\d\d-.*\.(mlir|cpp)$")
+
+
+@dataclass(frozen=True)
+class IrDump:
+    """The IR printed after one pass."""
+
+    pass_argument: str  # "bfv-to-poly"
+    failed: bool
+    ir: str
+
+
+def split_ir_dumps(stderr: str) -> tuple[list[IrDump], str]:
+    """The dumps `--mlir-print-ir-after-all` wrote to `stderr`, and the rest
+    (diagnostics).
+
+    A dump is the text from its header to the end of its top-level operation
+    (the first line that is just `}`); what follows it before the next header
+    is diagnostics of the next pass.
+
+    >>> dumps, diagnostics = split_ir_dumps(tool_output.stderr)
+    >>> dumps[0].pass_argument
+    'bfv-select-parameters'
+    """
+    headers = list(_DUMP_HEADER.finditer(stderr))
+    diagnostics = [stderr[: headers[0].start()] if headers else stderr]
+    dumps = []
+    for index, header in enumerate(headers):
+        end = headers[index + 1].start() if index + 1 < len(headers) else len(stderr)
+        section = stderr[header.end() : end].strip("\n").split("\n")
+        closing = next((i for i, line in enumerate(section) if line == "}"), len(section) - 1)
+        ir, rest = section[: closing + 1], section[closing + 1 :]
+        dumps.append(_dump_of(header.group("title"), "\n".join(ir).strip("\n") + "\n"))
+        diagnostics.extend(line + "\n" for line in rest if line.strip())
+    return dumps, "".join(diagnostics)
+
+
+def _dump_of(title: str, ir: str) -> IrDump:
+    match = _DUMP_TITLE.match(title)
+    if match is None:
+        return IrDump(_file_name_part(title), failed=False, ir=ir)
+    return IrDump(_file_name_part(match.group("argument")), bool(match.group("failed")), ir)
+
+
+def _file_name_part(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-") or "pass"
+
+
+def _prepare_dump_dir(dump_dir: Path) -> None:
+    dump_dir.mkdir(parents=True, exist_ok=True)
+    # Dumps of an earlier compilation would be mistaken for this one's.
+    for old in dump_dir.iterdir():
+        if old.is_file() and _DUMP_FILE.match(old.name):
+            old.unlink()
+
+
+def _write_dumps(dump_dir: Path, dumps: Sequence[IrDump]) -> None:
+    for number, dump in enumerate(dumps, start=1):
+        suffix = "-failed" if dump.failed else ""
+        (dump_dir / f"{number:02d}-{dump.pass_argument}{suffix}.mlir").write_text(dump.ir)
+
+
+def _write_emitted_source(dump_dir: Path, source: str) -> None:
+    number = sum(1 for path in dump_dir.iterdir() if _DUMP_FILE.match(path.name))
+    (dump_dir / f"{number:02d}-emit-cpp.cpp").write_text(source)
+
+
+# --------------------------------------------------------------------------
+# C++ source -> shared library
+# --------------------------------------------------------------------------
+
+
+def cxx_compiler() -> list[str]:
+    """The system C++ compiler as a command: `$CXX` (may hold flags), else `c++`."""
+    words = shlex.split(os.environ.get("CXX", "")) or ["c++"]
+    found = shutil.which(words[0])
+    if found is None:
+        raise CompilerError(
+            f"cannot find the C++ compiler `{words[0]}` (from "
+            f"{'$CXX' if os.environ.get('CXX') else 'the default, c++'}); install g++ or "
+            "clang++, or point $CXX at one"
+        )
+    return [found, *words[1:]]
+
+
+def _runtime_headers_digest() -> str:
+    # The emitted source includes runtime headers (program_abi.h at least): a
+    # changed ABI must rebuild every program.
+    digest = hashlib.sha256()
+    for header in sorted(RUNTIME_INCLUDE_DIR.rglob("*.h")):
+        digest.update(str(header.relative_to(RUNTIME_INCLUDE_DIR)).encode() + b"\0")
+        digest.update(header.read_bytes())
+    return digest.hexdigest()
+
+
+def build_library(source_path: Path, cache: Cache, *, target: str = "cpu") -> Path:
+    """The shared library of an emitted source, from the cache when it is there.
+
+    Compile errors raise `CompilerError` with the C++ compiler's output.
+
+    >>> build_library(Path("program.cpp"), Cache.at())
+    PosixPath('~/.cache/ringfuse/programs/3f1c....so')
+    """
+    compiler = cxx_compiler()
+    command = [*compiler, *SHARED_LIBRARY_FLAGS, f"-I{RUNTIME_INCLUDE_DIR}"]
+    key = _digest(
+        "library",
+        hashlib.sha256(source_path.read_bytes()).hexdigest(),
+        command,
+        _file_identity(Path(compiler[0])),
+        _runtime_headers_digest(),
+        target,
+    )
+    library = cache.entry("programs", key, ".so")
+    if library.exists():
+        return library
+    descriptor, temporary = tempfile.mkstemp(dir=library.parent, prefix=f".{key}.", suffix=".so")
+    os.close(descriptor)
+    try:
+        run_cxx([*command, str(source_path), "-o", temporary], source_path)
+        os.replace(temporary, library)
+    finally:
+        Path(temporary).unlink(missing_ok=True)
+    return library
+
+
+def run_cxx(command: list[str], source_path: Path) -> None:
+    """Run a C++ compiler command; a `CompilerError` with its output if it fails."""
+    try:
+        completed = subprocess.run(
+            command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, check=False
+        )
+    except OSError as error:
+        raise CompilerError(f"could not run the C++ compiler {command[0]}: {error}") from error
+    if completed.returncode != 0:
+        raise CompilerError(
+            f"the C++ compiler failed (exit status {completed.returncode}) on the emitted "
+            f"program {source_path}:\n$ {shlex.join(command)}\n{completed.stdout.rstrip()}",
+            stderr=completed.stdout,
+        )

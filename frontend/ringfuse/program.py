@@ -1,0 +1,268 @@
+"""`rf.Program`: a compiled circuit, loaded by the runtime and callable.
+
+>>> prog = rf.compile(f)
+>>> keys = prog.keygen()                 # binds the evaluation keys to prog
+>>> out = prog(keys.encrypt(a), keys.encrypt(b), w=c)
+>>> keys.decrypt(out)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ._native import runtime
+from .circuit import InputKind, Trace
+from .driver import CompilerError
+from .keys import KeySet, encode
+from .objects import Ciphertext, GaloisKeys, Plaintext, RelinKey
+from .params import Params
+
+__all__ = ["Program"]
+
+_ANNOTATION = {"encrypted": "rf.Encrypted", "plain": "rf.Plain"}
+# What the runtime's manifest calls each kind of input.
+_MANIFEST_KIND = {"encrypted": "ciphertext", "plain": "plaintext"}
+
+
+class Program:
+    """A compiled circuit: call it on ciphertexts (and plaintext inputs) to get
+    ciphertexts back. Made by `rf.compile`.
+
+    >>> prog = rf.compile(f)
+    >>> prog.inputs
+    (('x', 'encrypted'), ('y', 'encrypted'), ('w', 'plain'))
+    >>> keys = prog.keygen(seed=bytes(32))
+    >>> out = prog(keys.encrypt(a), keys.encrypt(b), w=c)   # or prog(x=..., y=..., w=...)
+
+    A server that holds only evaluation keys binds them instead of `keygen`:
+
+    >>> prog.set_evaluation_keys(*rf.load_evaluation_keys("eval.rfkeys", prog.params))
+    """
+
+    def __init__(
+        self,
+        native: Any,
+        *,
+        name: str,
+        inputs: tuple[tuple[str, InputKind], ...],
+        num_outputs: int,
+        source_path: Path,
+        library_path: Path,
+    ) -> None:
+        self._native = native
+        self.name = name
+        self.inputs = inputs
+        self.num_outputs = num_outputs
+        self.source_path = source_path
+        self.library_path = library_path
+        self.params = Params._wrap(native.context)
+        self._relin_key: RelinKey | None = None
+        self._galois_keys: GaloisKeys | None = None
+        self._keys_bound = False
+
+    @classmethod
+    def _load(cls, library_path: Path, traced: Trace, source_path: Path) -> Program:
+        """Load a built program and check that it is the traced circuit."""
+        try:
+            native = runtime().Program.load(str(library_path))
+        except ValueError as error:
+            raise CompilerError(
+                f"the compiled program of {traced.name} ({library_path}, built from "
+                f"{source_path}) does not load: {error}"
+            ) from error
+        program = cls(
+            native,
+            name=traced.name,
+            inputs=tuple(traced.inputs),
+            num_outputs=traced.num_outputs,
+            source_path=source_path,
+            library_path=library_path,
+        )
+        program._check_matches_trace()
+        return program
+
+    def _check_matches_trace(self) -> None:
+        # A mismatch is a compiler bug; say so now rather than at the first call.
+        expected = [_MANIFEST_KIND[kind] for _, kind in self.inputs]
+        found = list(self._native.input_kinds)
+        if found != expected or self._native.output_count != self.num_outputs:
+            raise CompilerError(
+                f"the compiled program of {self.name} ({self.source_path}) takes inputs "
+                f"{found} and has {self._native.output_count} outputs, but the circuit "
+                f"takes {expected} and has {self.num_outputs}"
+            )
+
+    # -- what the program needs ----------------------------------------------
+
+    @property
+    def galois_elements(self) -> tuple[int, ...]:
+        """The Galois elements g (X -> X^g) it needs keys for, ascending."""
+        return tuple(int(g) for g in self._native.required_galois_elements)
+
+    @property
+    def needs_relin_key(self) -> bool:
+        """Whether it multiplies ciphertexts (and so relinearizes)."""
+        return bool(self._native.needs_relin_key)
+
+    def keygen(self, seed: bytes | None = None) -> KeySet:
+        """A key set for this program: secret, public and relinearization keys
+        and exactly the Galois keys it needs. Binds the evaluation keys to the
+        program. `seed` (32 bytes) makes the keys reproducible, for tests.
+
+        >>> keys = prog.keygen()
+        >>> keys.save_evaluation_keys("eval.rfkeys")    # for a server
+        """
+        keys = KeySet.generate(self.params, galois_elements=self.galois_elements, seed=seed)
+        self.set_evaluation_keys(keys.relin_key, keys.galois_keys)
+        return keys
+
+    def set_evaluation_keys(
+        self, relin_key: RelinKey | None = None, galois_keys: GaloisKeys | None = None
+    ) -> None:
+        """Bind the keys later calls switch with: what a server does with keys
+        it loaded. They must belong to `params` and cover what the program needs.
+
+        >>> prog.set_evaluation_keys(*rf.load_evaluation_keys("eval.rfkeys", prog.params))
+        """
+        self._check_key(relin_key, RelinKey, "relin_key")
+        self._check_key(galois_keys, GaloisKeys, "galois_keys")
+        if self.needs_relin_key and relin_key is None:
+            raise ValueError(
+                f"program {self.name} multiplies ciphertexts, so it needs a relinearization "
+                "key; got None (prog.keygen() makes one)"
+            )
+        have = set() if galois_keys is None else set(galois_keys.elements)
+        missing = sorted(set(self.galois_elements) - have)
+        if missing:
+            raise ValueError(
+                f"program {self.name} needs Galois keys for elements "
+                f"{list(self.galois_elements)}; missing {missing}. Make them with "
+                "prog.keygen() or KeySet.generate(params, galois_elements=prog.galois_elements)"
+            )
+        self._relin_key, self._galois_keys = relin_key, galois_keys
+        self._keys_bound = True
+
+    def _check_key(self, key: object, expected: type, argument: str) -> None:
+        if key is None:
+            return
+        if not isinstance(key, expected):
+            raise TypeError(
+                f"{argument} must be an rf.{expected.__name__} or None, got {type(key).__name__}"
+            )
+        assert isinstance(key, (RelinKey, GaloisKeys))
+        if key.params != self.params:
+            raise ValueError(
+                f"{argument} belongs to {key.params!r}, but program {self.name} runs "
+                f"under {self.params!r}"
+            )
+
+    # -- running -------------------------------------------------------------
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Ciphertext | tuple[Ciphertext, ...]:
+        """Run on inputs in the circuit's parameter order (or by name).
+
+        rf.Encrypted parameters take an rf.Ciphertext; rf.Plain parameters an
+        rf.Plaintext, an int (every slot) or a 1-D integer array (encoded as
+        `KeySet.encode` does). Returns a Ciphertext, or a tuple of them.
+        """
+        values = self._bind_arguments(args, kwargs)
+        native_inputs = [
+            self._native_input(name, kind, value)
+            for (name, kind), value in zip(self.inputs, values)
+        ]
+        self._require_keys()
+        relin = None if self._relin_key is None else self._relin_key._native
+        galois = None if self._galois_keys is None else self._galois_keys._native
+        outputs = [
+            Ciphertext(self.params, native)
+            for native in self._native.run(native_inputs, relin, galois)
+        ]
+        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    def _signature(self) -> str:
+        parameters = ", ".join(f"{name}: {_ANNOTATION[kind]}" for name, kind in self.inputs)
+        return f"{self.name}({parameters})"
+
+    def _bind_arguments(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+        names = [name for name, _ in self.inputs]
+        if len(args) > len(names):
+            raise TypeError(
+                f"{self._signature()} takes {len(names)} arguments, got {len(args)} positional"
+            )
+        bound = dict(zip(names, args))
+        for name, value in kwargs.items():
+            if name not in names:
+                raise TypeError(
+                    f"{self._signature()} got an unexpected argument {name!r}; its "
+                    f"parameters are {', '.join(names)}"
+                )
+            if name in bound:
+                raise TypeError(
+                    f"{self._signature()} got two values for parameter {name!r} "
+                    "(by position and by name)"
+                )
+            bound[name] = value
+        missing = [name for name in names if name not in bound]
+        if missing:
+            raise TypeError(
+                f"{self._signature()} is missing an argument for parameter"
+                f"{'s' if len(missing) > 1 else ''} {', '.join(map(repr, missing))}"
+            )
+        return [bound[name] for name in names]
+
+    def _native_input(self, name: str, kind: InputKind, value: Any) -> Any:
+        where = f"argument {name!r} of {self.name} ({_ANNOTATION[kind]})"
+        if kind == "encrypted":
+            if not isinstance(value, Ciphertext):
+                raise TypeError(
+                    f"{where} must be an rf.Ciphertext (keys.encrypt(values)), got "
+                    f"{_describe(value)}"
+                )
+            self._check_params(value, where)
+            if value.size != 2:
+                raise ValueError(
+                    f"{where} has {value.size} components; the program takes 2-component "
+                    "ciphertexts (fresh, or as a program returns them)"
+                )
+            return value._native
+        if isinstance(value, Plaintext):
+            self._check_params(value, where)
+            return value._native
+        if isinstance(value, Ciphertext):
+            raise TypeError(
+                f"{where} is a plaintext input: pass an rf.Plaintext, an int or a 1-D integer "
+                "array, not an rf.Ciphertext"
+            )
+        try:
+            return encode(self.params, value)._native
+        except (TypeError, ValueError) as error:
+            raise type(error)(f"{where}: {error}") from None
+
+    def _check_params(self, value: Ciphertext | Plaintext, where: str) -> None:
+        if value.params != self.params:
+            raise ValueError(
+                f"{where} belongs to {value.params!r}, but program {self.name} runs under "
+                f"{self.params!r}; encrypt it with keys of prog.params (prog.keygen())"
+            )
+
+    def _require_keys(self) -> None:
+        # A program that switches no keys (no multiplication, no rotation) needs none.
+        needs_keys = self.needs_relin_key or bool(self.galois_elements)
+        if needs_keys and not self._keys_bound:
+            raise RuntimeError(
+                f"program {self.name} switches keys (relinearization or rotation) but has no "
+                "evaluation keys: call prog.keygen() first, or prog.set_evaluation_keys("
+                "relin_key, galois_keys) with keys of prog.params"
+            )
+
+    def __repr__(self) -> str:
+        outputs = f"{self.num_outputs} output{'s' if self.num_outputs > 1 else ''}"
+        return f"<rf.Program {self._signature()} -> {outputs}, {self.params!r}>"
+
+
+def _describe(value: object) -> str:
+    if isinstance(value, Plaintext):
+        return "an rf.Plaintext (a plaintext cannot stand for an encrypted input)"
+    name = type(value).__name__
+    return f"an {name}" if name[0].lower() in "aeiou" else f"a {name}"

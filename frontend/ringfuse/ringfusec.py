@@ -1,0 +1,254 @@
+"""`ringfusec`: build a circuit written in Python into a standalone executable.
+
+    ringfusec circuit.py -o circuit [--target cpu] [--circuit NAME]
+
+The executable is the server side: it reads evaluation keys and serialized
+inputs and writes the encrypted outputs (runtime/tools/circuit_main.cpp).
+Next to it go `circuit.params` (the parameter set) and `circuit.json` (the
+inputs, outputs and keys it needs), from which a client makes keys and inputs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from . import driver
+from .circuit import Circuit, Trace, TraceError, trace
+from .compile import Cache, check_target, cxx_compiler, emit_source, run_cxx
+from .driver import CompilerError
+
+__all__ = ["Executable", "build", "build_executable", "find_circuit", "main"]
+
+RUNTIME_INCLUDE_DIR = driver.REPO_ROOT / "runtime" / "include"
+CIRCUIT_MAIN = driver.REPO_ROOT / "runtime" / "tools" / "circuit_main.cpp"
+RUNTIME_LIBRARY = driver.REPO_ROOT / "build" / "runtime" / "libringfuse_runtime.a"
+EXECUTABLE_FLAGS = ("-std=c++17", "-O2")
+
+_EPILOG = """\
+Next to the executable go two files for the client:
+  CIRCUIT.params  the parameter set (rf.Params.load)
+  CIRCUIT.json    the circuit's inputs, outputs and the evaluation keys it needs
+
+A client makes keys and inputs for it:
+  params = rf.Params.load("circuit.params")
+  needs = json.load(open("circuit.json"))
+  keys = params.keygen(galois_elements=needs["galois_elements"])
+  keys.save_evaluation_keys("eval.rfkeys")        # relinearization + Galois keys
+  keys.encrypt(x).save("x.rfct")                   # an rf.Encrypted input
+  keys.encode(w).save("w.rfpt")                    # an rf.Plain input
+
+the server runs
+  ./circuit --keys eval.rfkeys --in x.rfct w.rfpt --out out.rfct
+
+and the client decrypts keys.decrypt(rf.Ciphertext.load("out.rfct", params)).
+"""
+
+
+class RingfusecError(Exception):
+    """A circuit file that cannot be built: no circuit in it, several, a missing runtime."""
+
+
+@dataclass(frozen=True)
+class Executable:
+    """What `build` made: the executable and the client's two files."""
+
+    path: Path
+    params_path: Path
+    description_path: Path
+    description: dict[str, Any]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The `ringfusec` command; returns its exit status."""
+    arguments = _parser().parse_args(argv)
+    try:
+        executable = build(
+            arguments.circuit_file,
+            arguments.output,
+            target=arguments.target,
+            circuit_name=arguments.circuit,
+        )
+    except (RingfusecError, CompilerError, TraceError, TypeError, ValueError) as error:
+        print(f"ringfusec: error: {error}", file=sys.stderr)
+        return 1
+    _report(executable)
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ringfusec",
+        description="Build a ringfuse circuit (a Python file with an @rf.circuit function) "
+        "into an executable that runs it on encrypted inputs.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("circuit_file", type=Path, help="the Python file that defines the circuit")
+    parser.add_argument("-o", "--output", type=Path, required=True, help="the executable to write")
+    parser.add_argument("--target", default="cpu", help="where it runs: cpu (the default)")
+    parser.add_argument(
+        "--circuit", metavar="NAME", help="which circuit, if the file defines several"
+    )
+    return parser
+
+
+def _report(executable: Executable) -> None:
+    description = executable.description
+    inputs = " ".join(
+        f"{item['name']}.{'rfpt' if item['kind'] == 'plaintext' else 'rfct'}"
+        for item in description["inputs"]
+    )
+    outputs = " ".join(f"out{i}.rfct" for i in range(description["outputs"]))
+    print(f"built {executable.path}: circuit '{description['name']}', {description['parameters']}")
+    print(f"  for the client: {executable.params_path}, {executable.description_path}")
+    print(f"  run: {executable.path} --keys eval.rfkeys --in {inputs} --out {outputs}")
+
+
+def build(
+    circuit_file: str | os.PathLike[str],
+    output: str | os.PathLike[str],
+    *,
+    target: str = "cpu",
+    circuit_name: str | None = None,
+    cache_dir: str | os.PathLike[str] | None = None,
+) -> Executable:
+    """Build the circuit of `circuit_file` into the executable `output`, with
+    `output.params` and `output.json` beside it (as the `ringfusec` command).
+
+    >>> build("circuit.py", "circuit").description["galois_elements"]
+    [3, 16383]
+    """
+    check_target(target)
+    output = Path(output)
+    _require_runtime_library()
+    circuit = find_circuit(_import_file(Path(circuit_file)), circuit_name, Path(circuit_file))
+    traced = trace(circuit)
+    source_path = emit_source(traced, Cache.at(cache_dir), target=target)
+    build_executable(source_path, output)
+    return _write_client_files(output, traced)
+
+
+def _import_file(path: Path) -> ModuleType:
+    if not path.is_file():
+        raise RingfusecError(f"no such circuit file: {path}")
+    spec = importlib.util.spec_from_file_location(f"_ringfusec_circuit_{path.stem}", path)
+    if spec is None or spec.loader is None:
+        raise RingfusecError(f"cannot import {path}: not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    # The file may import modules that sit next to it, as `python circuit.py` allows.
+    sys.path.insert(0, str(path.resolve().parent))
+    try:
+        spec.loader.exec_module(module)
+    except Exception as error:
+        raise RingfusecError(f"importing {path} failed: {type(error).__name__}: {error}") from error
+    finally:
+        sys.path.remove(str(path.resolve().parent))
+    return module
+
+
+def find_circuit(module: ModuleType, name: str | None, path: Path | None = None) -> Circuit:
+    """The module's one `rf.Circuit`, or the one called `name` (its variable or
+    function name); a clear error for none, several, or no such name.
+
+    >>> find_circuit(module, None)
+    <rf.Circuit f(x: Encrypted, y: Encrypted, w: Plain), t=65537>
+    """
+    where = str(path) if path is not None else module.__name__
+    named = {variable: value for variable, value in vars(module).items() if isinstance(value, Circuit)}
+    # One entry per circuit, under its first name (`alias = f` is still one circuit).
+    found: dict[str, Circuit] = {}
+    for variable, value in named.items():
+        if all(value is not known for known in found.values()):
+            found[variable] = value
+    if name is not None:
+        for variable, value in named.items():
+            if name in (variable, value.name):
+                return value
+        listed = ", ".join(found) or "none"
+        raise RingfusecError(f"{where} defines no circuit named {name!r}; its circuits: {listed}")
+    if not found:
+        raise RingfusecError(
+            f"{where} defines no rf.Circuit; decorate the circuit's function with @rf.circuit"
+        )
+    if len(found) > 1:
+        raise RingfusecError(
+            f"{where} defines {len(found)} circuits ({', '.join(found)}); choose one with "
+            "--circuit NAME"
+        )
+    return next(iter(found.values()))
+
+
+def build_executable(source_path: Path, output: Path) -> Path:
+    """Compile an emitted program with circuit_main.cpp and the runtime library
+    into the executable `output` (replaced atomically if it exists).
+
+    >>> build_executable(Path("program.cpp"), Path("circuit"))
+    """
+    _require_runtime_library()
+    output.parent.mkdir(parents=True, exist_ok=True)
+    descriptor, temporary = tempfile.mkstemp(dir=output.parent, prefix=f".{output.name}.")
+    os.close(descriptor)
+    command = [
+        *cxx_compiler(), *EXECUTABLE_FLAGS, f"-I{RUNTIME_INCLUDE_DIR}", str(source_path),
+        str(CIRCUIT_MAIN), str(RUNTIME_LIBRARY), "-ldl", "-o", temporary,
+    ]
+    try:
+        run_cxx(command, source_path)
+        os.chmod(temporary, 0o755)
+        os.replace(temporary, output)
+    finally:
+        Path(temporary).unlink(missing_ok=True)
+    return output
+
+
+def _require_runtime_library() -> None:
+    # Checked before the compiler runs, so a missing build fails fast.
+    if not RUNTIME_LIBRARY.exists():
+        raise RingfusecError(
+            f"the runtime library {RUNTIME_LIBRARY} is not built; run `make build` at the "
+            f"repository root ({driver.REPO_ROOT})"
+        )
+
+
+def _write_client_files(executable: Path, traced: Trace) -> Executable:
+    params_path = executable.with_name(executable.name + ".params")
+    description_path = executable.with_name(executable.name + ".json")
+    completed = subprocess.run(
+        [str(executable.resolve()), "--describe", "--write-params", str(params_path)],
+        capture_output=True, text=True, check=False,
+    )
+    if completed.returncode != 0:
+        raise CompilerError(
+            f"the built executable {executable} does not start:\n{completed.stderr.rstrip()}",
+            stderr=completed.stderr,
+        )
+    described = json.loads(completed.stdout)
+    kinds = described["inputs"]
+    expected = ["plaintext" if kind == "plain" else "ciphertext" for _, kind in traced.inputs]
+    if kinds != expected or described["outputs"] != traced.num_outputs:
+        raise CompilerError(
+            f"the executable {executable} takes inputs {kinds} and has "
+            f"{described['outputs']} outputs, but {traced.name} takes {expected} and has "
+            f"{traced.num_outputs}"
+        )
+    # Names from the trace: the manifest only knows kinds.
+    described["inputs"] = [
+        {"name": name, "kind": kind} for (name, _), kind in zip(traced.inputs, kinds)
+    ]
+    description_path.write_text(json.dumps(described, indent=2) + "\n")
+    return Executable(executable, params_path, description_path, described)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

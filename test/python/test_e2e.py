@@ -1,0 +1,444 @@
+"""End to end: Python circuits compiled by the real compiler, run encrypted,
+decrypted, and compared with the same computation in numpy mod t.
+
+Every test here needs the compiler binaries (`ringfuse-opt --ringfuse-pipeline`,
+`ringfuse-translate --emit-cpp`). Compiled programs and their keys are made
+once per module (`compiled`), so that the suite stays within a few minutes on
+two cores; set $RINGFUSE_CACHE_DIR to reuse compiled programs across runs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+import bfv_oracle as oracle
+import ringfuse as rf
+from runtime_support import SEED, toy_params
+
+pytestmark = pytest.mark.needs_compiler
+
+T = 65537
+REPO_ROOT = Path(__file__).resolve().parents[2]
+Vector = npt.NDArray[np.int64]
+
+
+# --------------------------------------------------------------------------
+# Compiled programs and keys, shared by the module
+# --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    configured = os.environ.get("RINGFUSE_CACHE_DIR")
+    return Path(configured) if configured else tmp_path_factory.mktemp("ringfuse-cache")
+
+
+Compiled = Callable[..., tuple[rf.Program, rf.KeySet]]
+
+
+@pytest.fixture(scope="module")
+def compiled(cache_dir: Path) -> Iterator[Compiled]:
+    """`compiled(circuit, **compile_args)`: the program and its keys, made once."""
+    made: dict[tuple[int, tuple[tuple[str, object], ...]], tuple[rf.Program, rf.KeySet]] = {}
+
+    def get(circuit: rf.Circuit, **compile_args: object) -> tuple[rf.Program, rf.KeySet]:
+        key = (id(circuit), tuple(sorted(compile_args.items(), key=lambda item: item[0])))
+        if key not in made:
+            program = rf.compile(circuit, cache_dir=cache_dir, **compile_args)  # type: ignore[arg-type]
+            made[key] = (program, program.keygen(seed=SEED))
+        return made[key]
+
+    yield get
+
+
+def slots(program: rf.Program, seed: int) -> Vector:
+    """Random values for every slot of the program's parameters."""
+    return np.random.default_rng(seed).integers(0, T, program.params.slot_count)
+
+
+def rotate_rows(values: Vector, steps: int) -> Vector:
+    """BFV's rotation: each row of N/2 slots left by `steps` (right if negative)."""
+    return np.roll(values.reshape(2, -1), -steps, axis=1).ravel()
+
+
+def swap_rows(values: Vector) -> Vector:
+    return values.reshape(2, -1)[::-1].ravel()
+
+
+def padded(constant: Vector, n: int) -> Vector:
+    """A short constant array as the circuit sees it: the first slots, then zeros."""
+    return np.pad(constant.astype(np.int64), (0, n - constant.size))
+
+
+def check(keys: rf.KeySet, ciphertext: rf.Ciphertext, expected: Vector) -> None:
+    np.testing.assert_array_equal(keys.decrypt(ciphertext), np.mod(expected, T))
+
+
+# --------------------------------------------------------------------------
+# Circuits
+# --------------------------------------------------------------------------
+
+
+@rf.circuit(plaintext_modulus=T)
+def add_sub_neg(x: rf.Encrypted, y: rf.Encrypted, z: rf.Encrypted):
+    return -(x + y) + z - x - (-y)
+
+
+def product_chain(depth: int) -> rf.Circuit:
+    """x * y * x * y ... with `depth` multiplications in a row."""
+
+    def chain(x: rf.Encrypted, y: rf.Encrypted):
+        result = x
+        for i in range(depth):
+            result = result * (y if i % 2 == 0 else x)
+        return result
+
+    chain.__name__ = f"chain{depth}"
+    return rf.circuit(plaintext_modulus=T)(chain)
+
+
+CHAINS = {depth: product_chain(depth) for depth in range(1, 7)}
+
+SCALES = np.arange(1, 101, dtype=np.int64)
+OFFSETS = np.arange(500, 600, dtype=np.int64)
+
+
+@rf.circuit(plaintext_modulus=T)
+def plain_ops(x: rf.Encrypted, w: rf.Plain, v: rf.Plain):
+    return x * w + v - x * SCALES + OFFSETS
+
+
+@rf.circuit(plaintext_modulus=T)
+def int_constants(x: rf.Encrypted, y: rf.Encrypted):
+    return 3 * x - 7 + x * 65536 + (5 - y) + x * -2
+
+
+@rf.circuit(plaintext_modulus=T)
+def rotations(x: rf.Encrypted):
+    return x.rotate(3), x.rotate(-5), x.swap_rows()
+
+
+@rf.circuit(plaintext_modulus=T)
+def slot_sum(x: rf.Encrypted):
+    return x.sum()
+
+
+@rf.circuit(plaintext_modulus=T)
+def dot_product(x: rf.Encrypted, y: rf.Encrypted):
+    return (x * y).sum()
+
+
+@rf.circuit(plaintext_modulus=T)
+def cubic(x: rf.Encrypted):
+    return x**3 + 3 * x**2 - x + 7
+
+
+@rf.circuit(plaintext_modulus=T)
+def three_outputs(x: rf.Encrypted, y: rf.Encrypted):
+    return x + y, x * y, x - y
+
+
+ROWS = 8
+# Slot 8i of a row-major 8x8 matrix starts row i.
+ROW_STARTS = np.array([1 if j % ROWS == 0 else 0 for j in range(ROWS * ROWS)], dtype=np.int64)
+
+
+@rf.circuit(plaintext_modulus=T)
+def matrix_vector(a: rf.Encrypted, v: rf.Plain):
+    """A (8x8, row-major in slots 0..63) times v (tiled 8 times): each row's
+    products summed by rotate-and-add into its first slot, the rest masked off."""
+    products = a * v
+    for step in (4, 2, 1):
+        products = products + products.rotate(step)
+    return products * ROW_STARTS
+
+
+@rf.circuit(plaintext_modulus=T)
+def input_reused(x: rf.Encrypted):
+    # x is transformed for the plaintext product and also needed untransformed
+    # by the additions around it.
+    return (x + 5) - x * 3
+
+
+@rf.circuit(plaintext_modulus=T)
+def quickstart(x: rf.Encrypted, y: rf.Encrypted, w: rf.Plain):
+    return x * y + w * x
+
+
+@rf.circuit(plaintext_modulus=T)
+def plain_only(x: rf.Encrypted, w: rf.Plain):
+    return x * w + x + 5
+
+
+# --------------------------------------------------------------------------
+# Circuits against numpy
+# --------------------------------------------------------------------------
+
+
+def test_additions_subtractions_and_negations(compiled: Compiled) -> None:
+    program, keys = compiled(add_sub_neg)
+    x, y, z = slots(program, 1), slots(program, 2), slots(program, 3)
+    out = program(keys.encrypt(x), keys.encrypt(y), keys.encrypt(z))
+    check(keys, out, -(x + y) + z - x + y)
+
+
+@pytest.mark.parametrize("depth", sorted(CHAINS))
+def test_product_chains_decrypt_correctly_at_every_depth(compiled: Compiled, depth: int) -> None:
+    program, keys = compiled(CHAINS[depth])
+    x, y = slots(program, 10 + depth), slots(program, 20 + depth)
+    expected = x.copy()
+    for i in range(depth):
+        expected = expected * (y if i % 2 == 0 else x) % T
+    check(keys, program(keys.encrypt(x), keys.encrypt(y)), expected)
+    assert not program.params.insecure
+
+
+def test_plaintext_inputs_and_numpy_constants(compiled: Compiled) -> None:
+    program, keys = compiled(plain_ops)
+    n = program.params.slot_count
+    x, w, v = slots(program, 4), slots(program, 5), slots(program, 6)
+    out = program(keys.encrypt(x), w, v=keys.encode(v))
+    check(keys, out, x * w + v - x * padded(SCALES, n) + padded(OFFSETS, n))
+
+
+def test_integer_constants_reduce_mod_t(compiled: Compiled) -> None:
+    program, keys = compiled(int_constants)
+    x, y = slots(program, 7), slots(program, 8)
+    out = program(keys.encrypt(x), keys.encrypt(y))
+    check(keys, out, 3 * x - 7 + x * 65536 + (5 - y) - 2 * x)
+
+
+def test_an_input_still_used_after_a_plaintext_product(compiled: Compiled) -> None:
+    program, keys = compiled(input_reused)
+    x = slots(program, 18)
+    check(keys, program(keys.encrypt(x)), x + 5 - 3 * x)
+
+
+def test_rotations_left_right_and_row_swap(compiled: Compiled) -> None:
+    program, keys = compiled(rotations)
+    x = slots(program, 9)
+    left, right, swapped = program(keys.encrypt(x))
+    check(keys, left, rotate_rows(x, 3))
+    check(keys, right, rotate_rows(x, -5))
+    check(keys, swapped, swap_rows(x))
+
+
+def test_slot_sum_fills_every_slot(compiled: Compiled) -> None:
+    program, keys = compiled(slot_sum)
+    x = slots(program, 11)
+    check(keys, program(keys.encrypt(x)), np.full(x.size, x.sum()))
+
+
+def test_dot_product_of_two_encrypted_vectors(compiled: Compiled) -> None:
+    program, keys = compiled(dot_product)
+    x, y = slots(program, 12), slots(program, 13)
+    check(keys, program(keys.encrypt(x), keys.encrypt(y)), np.full(x.size, (x * y % T).sum()))
+
+
+def test_cubic_polynomial(compiled: Compiled) -> None:
+    program, keys = compiled(cubic)
+    x = slots(program, 14)
+    square = x * x % T
+    check(keys, program(keys.encrypt(x)), square * x % T + 3 * square - x + 7)
+
+
+def test_several_outputs_come_back_as_a_tuple(compiled: Compiled) -> None:
+    program, keys = compiled(three_outputs)
+    x, y = slots(program, 15), slots(program, 16)
+    outputs = program(keys.encrypt(x), keys.encrypt(y))
+    assert isinstance(outputs, tuple) and len(outputs) == 3
+    for out, expected in zip(outputs, (x + y, x * y % T, x - y)):
+        check(keys, out, expected)
+
+
+def test_encrypted_matrix_times_plaintext_vector(compiled: Compiled) -> None:
+    program, keys = compiled(matrix_vector)
+    rng = np.random.default_rng(17)
+    a = rng.integers(0, T, (ROWS, ROWS))
+    v = rng.integers(0, T, ROWS)
+    out = program(keys.encrypt(a.ravel()), np.tile(v, ROWS))
+    expected = np.zeros(program.params.slot_count, dtype=np.int64)
+    expected[0 : ROWS * ROWS : ROWS] = (a @ v) % T
+    check(keys, out, expected)
+
+
+# --------------------------------------------------------------------------
+# The runtime's output against the independent big-integer oracle
+# --------------------------------------------------------------------------
+
+
+def oracle_decrypt(keys: rf.KeySet, ciphertext: rf.Ciphertext) -> tuple[list[int], int]:
+    """The slots and the noise budget of a ciphertext, by textbook BFV over Z_Q."""
+    params = keys.params
+    primes = list(params.coeff_modulus)
+    q = 1
+    for prime in primes:
+        q *= prime
+    big = [oracle.from_rns([list(map(int, limb)) for limb in c], primes) for c in ciphertext.residues()]
+    textbook = oracle.Params(params.poly_modulus_degree, q, params.plaintext_modulus)
+    secret = keys.secret_key.coefficients()
+    message = oracle.decrypt(textbook, secret, big)
+    budget = oracle.noise_budget(textbook, secret, big)
+    return oracle.decode_slots(message, params.poly_modulus_degree, params.plaintext_modulus), budget
+
+
+@pytest.mark.parametrize(
+    "circuit, params",
+    [
+        (plain_only, lambda: toy_params(n=64)),
+        (
+            quickstart,
+            lambda: rf.Params(
+                poly_modulus_degree=256, plaintext_modulus=T, coeff_modulus_bits=[40, 40, 40],
+                special_modulus_bits=[40], allow_insecure=True,
+            ),
+        ),
+    ],
+    ids=["add-mul-plain-N64", "multiply-N256"],
+)
+def test_the_oracle_decrypts_what_the_compiled_program_computes(
+    compiled: Compiled, circuit: rf.Circuit, params: Callable[[], rf.Params]
+) -> None:
+    chosen = params()
+    program, keys = compiled(circuit, params=chosen)
+    assert program.params == chosen
+    n = chosen.poly_modulus_degree
+    rng = np.random.default_rng(n)
+    x, y, w = (rng.integers(0, T, n) for _ in range(3))
+    if circuit is quickstart:
+        out = program(keys.encrypt(x), keys.encrypt(y), w)
+        expected = (x * y + w * x) % T
+    else:
+        out = program(keys.encrypt(x), w)
+        expected = (x * w + x + 5) % T
+    decoded, budget = oracle_decrypt(keys, out)
+    assert decoded == expected.tolist()
+    assert budget > 0
+    assert budget == keys.noise_budget(out)
+
+
+# --------------------------------------------------------------------------
+# Compiling: cache and IR dumps with the real compiler
+# --------------------------------------------------------------------------
+
+
+def test_a_second_compile_is_instant(compiled: Compiled, cache_dir: Path) -> None:
+    first, _ = compiled(quickstart)
+    start = time.perf_counter()
+    again = rf.compile(quickstart, cache_dir=cache_dir)
+    assert time.perf_counter() - start < 1.0
+    assert again.library_path == first.library_path
+
+
+PIPELINE = [
+    "bfv-select-parameters",
+    "bfv-expand-slot-sums",
+    "bfv-to-poly",
+    "poly-to-rns",
+    "cse",
+    "rns-to-kernel",
+]
+
+
+def test_dump_ir_writes_a_file_per_pass_in_pipeline_order(cache_dir: Path, tmp_path: Path) -> None:
+    rf.compile(dot_product, cache_dir=cache_dir, dump_ir=tmp_path)
+    names = sorted(path.name for path in tmp_path.iterdir())
+    assert names[0] == "00-traced.mlir" and names[-1].endswith("-emit-cpp.cpp")
+    passes = [name[3:].removesuffix(".mlir") for name in names[1:-1]]
+    remaining = iter(passes)
+    assert all(expected in remaining for expected in PIPELINE), passes  # in this order
+    assert "#bfv.params<t = 65537, N = " in (tmp_path / "01-bfv-select-parameters.mlir").read_text()
+
+
+def test_quickstart_example_compiles_runs_and_checks(cache_dir: Path) -> None:
+    completed = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "examples" / "quickstart.py")],
+        capture_output=True, text=True, check=False,
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT / "frontend"),
+             "RINGFUSE_CACHE_DIR": str(cache_dir)},
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "compiled f for the CPU in" in completed.stdout
+    assert "x*y + w*x on " in completed.stdout and " encrypted slots: correct (N=" in completed.stdout
+
+
+# --------------------------------------------------------------------------
+# The standalone executable
+# --------------------------------------------------------------------------
+
+CIRCUIT_FILE = """\
+import ringfuse as rf
+
+
+@rf.circuit(plaintext_modulus=65537)
+def served(x: rf.Encrypted, y: rf.Encrypted, w: rf.Plain):
+    return (x * y + w * x).rotate(1), x - y
+"""
+
+
+@pytest.fixture(scope="module")
+def executable(tmp_path_factory: pytest.TempPathFactory, cache_dir: Path) -> Path:
+    directory = tmp_path_factory.mktemp("served")
+    (directory / "circuit.py").write_text(CIRCUIT_FILE)
+    completed = subprocess.run(
+        [sys.executable, "-m", "ringfuse.ringfusec", "circuit.py", "-o", "circuit"],
+        cwd=directory, capture_output=True, text=True, check=False,
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT / "frontend"),
+             "RINGFUSE_CACHE_DIR": str(cache_dir)},
+    )
+    assert completed.returncode == 0, completed.stderr
+    return directory / "circuit"
+
+
+def test_ringfusec_executable_runs_the_circuit_on_files(executable: Path, tmp_path: Path) -> None:
+    params = rf.Params.load(executable.with_name("circuit.params"))
+    needs = json.loads(executable.with_name("circuit.json").read_text())
+    assert [item["name"] for item in needs["inputs"]] == ["x", "y", "w"]
+    keys = params.keygen(galois_elements=needs["galois_elements"], seed=SEED)
+    keys.save_evaluation_keys(tmp_path / "eval.rfkeys")
+    rng = np.random.default_rng(30)
+    x, y, w = (rng.integers(0, T, params.slot_count) for _ in range(3))
+    keys.encrypt(x).save(tmp_path / "x.rfct")
+    keys.encrypt(y).save(tmp_path / "y.rfct")
+    keys.encode(w).save(tmp_path / "w.rfpt")
+    completed = subprocess.run(
+        [str(executable), "--keys", str(tmp_path / "eval.rfkeys"),
+         "--in", str(tmp_path / "x.rfct"), str(tmp_path / "y.rfct"), str(tmp_path / "w.rfpt"),
+         "--out", str(tmp_path / "first.rfct"), str(tmp_path / "second.rfct")],
+        capture_output=True, text=True, check=False,
+    )
+    assert completed.returncode == 0, completed.stderr
+    first = rf.Ciphertext.load(tmp_path / "first.rfct", params)
+    second = rf.Ciphertext.load(tmp_path / "second.rfct", params)
+    check(keys, first, rotate_rows((x * y + w * x) % T, 1))
+    check(keys, second, x - y)
+
+
+def test_ringfusec_executable_refuses_a_key_file_of_other_parameters(
+    executable: Path, tmp_path: Path
+) -> None:
+    params = rf.Params.load(executable.with_name("circuit.params"))
+    keys = params.keygen(seed=SEED)
+    keys.encrypt(1).save(tmp_path / "x.rfct")
+    keys.encode(2).save(tmp_path / "w.rfpt")
+    wrong = toy_params(n=1024).keygen(rotations=[1], seed=SEED)
+    wrong.save_evaluation_keys(tmp_path / "wrong.rfkeys")
+    completed = subprocess.run(
+        [str(executable), "--keys", str(tmp_path / "wrong.rfkeys"),
+         "--in", str(tmp_path / "x.rfct"), str(tmp_path / "x.rfct"), str(tmp_path / "w.rfpt"),
+         "--out", str(tmp_path / "a.rfct"), str(tmp_path / "b.rfct")],
+        capture_output=True, text=True, check=False,
+    )
+    assert completed.returncode != 0
+    assert "wrong.rfkeys: the evaluation keys were made for other parameters" in completed.stderr
+    assert not (tmp_path / "a.rfct").exists()
