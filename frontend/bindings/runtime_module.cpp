@@ -215,14 +215,29 @@ PYBIND11_MODULE(_runtime, m) {
         });
 
   // A compiled circuit (runtime/include/ringfuse/runtime/program.h).
+  m.def("cuda_available", &cudaAvailable,
+        "True if this runtime has its CUDA driver and a CUDA device is visible.");
   py::class_<Program>(m, "Program")
       .def_static(
           "load",
-          [](const std::string &path) {
+          [](const std::string &path, const std::string &device) {
+            Device where = Device::Cpu;
+            if (device == "cuda")
+              where = Device::Cuda;
+            else if (device != "cpu")
+              throw Error("device must be \"cpu\" or \"cuda\", got \"" +
+                          device + "\"");
             py::gil_scoped_release release;
-            return Program::load(path);
+            return Program::load(path, where);
           },
-          py::arg("path"), "dlopen()s a compiled program's shared library.")
+          py::arg("path"), py::arg("device") = "cpu",
+          "dlopen()s a compiled program's shared library and loads it for "
+          "device \"cpu\" or \"cuda\".")
+      .def_property_readonly("device",
+                             [](const Program &p) {
+                               return std::string(deviceName(p.device()));
+                             })
+      .def_property_readonly("replays_graph", &Program::replaysGraph)
       .def_property_readonly("context",
                              [](const Program &p) { return hold(p.context()); })
       .def_property_readonly("name", &Program::name)

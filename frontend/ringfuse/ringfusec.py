@@ -33,6 +33,9 @@ __all__ = ["Executable", "build", "build_executable", "find_circuit", "main"]
 RUNTIME_INCLUDE_DIR = driver.REPO_ROOT / "runtime" / "include"
 CIRCUIT_MAIN = driver.REPO_ROOT / "runtime" / "tools" / "circuit_main.cpp"
 RUNTIME_LIBRARY = driver.REPO_ROOT / "build" / "runtime" / "libringfuse_runtime.a"
+# What linking against the runtime takes (its archives, cudart where the CUDA
+# driver is built, system libraries), one item per line; written by CMake.
+RUNTIME_LINK_ITEMS = driver.REPO_ROOT / "build" / "runtime" / "ringfuse_runtime_link.txt"
 EXECUTABLE_FLAGS = ("-std=c++17", "-O2")
 
 _EPILOG = """\
@@ -201,7 +204,7 @@ def build_executable(source_path: Path, output: Path) -> Path:
     os.close(descriptor)
     command = [
         *cxx_compiler(), *EXECUTABLE_FLAGS, f"-I{RUNTIME_INCLUDE_DIR}", str(source_path),
-        str(CIRCUIT_MAIN), str(RUNTIME_LIBRARY), "-ldl", "-o", temporary,
+        str(CIRCUIT_MAIN), *runtime_link_items(), "-o", temporary,
     ]
     try:
         run_cxx(command, source_path)
@@ -212,9 +215,14 @@ def build_executable(source_path: Path, output: Path) -> Path:
     return output
 
 
+def runtime_link_items() -> list[str]:
+    """The archives and libraries an executable links with the runtime."""
+    return [line for line in RUNTIME_LINK_ITEMS.read_text().splitlines() if line.strip()]
+
+
 def _require_runtime_library() -> None:
     # Checked before the compiler runs, so a missing build fails fast.
-    if not RUNTIME_LIBRARY.exists():
+    if not RUNTIME_LIBRARY.exists() or not RUNTIME_LINK_ITEMS.exists():
         raise RingfusecError(
             f"the runtime library {RUNTIME_LIBRARY} is not built; run `make build` at the "
             f"repository root ({driver.REPO_ROOT})"

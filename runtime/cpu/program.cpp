@@ -1,12 +1,15 @@
-//===- program.cpp - the CPU driver of compiled circuits ------------------===//
+//===- program.cpp - compiled circuits: loading, checks, the CPU driver ---===//
 //
 // Builds, from a program's manifest (program_abi.h), the plans its schedule
-// refers to by index, and implements every RfKernels entry with the reference
-// code of this runtime: a program that computes what evaluation.cpp computes
-// gives the same words, bit for bit.
+// refers to by index, for every driver (program_internal.h), and implements
+// every RfKernels entry of the CPU driver with the reference code of this
+// runtime: a program that computes what evaluation.cpp computes gives the
+// same words, bit for bit. The CUDA driver (runtime/cuda/driver.cu) shares
+// the loading, the argument checks of every kernel and the run's input and
+// output checks; it differs in where the buffers live and how kernels run.
 //
 //===----------------------------------------------------------------------===//
-#include "ringfuse/runtime/program.h"
+#include "program_internal.h"
 
 #include "ringfuse/runtime/error.h"
 
@@ -17,56 +20,9 @@
 #include <set>
 
 using namespace ringfuse::runtime;
+using namespace ringfuse::runtime::detail;
 
 namespace {
-
-/// The NTT tables of each limb of a basis, or why it has none.
-struct BasisPlan {
-  RnsBasis rns;
-  std::vector<uint64_t> moduli; // what kernels->moduli returns
-  std::vector<const NttTables *> ntt;
-  std::string nttProblem; // empty if every limb has tables
-};
-
-/// RfConverter: residues of `to` moduli found in `from` are copied (source
-/// limb in `copyFrom`, -1 where converted); the others come from one
-/// BaseConverter from -> (the missing moduli, in `to` order).
-struct ConverterPlan {
-  int from = 0, to = 0;
-  bool exact = false;
-  std::vector<int> copyFrom;
-  std::vector<size_t> missingLimbs; // limbs of `to` the converter fills
-  std::unique_ptr<BaseConverter> missing;
-  bool missingContiguous = true;
-};
-
-/// RfScaleRound: the limbs of the divisor and of the kept moduli inside the
-/// input basis, in divisor / kept order.
-struct ScaleRoundEntry {
-  int input = 0, divisor = 0, kept = 0;
-  std::vector<size_t> divisorLimbs, keptLimbs;
-  bool divisorContiguous = true, keptContiguous = true;
-  std::unique_ptr<ScaleRoundPlan> plan;
-};
-
-/// RfScaleUp: [floor(Q/t)]_{q} per output limb and Q mod t, as Context keeps
-/// them for encryption.
-struct ScaleUpPlan {
-  int from = 0, to = 0;
-  std::vector<uint64_t> deltaModOutput;
-  std::vector<Modulus> outputModuli;
-};
-
-struct ValueLayout {
-  bool plaintext = false;
-  size_t components = 0;
-  int buffers[3] = {-1, -1, -1};
-};
-
-struct ConstantData {
-  int buffer = 0;
-  std::vector<uint64_t> words;
-};
 
 bool isContiguous(const std::vector<size_t> &limbs) {
   for (size_t i = 1; i < limbs.size(); ++i)
@@ -80,69 +36,6 @@ std::string listModuli(const std::vector<uint64_t> &moduli) {
   for (size_t i = 0; i < moduli.size(); ++i)
     text += (i ? ", " : "") + std::to_string(moduli[i]);
   return text + "}";
-}
-
-bool overlaps(const uint64_t *a, size_t aWords, const uint64_t *b,
-              size_t bWords) {
-  auto a0 = reinterpret_cast<uintptr_t>(a), b0 = reinterpret_cast<uintptr_t>(b);
-  return a0 < b0 + bWords * sizeof(uint64_t) &&
-         b0 < a0 + aWords * sizeof(uint64_t);
-}
-
-} // namespace
-
-/// The loaded program's state: what the schedule's RfRuntime * points to.
-struct RfRuntime {
-  // First, so destroyed last: the schedule's code lives in the library.
-  std::shared_ptr<void> library;
-  RfRunFunction runFunction = nullptr;
-  std::string name;
-  ContextPtr context;
-  size_t n = 0;
-
-  std::map<uint64_t, std::unique_ptr<NttTables>> ownNttTables;
-  std::vector<BasisPlan> bases;
-  std::vector<ConverterPlan> converters;
-  std::vector<ScaleRoundEntry> scaleRounds;
-  std::vector<ScaleUpPlan> scaleUps;
-  std::vector<std::vector<uint64_t>> buffers;
-  std::vector<ValueLayout> inputs, outputs;
-  std::vector<ConstantData> constants;
-  std::vector<uint64_t> keyElements;
-  std::vector<const KeySwitchKey *> boundKeys; // per manifest key
-
-  std::mutex mutex; // one run at a time: the buffers are shared
-  bool failed = false;
-  std::string error;
-  // What buffer() and moduli() hand out for a bad index, so that the
-  // schedule's own loops stay in bounds until run() reports the error.
-  std::vector<uint64_t> spareBuffer, spareModuli;
-};
-
-namespace {
-
-std::string programLabel(const RfRuntime &s) {
-  return "program '" + s.name + "'";
-}
-
-void fail(RfRuntime *s, const std::string &message) {
-  if (!s->failed) {
-    s->failed = true;
-    s->error = message;
-  }
-}
-
-/// Runs a kernel body unless an earlier kernel failed; turns anything it
-/// throws into the recorded error (nothing may unwind through the schedule).
-template <typename Body>
-void guarded(RfRuntime *s, const char *kernel, Body &&body) {
-  if (s->failed)
-    return;
-  try {
-    body();
-  } catch (const std::exception &e) {
-    fail(s, std::string(kernel) + ": " + e.what());
-  }
 }
 
 const BasisPlan &basisAt(const RfRuntime *s, int basis) {
@@ -169,48 +62,181 @@ void requireSpan(const RfRuntime *s, const uint64_t *data, size_t words,
                  const char *what) {
   if (!data)
     throw Error(std::string(what) + " is a null pointer");
-  for (size_t b = 0; b < s->buffers.size(); ++b) {
-    const std::vector<uint64_t> &buffer = s->buffers[b];
-    if (!overlaps(data, 1, buffer.data(), buffer.size()))
+  for (size_t b = 0; b < s->bufferData.size(); ++b) {
+    const uint64_t *buffer = s->bufferData[b];
+    const size_t size = s->bufferWords[b];
+    if (!overlaps(data, 1, buffer, size))
       continue;
-    size_t offset = static_cast<size_t>(data - buffer.data());
-    if (offset + words > buffer.size())
+    size_t offset = static_cast<size_t>(data - buffer);
+    if (offset + words > size)
       throw Error(std::string(what) + " needs " + std::to_string(words) +
                   " words from word " + std::to_string(offset) + " of buffer " +
-                  std::to_string(b) + ", which has " +
-                  std::to_string(buffer.size()));
+                  std::to_string(b) + ", which has " + std::to_string(size));
     return;
   }
 }
 
-// The kernels -----------------------------------------------------------------
+} // namespace
+
+// What every driver shares ----------------------------------------------------
+
+namespace ringfuse::runtime::detail {
+
+std::string programLabel(const RfRuntime &s) {
+  return "program '" + s.name + "'";
+}
+
+void fail(RfRuntime *s, const std::string &message) {
+  if (!s->failed) {
+    s->failed = true;
+    s->error = message;
+  }
+}
+
+bool overlaps(const uint64_t *a, size_t aWords, const uint64_t *b,
+              size_t bWords) {
+  auto a0 = reinterpret_cast<uintptr_t>(a), b0 = reinterpret_cast<uintptr_t>(b);
+  return a0 < b0 + bWords * sizeof(uint64_t) &&
+         b0 < a0 + aWords * sizeof(uint64_t);
+}
+
+const BasisPlan &checkNtt(const RfRuntime *s, int basis, const uint64_t *data) {
+  const BasisPlan &plan = basisAt(s, basis);
+  if (!plan.nttProblem.empty())
+    throw Error(plan.nttProblem);
+  requireSpan(s, data, plan.ntt.size() * s->n, "the data");
+  return plan;
+}
+
+ConvertCall checkConvert(const RfRuntime *s, int index, const uint64_t *in,
+                         const uint64_t *out) {
+  const ConverterPlan &plan = planAt(s->converters, index, "converter");
+  const size_t inWords = s->bases[plan.from].moduli.size() * s->n;
+  const size_t outWords = plan.copyFrom.size() * s->n;
+  requireSpan(s, in, inWords, "the input");
+  requireSpan(s, out, outWords, "the output");
+  return {&plan, inWords, outWords, overlaps(in, inWords, out, outWords)};
+}
+
+ScaleRoundCall checkScaleRound(const RfRuntime *s, int index,
+                               const uint64_t *in, const uint64_t *out) {
+  const ScaleRoundEntry &entry =
+      planAt(s->scaleRounds, index, "scale_round plan");
+  const size_t inWords = s->bases[entry.input].moduli.size() * s->n;
+  const size_t outWords = entry.keptLimbs.size() * s->n;
+  requireSpan(s, in, inWords, "the input");
+  requireSpan(s, out, outWords, "the output");
+  return {&entry, inWords, outWords, overlaps(in, inWords, out, outWords)};
+}
+
+ScaleUpCall checkScaleUp(const RfRuntime *s, int index, const uint64_t *in,
+                         const uint64_t *out) {
+  const ScaleUpPlan &plan = planAt(s->scaleUps, index, "scale_up plan");
+  const size_t n = s->n, limbs = plan.outputModuli.size();
+  requireSpan(s, in, n, "the input");
+  requireSpan(s, out, limbs * n, "the output");
+  return {&plan, limbs, overlaps(in, n, out, limbs * n)};
+}
+
+const BasisPlan &checkAutomorphism(const RfRuntime *s, int basis,
+                                   uint64_t galoisElement, const uint64_t *in,
+                                   const uint64_t *out) {
+  const BasisPlan &plan = basisAt(s, basis);
+  const size_t n = s->n, words = plan.moduli.size() * n;
+  if (galoisElement % 2 == 0 || galoisElement >= 2 * n)
+    throw Error("Galois element " + std::to_string(galoisElement) +
+                " is not an odd number below 2N = " + std::to_string(2 * n));
+  requireSpan(s, in, words, "the input");
+  requireSpan(s, out, words, "the output");
+  if (overlaps(in, words, out, words))
+    throw Error("the input and output overlap (the automorphism permutes "
+                "coefficients, so it cannot run in place)");
+  return plan;
+}
+
+const KeySwitchKey &checkKeySwitch(const RfRuntime *s, int key,
+                                   const uint64_t *const *digits,
+                                   const uint64_t *out0, const uint64_t *out1) {
+  const KeySwitchKey *ksk = planAt(s->boundKeys, key, "key");
+  if (!ksk)
+    throw Error("key " + std::to_string(key) + " is not bound");
+  const Context &context = *s->context;
+  const size_t words = context.qp().size() * s->n;
+  const size_t dnum = context.dnum();
+  if (!digits)
+    throw Error("the digit array is a null pointer");
+  requireSpan(s, out0, words, "out0");
+  requireSpan(s, out1, words, "out1");
+  if (overlaps(out0, words, out1, words))
+    throw Error("out0 and out1 overlap");
+  for (size_t j = 0; j < dnum; ++j) {
+    std::string what = "digit " + std::to_string(j);
+    requireSpan(s, digits[j], words, what.c_str());
+    // Elementwise aliasing (a digit's buffer reused as an output) is safe:
+    // every digit's word is read before the outputs' word is written.
+    for (const uint64_t *o : {out0, out1})
+      if (o != digits[j] && overlaps(o, words, digits[j], words))
+        throw Error(what + " partly overlaps an output");
+  }
+  return *ksk;
+}
 
 uint64_t *bufferKernel(RfRuntime *s, int buffer) {
-  if (buffer < 0 || static_cast<size_t>(buffer) >= s->buffers.size()) {
+  if (buffer < 0 || static_cast<size_t>(buffer) >= s->bufferData.size()) {
     fail(s, "buffer: buffer " + std::to_string(buffer) +
                 " is out of range (the manifest has " +
-                std::to_string(s->buffers.size()) + " buffers)");
-    return s->spareBuffer.data();
+                std::to_string(s->bufferData.size()) + " buffers)");
+    return s->spareBuffer;
   }
-  return s->buffers[buffer].data();
+  return s->bufferData[buffer];
 }
 
 const uint64_t *moduliKernel(RfRuntime *s, int basis) {
-  if (basis < 0 || static_cast<size_t>(basis) >= s->bases.size()) {
+  if (basis < 0 || static_cast<size_t>(basis) >= s->moduliData.size()) {
     fail(s, "moduli: basis " + std::to_string(basis) +
                 " is out of range (the manifest has " +
-                std::to_string(s->bases.size()) + " bases)");
-    return s->spareModuli.data();
+                std::to_string(s->moduliData.size()) + " bases)");
+    return s->spareModuli;
   }
-  return s->bases[basis].moduli.data();
+  return s->moduliData[basis];
 }
+
+size_t valueWords(const RfRuntime &s, const ValueLayout &layout) {
+  return layout.plaintext ? s.n : s.context->q().size() * s.n;
+}
+
+#ifndef RINGFUSE_HAVE_CUDA
+// Built without CUDA: a program cannot be loaded for Device::Cuda, so no
+// CudaState is ever made.
+void CudaStateDeleter::operator()(CudaState *) const {}
+
+void cudaAttach(RfRuntime &) {
+  throw Error("this ringfuse runtime was built without its CUDA driver (no "
+              "CUDA compiler was found when it was configured, or "
+              "RINGFUSE_CUDA=OFF); load the program for the CPU, or rebuild "
+              "the runtime where nvcc is on PATH");
+}
+
+void cudaUploadKeys(RfRuntime &, bool) {}
+
+std::vector<Ciphertext> cudaRun(RfRuntime &,
+                                const std::vector<ProgramInput> &) {
+  throw Error("this ringfuse runtime was built without its CUDA driver");
+}
+
+bool cudaReplaysGraph(const RfRuntime &) { return false; }
+#endif
+
+} // namespace ringfuse::runtime::detail
+
+// The CPU kernels
+// ---------------------------------------------------------------
+
+namespace {
 
 void nttKernel(RfRuntime *s, int basis, uint64_t *data, bool forward) {
   guarded(s, forward ? "ntt_forward" : "ntt_inverse", [&] {
-    const BasisPlan &plan = basisAt(s, basis);
-    if (!plan.nttProblem.empty())
-      throw Error(plan.nttProblem);
-    requireSpan(s, data, plan.ntt.size() * s->n, "the data");
+    const BasisPlan &plan = checkNtt(s, basis, data);
     for (size_t i = 0; i < plan.ntt.size(); ++i) {
       if (forward)
         plan.ntt[i]->forward(data + i * s->n);
@@ -230,16 +256,13 @@ void nttInverseKernel(RfRuntime *s, int basis, uint64_t *data) {
 
 void convertKernel(RfRuntime *s, int index, const uint64_t *in, uint64_t *out) {
   guarded(s, "convert", [&] {
-    const ConverterPlan &plan = planAt(s->converters, index, "converter");
+    const ConvertCall call = checkConvert(s, index, in, out);
+    const ConverterPlan &plan = *call.plan;
     const size_t n = s->n;
-    const size_t inWords = s->bases[plan.from].moduli.size() * n;
-    const size_t outWords = plan.copyFrom.size() * n;
-    requireSpan(s, in, inWords, "the input");
-    requireSpan(s, out, outWords, "the output");
     std::vector<uint64_t> staging;
     uint64_t *target = out;
-    if (overlaps(in, inWords, out, outWords)) {
-      staging.resize(outWords);
+    if (call.overlapping) {
+      staging.resize(call.outWords);
       target = staging.data();
     }
     for (size_t j = 0; j < plan.copyFrom.size(); ++j)
@@ -273,13 +296,9 @@ void convertKernel(RfRuntime *s, int index, const uint64_t *in, uint64_t *out) {
 void scaleRoundKernel(RfRuntime *s, int index, const uint64_t *in,
                       uint64_t *out) {
   guarded(s, "scale_round", [&] {
-    const ScaleRoundEntry &entry =
-        planAt(s->scaleRounds, index, "scale_round plan");
+    const ScaleRoundCall call = checkScaleRound(s, index, in, out);
+    const ScaleRoundEntry &entry = *call.entry;
     const size_t n = s->n;
-    const size_t inWords = s->bases[entry.input].moduli.size() * n;
-    const size_t outWords = entry.keptLimbs.size() * n;
-    requireSpan(s, in, inWords, "the input");
-    requireSpan(s, out, outWords, "the output");
     // ScaleRoundPlan::apply takes the divisor and kept limbs as two
     // contiguous runs; gather them when the input basis interleaves them.
     auto limbRun = [&](const std::vector<size_t> &limbs, bool contiguous,
@@ -298,8 +317,8 @@ void scaleRoundKernel(RfRuntime *s, int index, const uint64_t *in,
     const uint64_t *kept =
         limbRun(entry.keptLimbs, entry.keptContiguous, keptScratch);
     uint64_t *target = out;
-    if (overlaps(in, inWords, out, outWords)) {
-      staging.resize(outWords);
+    if (call.overlapping) {
+      staging.resize(call.outWords);
       target = staging.data();
     }
     entry.plan->apply(divisor, kept, n, target);
@@ -312,14 +331,13 @@ void scaleRoundKernel(RfRuntime *s, int index, const uint64_t *in,
 /// output prime: encryption.cpp's addScaledPlaintext, written, not added.
 void scaleUpKernel(RfRuntime *s, int index, const uint64_t *in, uint64_t *out) {
   guarded(s, "scale_up", [&] {
-    const ScaleUpPlan &plan = planAt(s->scaleUps, index, "scale_up plan");
+    const ScaleUpCall call = checkScaleUp(s, index, in, out);
+    const ScaleUpPlan &plan = *call.plan;
     const Context &context = *s->context;
-    const size_t n = s->n, limbs = plan.outputModuli.size();
-    requireSpan(s, in, n, "the input");
-    requireSpan(s, out, limbs * n, "the output");
+    const size_t n = s->n, limbs = call.limbs;
     std::vector<uint64_t> staging;
     uint64_t *target = out;
-    if (overlaps(in, n, out, limbs * n)) {
+    if (call.overlapping) {
       staging.resize(limbs * n);
       target = staging.data();
     }
@@ -343,16 +361,8 @@ void scaleUpKernel(RfRuntime *s, int index, const uint64_t *in, uint64_t *out) {
 void automorphismKernel(RfRuntime *s, int basis, uint64_t galoisElement,
                         const uint64_t *in, uint64_t *out) {
   guarded(s, "automorphism", [&] {
-    const BasisPlan &plan = basisAt(s, basis);
-    const size_t n = s->n, words = plan.moduli.size() * n;
-    if (galoisElement % 2 == 0 || galoisElement >= 2 * n)
-      throw Error("Galois element " + std::to_string(galoisElement) +
-                  " is not an odd number below 2N = " + std::to_string(2 * n));
-    requireSpan(s, in, words, "the input");
-    requireSpan(s, out, words, "the output");
-    if (overlaps(in, words, out, words))
-      throw Error("the input and output overlap (the automorphism permutes "
-                  "coefficients, so it cannot run in place)");
+    const BasisPlan &plan = checkAutomorphism(s, basis, galoisElement, in, out);
+    const size_t n = s->n;
     for (size_t i = 0; i < plan.moduli.size(); ++i)
       applyAutomorphism(in + i * n, n, galoisElement, plan.moduli[i],
                         out + i * n);
@@ -365,27 +375,10 @@ void keySwitchInnerProductKernel(RfRuntime *s, int key,
                                  const uint64_t *const *digits, uint64_t *out0,
                                  uint64_t *out1) {
   guarded(s, "key_switch_inner_product", [&] {
-    const KeySwitchKey *ksk = planAt(s->boundKeys, key, "key");
-    if (!ksk)
-      throw Error("key " + std::to_string(key) + " is not bound");
+    const KeySwitchKey &ksk = checkKeySwitch(s, key, digits, out0, out1);
     const Context &context = *s->context;
-    const size_t n = s->n, limbs = context.qp().size(), words = limbs * n;
+    const size_t n = s->n, limbs = context.qp().size();
     const size_t dnum = context.dnum();
-    if (!digits)
-      throw Error("the digit array is a null pointer");
-    requireSpan(s, out0, words, "out0");
-    requireSpan(s, out1, words, "out1");
-    if (overlaps(out0, words, out1, words))
-      throw Error("out0 and out1 overlap");
-    for (size_t j = 0; j < dnum; ++j) {
-      std::string what = "digit " + std::to_string(j);
-      requireSpan(s, digits[j], words, what.c_str());
-      // Elementwise aliasing (a digit's buffer reused as an output) is safe:
-      // every digit's word is read before the outputs' word is written.
-      for (const uint64_t *o : {out0, out1})
-        if (o != digits[j] && overlaps(o, words, digits[j], words))
-          throw Error(what + " partly overlaps an output");
-    }
     for (size_t i = 0; i < limbs; ++i) {
       const Modulus &m = context.qp().modulus(i);
       const size_t base = i * n;
@@ -393,8 +386,8 @@ void keySwitchInnerProductKernel(RfRuntime *s, int key,
         uint64_t sum0 = 0, sum1 = 0;
         for (size_t j = 0; j < dnum; ++j) {
           uint64_t d = digits[j][base + c];
-          sum0 = addMod(sum0, mulMod(d, ksk->b[j][base + c], m), m.value);
-          sum1 = addMod(sum1, mulMod(d, ksk->a[j][base + c], m), m.value);
+          sum0 = addMod(sum0, mulMod(d, ksk.b[j][base + c], m), m.value);
+          sum1 = addMod(sum1, mulMod(d, ksk.a[j][base + c], m), m.value);
         }
         out0[base + c] = sum0;
         out1[base + c] = sum1;
@@ -549,10 +542,8 @@ private:
       }
       s_.bases.push_back(std::move(plan));
     }
-    size_t widest = 1;
     for (const BasisPlan &plan : s_.bases)
-      widest = std::max(widest, plan.moduli.size());
-    s_.spareModuli.assign(widest, s_.context->q().values().front());
+      s_.widestBasis = std::max(s_.widestBasis, plan.moduli.size());
   }
 
   void loadConverters() {
@@ -646,22 +637,19 @@ private:
     }
   }
 
+  /// Sizes only: the driver places the buffers (host or device memory).
   void loadBuffers() {
     requireArray(m_.buffer_words, m_.buffer_count, "buffers");
-    size_t largest = 1;
     for (int b = 0; b < m_.buffer_count; ++b) {
       size_t words = m_.buffer_words[b];
       if (words == 0)
         throw Error("buffer " + std::to_string(b) + " has 0 words");
-      try {
-        s_.buffers.emplace_back(words, 0);
-      } catch (const std::exception &) {
+      if (words > (size_t(1) << 40))
         throw Error("buffer " + std::to_string(b) + " of " +
                     std::to_string(words) + " words cannot be allocated");
-      }
-      largest = std::max(largest, words);
+      s_.bufferWords.push_back(words);
+      s_.largestBuffer = std::max(s_.largestBuffer, words);
     }
-    s_.spareBuffer.assign(largest, 0);
   }
 
   std::vector<ValueLayout> loadValues(const RfValue *values, int count,
@@ -693,9 +681,9 @@ private:
       for (size_t k = 0; k < layout.components; ++k) {
         std::string component = what + " component " + std::to_string(k);
         int buffer = bufferIndex(value.buffers[k], component);
-        if (s_.buffers[buffer].size() < needed)
+        if (s_.bufferWords[buffer] < needed)
           throw Error(component + " lives in buffer " + std::to_string(buffer) +
-                      " of " + std::to_string(s_.buffers[buffer].size()) +
+                      " of " + std::to_string(s_.bufferWords[buffer]) +
                       " words, but a " +
                       (layout.plaintext
                            ? "plaintext needs N = "
@@ -736,11 +724,10 @@ private:
       const RfConstant &constant = m_.constants[k];
       std::string what = "constant " + std::to_string(k);
       int buffer = bufferIndex(constant.buffer, what);
-      if (constant.count > s_.buffers[buffer].size())
+      if (constant.count > s_.bufferWords[buffer])
         throw Error(what + " has " + std::to_string(constant.count) +
                     " words, more than its buffer " + std::to_string(buffer) +
-                    " holds (" + std::to_string(s_.buffers[buffer].size()) +
-                    ")");
+                    " holds (" + std::to_string(s_.bufferWords[buffer]) + ")");
       if (constant.count > 0 && !constant.words)
         throw Error(what + " has a null words array");
       if (inputBuffers.count(buffer))
@@ -752,8 +739,6 @@ private:
       ConstantData data;
       data.buffer = buffer;
       data.words.assign(constant.words, constant.words + constant.count);
-      std::copy(data.words.begin(), data.words.end(),
-                s_.buffers[buffer].begin());
       s_.constants.push_back(std::move(data));
     }
   }
@@ -776,6 +761,29 @@ private:
   const RfManifest &m_;
   RfRuntime &s_;
 };
+
+/// The CPU driver's buffers: host vectors, the constants in place.
+void allocateHostBuffers(RfRuntime &s) {
+  for (size_t b = 0; b < s.bufferWords.size(); ++b) {
+    try {
+      s.hostBuffers.emplace_back(s.bufferWords[b], 0);
+    } catch (const std::exception &) {
+      throw Error("buffer " + std::to_string(b) + " of " +
+                  std::to_string(s.bufferWords[b]) +
+                  " words cannot be allocated");
+    }
+    s.bufferData.push_back(s.hostBuffers.back().data());
+  }
+  s.hostSpareBuffer.assign(s.largestBuffer, 0);
+  s.hostSpareModuli.assign(s.widestBasis, s.context->q().values().front());
+  s.spareBuffer = s.hostSpareBuffer.data();
+  s.spareModuli = s.hostSpareModuli.data();
+  for (const BasisPlan &plan : s.bases)
+    s.moduliData.push_back(plan.moduli.data());
+  for (const ConstantData &constant : s.constants)
+    std::copy(constant.words.begin(), constant.words.end(),
+              s.hostBuffers[constant.buffer].begin());
+}
 
 /// What a user must pass to keygen to get Galois element g.
 std::string galoisKeyAdvice(size_t n, uint64_t element) {
@@ -908,18 +916,15 @@ void checkInputs(const RfRuntime &s, const std::vector<ProgramInput> &inputs) {
   }
 }
 
-std::vector<Ciphertext> runProgram(RfRuntime &s,
-                                   const std::vector<ProgramInput> &inputs) {
-  checkInputs(s, inputs);
-  if (!s.keyElements.empty() && !s.boundKeys.front())
-    bindKeys(s, nullptr, nullptr); // never bound: throws the missing key
-  const Context &c = *s.context;
-  const size_t n = s.n, qLimbs = c.q().size(), qWords = qLimbs * n;
-
+/// The CPU driver's run: constants and inputs into the host buffers, the
+/// schedule, the outputs out.
+std::vector<Ciphertext> cpuRun(RfRuntime &s,
+                               const std::vector<ProgramInput> &inputs) {
+  const size_t qWords = s.context->q().size() * s.n;
   // Constants again, so that a schedule that reuses a constant's buffer as
   // scratch still finds the constant there on its next run.
   for (const ConstantData &constant : s.constants) {
-    std::vector<uint64_t> &buffer = s.buffers[constant.buffer];
+    std::vector<uint64_t> &buffer = s.hostBuffers[constant.buffer];
     std::copy(constant.words.begin(), constant.words.end(), buffer.begin());
     std::fill(buffer.begin() + constant.words.size(), buffer.end(), 0);
   }
@@ -929,12 +934,12 @@ std::vector<Ciphertext> runProgram(RfRuntime &s,
       const auto &coefficients =
           std::get<const Plaintext *>(inputs[v])->coefficients;
       std::copy(coefficients.begin(), coefficients.end(),
-                s.buffers[layout.buffers[0]].begin());
+                s.hostBuffers[layout.buffers[0]].begin());
     } else {
       const Ciphertext &ct = *std::get<const Ciphertext *>(inputs[v]);
       for (size_t k = 0; k < layout.components; ++k)
         std::copy(ct.component(k), ct.component(k) + qWords,
-                  s.buffers[layout.buffers[k]].begin());
+                  s.hostBuffers[layout.buffers[k]].begin());
     }
   }
 
@@ -945,26 +950,45 @@ std::vector<Ciphertext> runProgram(RfRuntime &s,
     throw Error(programLabel(s) + " failed in kernel " + s.error);
 
   std::vector<Ciphertext> outputs;
-  for (size_t v = 0; v < s.outputs.size(); ++v) {
-    const ValueLayout &layout = s.outputs[v];
+  for (const ValueLayout &layout : s.outputs) {
     Ciphertext ct{s.context, layout.components,
                   std::vector<uint64_t>(layout.components * qWords)};
     for (size_t k = 0; k < layout.components; ++k) {
-      const uint64_t *source = s.buffers[layout.buffers[k]].data();
+      const uint64_t *source = s.hostBuffers[layout.buffers[k]].data();
       std::copy(source, source + qWords, ct.component(k));
-      // A residue out of range would decrypt to garbage far from here.
-      for (size_t i = 0; i < qLimbs; ++i)
-        for (size_t j = 0; j < n; ++j)
-          if (source[i * n + j] >= c.q().values()[i])
-            throw Error(programLabel(s) + ": output " + std::to_string(v) +
-                        " component " + std::to_string(k) + " limb " +
-                        std::to_string(i) + " holds " +
-                        std::to_string(source[i * n + j]) +
-                        ", which is not below its prime " +
-                        std::to_string(c.q().values()[i]));
     }
     outputs.push_back(std::move(ct));
   }
+  return outputs;
+}
+
+/// A residue out of range would decrypt to garbage far from here.
+void checkOutputs(const RfRuntime &s, const std::vector<Ciphertext> &outputs) {
+  const Context &c = *s.context;
+  const size_t n = s.n, qLimbs = c.q().size();
+  for (size_t v = 0; v < outputs.size(); ++v)
+    for (size_t k = 0; k < outputs[v].size; ++k) {
+      const uint64_t *words = outputs[v].component(k);
+      for (size_t i = 0; i < qLimbs; ++i)
+        for (size_t j = 0; j < n; ++j)
+          if (words[i * n + j] >= c.q().values()[i])
+            throw Error(programLabel(s) + ": output " + std::to_string(v) +
+                        " component " + std::to_string(k) + " limb " +
+                        std::to_string(i) + " holds " +
+                        std::to_string(words[i * n + j]) +
+                        ", which is not below its prime " +
+                        std::to_string(c.q().values()[i]));
+    }
+}
+
+std::vector<Ciphertext> runProgram(RfRuntime &s,
+                                   const std::vector<ProgramInput> &inputs) {
+  checkInputs(s, inputs);
+  if (!s.keyElements.empty() && !s.boundKeys.front())
+    bindKeys(s, nullptr, nullptr); // never bound: throws the missing key
+  std::vector<Ciphertext> outputs =
+      s.cuda ? cudaRun(s, inputs) : cpuRun(s, inputs);
+  checkOutputs(s, outputs);
   return outputs;
 }
 
@@ -972,17 +996,26 @@ std::vector<Ciphertext> runProgram(RfRuntime &s,
 
 namespace ringfuse::runtime {
 
+const char *deviceName(Device device) {
+  return device == Device::Cuda ? "cuda" : "cpu";
+}
+
+#ifndef RINGFUSE_HAVE_CUDA
+bool cudaAvailable() { return false; }
+#endif
+
 Program::Program(std::unique_ptr<RfRuntime> state) : state_(std::move(state)) {}
 Program::Program(Program &&) noexcept = default;
 Program &Program::operator=(Program &&) noexcept = default;
 Program::~Program() = default;
 
-Program Program::fromFunctions(RfManifestFunction manifest, RfRunFunction run) {
-  return fromFunctions(manifest, run, nullptr);
+Program Program::fromFunctions(RfManifestFunction manifest, RfRunFunction run,
+                               Device device) {
+  return fromFunctions(manifest, run, device, nullptr);
 }
 
 Program Program::fromFunctions(RfManifestFunction manifestFunction,
-                               RfRunFunction runFunction,
+                               RfRunFunction runFunction, Device device,
                                std::shared_ptr<void> library) {
   if (!manifestFunction || !runFunction)
     throw Error("a program needs both ringfuse_manifest and ringfuse_run");
@@ -999,8 +1032,13 @@ Program Program::fromFunctions(RfManifestFunction manifestFunction,
   state->library = std::move(library);
   state->runFunction = runFunction;
   state->name = manifest->name ? manifest->name : "";
+  state->device = device;
   try {
     ManifestLoader(*manifest, *state).load();
+    if (device == Device::Cuda)
+      cudaAttach(*state);
+    else
+      allocateHostBuffers(*state);
   } catch (const Error &e) {
     throw Error(programLabel(*state) + ": " + e.what());
   }
@@ -1008,6 +1046,7 @@ Program Program::fromFunctions(RfManifestFunction manifestFunction,
 }
 
 const ContextPtr &Program::context() const { return state_->context; }
+Device Program::device() const { return state_->device; }
 const std::string &Program::name() const { return state_->name; }
 bool Program::insecure() const { return state_->context->insecure(); }
 size_t Program::inputCount() const { return state_->inputs.size(); }
@@ -1040,12 +1079,15 @@ std::vector<uint64_t> Program::requiredGaloisElements() const {
 void Program::bind(const RelinKey *relin, const GaloisKeys *galois) {
   std::lock_guard<std::mutex> lock(state_->mutex);
   bindKeys(*state_, relin, galois);
+  if (state_->cuda)
+    cudaUploadKeys(*state_, /*force=*/true);
 }
 
 std::vector<Ciphertext> Program::run(const std::vector<ProgramInput> &inputs,
                                      const RelinKey *relin,
                                      const GaloisKeys *galois) {
   // One lock for both: another thread's bind() must not come in between.
+  // (The CUDA driver's run uploads the keys that changed since the last.)
   std::lock_guard<std::mutex> lock(state_->mutex);
   bindKeys(*state_, relin, galois);
   return runProgram(*state_, inputs);
@@ -1054,6 +1096,11 @@ std::vector<Ciphertext> Program::run(const std::vector<ProgramInput> &inputs,
 std::vector<Ciphertext> Program::run(const std::vector<ProgramInput> &inputs) {
   std::lock_guard<std::mutex> lock(state_->mutex);
   return runProgram(*state_, inputs);
+}
+
+bool Program::replaysGraph() const {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  return state_->cuda && cudaReplaysGraph(*state_);
 }
 
 } // namespace ringfuse::runtime

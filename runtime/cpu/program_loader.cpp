@@ -13,7 +13,7 @@ std::string lastDlError() {
 }
 } // namespace
 
-Program Program::load(const std::string &sharedLibraryPath) {
+Program Program::load(const std::string &sharedLibraryPath, Device device) {
   const std::string &path = sharedLibraryPath;
   if (path.empty())
     throw Error("cannot load a compiled program: the path is empty");
@@ -43,7 +43,7 @@ Program Program::load(const std::string &sharedLibraryPath) {
       reinterpret_cast<RfManifestFunction>(symbol("ringfuse_manifest"));
   auto run = reinterpret_cast<RfRunFunction>(symbol("ringfuse_run"));
   try {
-    return fromFunctions(manifest, run, std::move(library));
+    return fromFunctions(manifest, run, device, std::move(library));
   } catch (const Error &e) {
     throw Error(path + ": " + e.what());
   }

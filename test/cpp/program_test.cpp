@@ -1,11 +1,13 @@
 //===- program_test.cpp - compiled circuits on the CPU driver -------------===//
 //
-// The programs here are written by hand in the shape the compiler emits: a
-// static manifest of plain arrays and a schedule that calls the kernels and
-// runs its own elementwise loops. Where a program computes what a reference
-// operation of bfv.h computes, its output must be the same words.
+// The programs (handwritten_programs.h) are written by hand in the shape the
+// compiler emits: a static manifest of plain arrays and a schedule that calls
+// the kernels and runs its own elementwise loops. Where a program computes
+// what a reference operation of bfv.h computes, its output must be the same
+// words.
 //
 //===----------------------------------------------------------------------===//
+#include "handwritten_programs.h"
 #include "ringfuse/runtime/bfv.h"
 #include "ringfuse/runtime/error.h"
 #include "ringfuse/runtime/modarith.h"
@@ -23,344 +25,16 @@ namespace {
 using testing::randomBelow;
 using testing::seededPrng;
 
-// The parameter set: bfv_test.cpp's secure 2^13 set (Q = 3 x 50 bits,
-// P = 50 bits, dnum = 3, one prime per digit), with its auxiliary base B.
-constexpr size_t kN = 8192;
-constexpr uint64_t kT = 65537;
-const uint64_t kQ[] = {1125899906826241ull, 1125899906629633ull,
-                       1125899905744897ull};
-const uint64_t kP[] = {1125899905351681ull};
-const uint64_t kB[] = {1152921504606830593ull, 1152921504606748673ull,
-                       1152921504606683137ull, 1152921504606601217ull};
-const uint64_t kQB[] = {kQ[0], kQ[1], kQ[2], kB[0], kB[1], kB[2], kB[3]};
-const uint64_t kQP[] = {kQ[0], kQ[1], kQ[2], kP[0]};
-const uint64_t kTModulus[] = {kT};
-constexpr size_t kQWords = 3 * kN, kBWords = 4 * kN, kQBWords = 7 * kN,
-                 kQPWords = 4 * kN;
-
-enum BasisIndex { Q, B, QB, QP, D0, D1, D2, PBasis, T };
-const RfBasis kBases[] = {{kQ, 3},     {kB, 4},     {kQB, 7},
-                          {kQP, 4},    {kQ + 0, 1}, {kQ + 1, 1},
-                          {kQ + 2, 1}, {kP, 1},     {kTModulus, 1}};
-
-enum ConverterIndex { QToQB, BToQ, D0ToQP, D1ToQP, D2ToQP, TToQ };
-const RfConverter kConverters[] = {{Q, QB, 1},  {B, Q, 1},   {D0, QP, 0},
-                                   {D1, QP, 0}, {D2, QP, 0}, {T, Q, 1}};
-
-enum ScaleRoundIndex { TensorToB, ModDownByP };
-const RfScaleRound kScaleRounds[] = {{QB, Q, B, kT}, {QP, PBasis, Q, 1}};
-
-enum ScaleUpIndex { PlainToQ };
-const RfScaleUp kScaleUps[] = {{T, Q}};
-
-/// A manifest over the shared parameters and plans; the rest per program.
-RfManifest baseManifest(const char *name) {
-  RfManifest m{};
-  m.abi_version = RINGFUSE_PROGRAM_ABI_VERSION;
-  m.name = name;
-  m.degree = kN;
-  m.plaintext_modulus = kT;
-  m.q = kQ;
-  m.q_count = 3;
-  m.p = kP;
-  m.p_count = 1;
-  m.dnum = 3;
-  m.bases = kBases;
-  m.basis_count = 9;
-  m.converters = kConverters;
-  m.converter_count = 6;
-  m.scale_rounds = kScaleRounds;
-  m.scale_round_count = 2;
-  m.scale_ups = kScaleUps;
-  m.scale_up_count = 1;
-  return m;
-}
-
-// Elementwise loops, as the compiler generates them ------------------------
-
-void addLoop(RfRuntime *rt, const RfKernels *k, int basis, int limbs,
-             const uint64_t *a, const uint64_t *b, uint64_t *out) {
-  const uint64_t *moduli = k->moduli(rt, basis);
-  for (int i = 0; i < limbs; ++i)
-    for (size_t j = 0; j < kN; ++j)
-      out[i * kN + j] = addMod(a[i * kN + j], b[i * kN + j], moduli[i]);
-}
-
-void multiplyLoop(RfRuntime *rt, const RfKernels *k, int basis, int limbs,
-                  const uint64_t *a, const uint64_t *b, uint64_t *out) {
-  const uint64_t *moduli = k->moduli(rt, basis);
-  for (int i = 0; i < limbs; ++i) {
-    Modulus m(moduli[i]);
-    for (size_t j = 0; j < kN; ++j)
-      out[i * kN + j] = mulMod(a[i * kN + j], b[i * kN + j], m);
-  }
-}
-
-/// Hybrid key switching of c (over Q, coefficient form) into out0, out1:
-/// each digit (one prime of Q here) extended to QP, transformed, the inner
-/// product with the key, back, and divided by P.
-void keySwitch(RfRuntime *rt, const RfKernels *k, int key, const uint64_t *c,
-               uint64_t *const digits[3], uint64_t *acc0, uint64_t *acc1,
-               uint64_t *out0, uint64_t *out1) {
-  for (int j = 0; j < 3; ++j) {
-    k->convert(rt, D0ToQP + j, c + j * kN, digits[j]);
-    k->ntt_forward(rt, QP, digits[j]);
-  }
-  k->key_switch_inner_product(rt, key, digits, acc0, acc1);
-  k->ntt_inverse(rt, QP, acc0);
-  k->ntt_inverse(rt, QP, acc1);
-  k->scale_round(rt, ModDownByP, acc0, out0);
-  k->scale_round(rt, ModDownByP, acc1, out1);
-}
-
-// Program: x * y, relinearized (HPS) ---------------------------------------
-
-const size_t kMultiplyBuffers[] = {
-    kQWords,  kQWords,  kQWords,  kQWords,  // 0-3: x0 x1 y0 y1
-    kQBWords, kQBWords, kQBWords, kQBWords, // 4-7: lifted
-    kQBWords, kQBWords, kQBWords,           // 8-10: tensor
-    kBWords,                                // 11: scaled
-    kQWords,  kQWords,  kQWords,            // 12-14: product
-    kQPWords, kQPWords, kQPWords,           // 15-17: digits
-    kQPWords, kQPWords,                     // 18-19: accumulators
-    kQWords,  kQWords};                     // 20-21: k0 k1
-const RfValue kMultiplyInputs[] = {{0, 2, {0, 1, -1}}, {0, 2, {2, 3, -1}}};
-const RfValue kMultiplyOutputs[] = {{0, 2, {12, 13, -1}}};
-const uint64_t kRelinKeyOnly[] = {0};
-
-const RfManifest *multiplyManifest() {
-  static const RfManifest manifest = [] {
-    RfManifest m = baseManifest("multiply");
-    m.buffer_words = kMultiplyBuffers;
-    m.buffer_count = 22;
-    m.inputs = kMultiplyInputs;
-    m.input_count = 2;
-    m.outputs = kMultiplyOutputs;
-    m.output_count = 1;
-    m.keys = kRelinKeyOnly;
-    m.key_count = 1;
-    return m;
-  }();
-  return &manifest;
-}
-
-void multiplyRun(RfRuntime *rt, const RfKernels *k) {
-  uint64_t *b[22];
-  for (int i = 0; i < 22; ++i)
-    b[i] = k->buffer(rt, i);
-  // Lift each component exactly to Q u B and transform it.
-  for (int i = 0; i < 4; ++i) {
-    k->convert(rt, QToQB, b[i], b[4 + i]);
-    k->ntt_forward(rt, QB, b[4 + i]);
-  }
-  // The tensor product (x0 + x1 s)(y0 + y1 s), elementwise over Q u B.
-  const uint64_t *moduli = k->moduli(rt, QB);
-  for (int i = 0; i < 7; ++i) {
-    Modulus m(moduli[i]);
-    for (size_t j = 0; j < kN; ++j) {
-      size_t at = i * kN + j;
-      uint64_t x0 = b[4][at], x1 = b[5][at], y0 = b[6][at], y1 = b[7][at];
-      b[8][at] = mulMod(x0, y0, m);
-      b[9][at] = addMod(mulMod(x0, y1, m), mulMod(x1, y0, m), m.value);
-      b[10][at] = mulMod(x1, y1, m);
-    }
-  }
-  // round(t/Q * tensor) into B, then exactly back to Q.
-  for (int h = 0; h < 3; ++h) {
-    k->ntt_inverse(rt, QB, b[8 + h]);
-    k->scale_round(rt, TensorToB, b[8 + h], b[11]);
-    k->convert(rt, BToQ, b[11], b[12 + h]);
-  }
-  uint64_t *const digits[3] = {b[15], b[16], b[17]};
-  keySwitch(rt, k, 0, b[14], digits, b[18], b[19], b[20], b[21]);
-  addLoop(rt, k, Q, 3, b[12], b[20], b[12]);
-  addLoop(rt, k, Q, 3, b[13], b[21], b[13]);
-}
-
-// Program: rotation by one step (Galois element 3) -------------------------
-
-const size_t kRotateBuffers[] = {kQWords,  kQWords,  kQWords,  kQWords,
-                                 kQPWords, kQPWords, kQPWords, kQPWords,
-                                 kQPWords, kQWords,  kQWords};
-const RfValue kRotateInputs[] = {{0, 2, {0, 1, -1}}};
-const RfValue kRotateOutputs[] = {{0, 2, {2, 10, -1}}};
-constexpr uint64_t kRotateElement = 3; // 3^1 mod 2N
-const uint64_t kRotateKeys[] = {kRotateElement};
-const uint64_t kRowSwapKeys[] = {2 * kN - 1};
-
-RfManifest rotateManifestWith(const char *name, const uint64_t *keys) {
-  RfManifest m = baseManifest(name);
-  m.buffer_words = kRotateBuffers;
-  m.buffer_count = 11;
-  m.inputs = kRotateInputs;
-  m.input_count = 1;
-  m.outputs = kRotateOutputs;
-  m.output_count = 1;
-  m.keys = keys;
-  m.key_count = 1;
-  return m;
-}
-
-const RfManifest *rotateManifest() {
-  static const RfManifest manifest = rotateManifestWith("rotate", kRotateKeys);
-  return &manifest;
-}
-
-template <uint64_t Element> void rotateRun(RfRuntime *rt, const RfKernels *k) {
-  uint64_t *b[11];
-  for (int i = 0; i < 11; ++i)
-    b[i] = k->buffer(rt, i);
-  k->automorphism(rt, Q, Element, b[0], b[2]);
-  k->automorphism(rt, Q, Element, b[1], b[3]);
-  uint64_t *const digits[3] = {b[4], b[5], b[6]};
-  keySwitch(rt, k, 0, b[3], digits, b[7], b[8], b[9], b[10]);
-  addLoop(rt, k, Q, 3, b[2], b[9], b[2]);
-}
-
-const RfManifest *rowSwapManifest() {
-  static const RfManifest manifest = rotateManifestWith("swap", kRowSwapKeys);
-  return &manifest;
-}
-
-// Program: add_plain and mul_plain of a plaintext input --------------------
-
-const size_t kPlainBuffers[] = {kQWords, kQWords, kN,      kQWords,
-                                kQWords, kQWords, kQWords, kQWords};
-const RfValue kPlainInputs[] = {{0, 2, {0, 1, -1}}, {1, 1, {2, -1, -1}}};
-// add_plain keeps x1 as its second component: an output may name an input's
-// buffer.
-const RfValue kPlainOutputs[] = {{0, 2, {4, 1, -1}}, {0, 2, {6, 7, -1}}};
-
-const RfManifest *plainManifest() {
-  static const RfManifest manifest = [] {
-    RfManifest m = baseManifest("plain");
-    m.buffer_words = kPlainBuffers;
-    m.buffer_count = 8;
-    m.inputs = kPlainInputs;
-    m.input_count = 2;
-    m.outputs = kPlainOutputs;
-    m.output_count = 2;
-    return m;
-  }();
-  return &manifest;
-}
-
-/// add_plain(x, plain) into (out, x1); mul_plain(x, plain) into mul0, mul1.
-/// `scratch` (over Q) is overwritten.
-void plainOperations(RfRuntime *rt, const RfKernels *k, const uint64_t *x0,
-                     const uint64_t *x1, const uint64_t *plain,
-                     uint64_t *scratch, uint64_t *sum0, uint64_t *mul0,
-                     uint64_t *mul1) {
-  k->scale_up(rt, PlainToQ, plain, scratch);
-  addLoop(rt, k, Q, 3, x0, scratch, sum0);
-  // The centered lift of m to Q, times each component in the NTT domain.
-  k->convert(rt, TToQ, plain, scratch);
-  k->ntt_forward(rt, Q, scratch);
-  std::copy(x0, x0 + kQWords, mul0);
-  std::copy(x1, x1 + kQWords, mul1);
-  for (uint64_t *component : {mul0, mul1}) {
-    k->ntt_forward(rt, Q, component);
-    multiplyLoop(rt, k, Q, 3, component, scratch, component);
-    k->ntt_inverse(rt, Q, component);
-  }
-}
-
-void plainRun(RfRuntime *rt, const RfKernels *k) {
-  uint64_t *b[8];
-  for (int i = 0; i < 8; ++i)
-    b[i] = k->buffer(rt, i);
-  plainOperations(rt, k, b[0], b[1], b[2], b[3], b[4], b[6], b[7]);
-}
-
-// Program: the same with a constant plaintext (the polynomial 5) -----------
-
-const size_t kConstantBuffers[] = {kQWords, kQWords, kN,      kQWords,
-                                   kQWords, kQWords, kQWords, kQWords};
-const RfValue kConstantInputs[] = {{0, 2, {0, 1, -1}}};
-const uint64_t kFive[] = {5}; // the rest of the buffer stays zero
-const RfConstant kConstants[] = {{2, kFive, 1}};
-
-const RfManifest *constantManifest() {
-  static const RfManifest manifest = [] {
-    RfManifest m = baseManifest("constant");
-    m.buffer_words = kConstantBuffers;
-    m.buffer_count = 8;
-    m.inputs = kConstantInputs;
-    m.input_count = 1;
-    m.outputs = kPlainOutputs;
-    m.output_count = 2;
-    m.constants = kConstants;
-    m.constant_count = 1;
-    return m;
-  }();
-  return &manifest;
-}
-
-void constantRun(RfRuntime *rt, const RfKernels *k) {
-  uint64_t *b[8];
-  for (int i = 0; i < 8; ++i)
-    b[i] = k->buffer(rt, i);
-  plainOperations(rt, k, b[0], b[1], b[2], b[3], b[4], b[6], b[7]);
-  // Scribble over the constant: the next run must find it again.
-  std::fill(b[2], b[2] + kN, 1);
-}
-
-// Program: scale-and-round of an input whose limbs interleave D and K ------
-
-const uint64_t kInterleaved[] = {kQ[0], kB[0], kQ[1], kB[1],
-                                 kQ[2], kB[2], kB[3]};
-const RfBasis kGatherBases[] = {
-    kBases[0], kBases[1], kBases[2], kBases[3], kBases[4],
-    kBases[5], kBases[6], kBases[7], kBases[8], {kInterleaved, 7}};
-const RfConverter kGatherConverters[] = {
-    kConverters[0], kConverters[1], kConverters[2], kConverters[3],
-    kConverters[4], kConverters[5], {QB, 9, 0}}; // a permutation: all copied
-const RfScaleRound kGatherScaleRounds[] = {
-    kScaleRounds[0], kScaleRounds[1], {9, Q, B, kT}};
-const size_t kGatherBuffers[] = {kQWords, kQWords, kQBWords, kQBWords,
-                                 kBWords, kBWords, kQWords,  kQWords};
-const RfValue kGatherOutputs[] = {{0, 2, {6, 1, -1}}, {0, 2, {7, 1, -1}}};
-
-const RfManifest *gatherManifest() {
-  static const RfManifest manifest = [] {
-    RfManifest m = baseManifest("gather");
-    m.bases = kGatherBases;
-    m.basis_count = 10;
-    m.converters = kGatherConverters;
-    m.converter_count = 7;
-    m.scale_rounds = kGatherScaleRounds;
-    m.scale_round_count = 3;
-    m.buffer_words = kGatherBuffers;
-    m.buffer_count = 8;
-    m.inputs = kRotateInputs;
-    m.input_count = 1;
-    m.outputs = kGatherOutputs;
-    m.output_count = 2;
-    return m;
-  }();
-  return &manifest;
-}
-
-void gatherRun(RfRuntime *rt, const RfKernels *k) {
-  uint64_t *b[8];
-  for (int i = 0; i < 8; ++i)
-    b[i] = k->buffer(rt, i);
-  // Lift in place: the converter's input is the start of its output.
-  std::copy(b[0], b[0] + kQWords, b[2]);
-  k->convert(rt, QToQB, b[2], b[2]);
-  k->scale_round(rt, TensorToB, b[2], b[4]);
-  k->convert(rt, 6, b[2], b[3]);
-  k->scale_round(rt, 2, b[3], b[5]);
-  k->convert(rt, BToQ, b[4], b[6]);
-  k->convert(rt, BToQ, b[5], b[7]);
-}
+using namespace handwritten;
+using Host = HostSteps;
 
 // Fixture: one key set for all tests (keys at N = 2^13 are slow to make) ---
 
 class ProgramTest : public ::testing::Test {
 protected:
   static void SetUpTestSuite() {
-    Program program = Program::fromFunctions(multiplyManifest, multiplyRun);
+    Program program =
+        Program::fromFunctions(multiplyManifest, multiplyRun<Host>);
     context_ = program.context();
     Prng prng = seededPrng(11);
     secret_ = new SecretKey(generateSecretKey(context_, prng));
@@ -419,7 +93,7 @@ std::string errorOf(const std::function<void()> &action) {
   EXPECT_NE(std::string(message).find(fragment), std::string::npos) << (message)
 
 TEST_F(ProgramTest, LoadsTheManifest) {
-  Program program = Program::fromFunctions(multiplyManifest, multiplyRun);
+  Program program = Program::fromFunctions(multiplyManifest, multiplyRun<Host>);
   EXPECT_EQ(program.name(), "multiply");
   EXPECT_EQ(program.context()->fingerprint(), context_->fingerprint());
   EXPECT_FALSE(program.insecure());
@@ -432,17 +106,17 @@ TEST_F(ProgramTest, LoadsTheManifest) {
   EXPECT_TRUE(program.needsRelinKey());
   EXPECT_TRUE(program.requiredGaloisElements().empty());
 
-  Program plain = Program::fromFunctions(plainManifest, plainRun);
+  Program plain = Program::fromFunctions(plainManifest, plainRun<Host>);
   EXPECT_TRUE(plain.inputIsPlaintext(1));
   EXPECT_FALSE(plain.needsRelinKey());
-  Program rotate = Program::fromFunctions(rotateManifest, rotateRun<3>);
+  Program rotate = Program::fromFunctions(rotateManifest, rotateRun<Host, 3>);
   EXPECT_EQ(rotate.requiredGaloisElements(), std::vector<uint64_t>{3});
 }
 
 TEST_F(ProgramTest, MultiplyRelinearizeIsBitIdenticalToTheReference) {
   auto x = randomSlots(), y = randomSlots();
   Ciphertext cx = encrypt(x, 1), cy = encrypt(y, 2);
-  Program program = Program::fromFunctions(multiplyManifest, multiplyRun);
+  Program program = Program::fromFunctions(multiplyManifest, multiplyRun<Host>);
   std::vector<Ciphertext> out = program.run({&cx, &cy}, relin_, nullptr);
   ASSERT_EQ(out.size(), 1u);
   Ciphertext expected = relinearize(multiplyHps(cx, cy), *relin_);
@@ -461,7 +135,7 @@ TEST_F(ProgramTest, MultiplyRelinearizeIsBitIdenticalToTheReference) {
 TEST_F(ProgramTest, RotationIsBitIdenticalToApplyGalois) {
   auto x = randomSlots();
   Ciphertext cx = encrypt(x);
-  Program program = Program::fromFunctions(rotateManifest, rotateRun<3>);
+  Program program = Program::fromFunctions(rotateManifest, rotateRun<Host, 3>);
   std::vector<Ciphertext> out = program.run({&cx}, nullptr, galois_);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_TRUE(out[0].data == applyGalois(cx, kRotateElement, *galois_).data);
@@ -476,7 +150,7 @@ TEST_F(ProgramTest, AddPlainAndMulPlainOfAPlaintextInput) {
   auto x = randomSlots(), m = randomSlots();
   Ciphertext cx = encrypt(x);
   Plaintext pm = encode(m);
-  Program program = Program::fromFunctions(plainManifest, plainRun);
+  Program program = Program::fromFunctions(plainManifest, plainRun<Host>);
   std::vector<Ciphertext> out = program.run({&cx, &pm});
   ASSERT_EQ(out.size(), 2u);
   std::vector<uint64_t> sum(kN), product(kN);
@@ -499,7 +173,7 @@ TEST_F(ProgramTest, AddPlainAndMulPlainOfAPlaintextInput) {
 TEST_F(ProgramTest, ConstantBuffersHoldTheirValueOnEveryRun) {
   auto x = randomSlots();
   Ciphertext cx = encrypt(x);
-  Program program = Program::fromFunctions(constantManifest, constantRun);
+  Program program = Program::fromFunctions(constantManifest, constantRun<Host>);
   std::vector<uint64_t> sum(kN), product(kN);
   for (size_t i = 0; i < kN; ++i) {
     sum[i] = (x[i] + 5) % kT;
@@ -515,7 +189,7 @@ TEST_F(ProgramTest, ConstantBuffersHoldTheirValueOnEveryRun) {
 
 TEST_F(ProgramTest, ScaleRoundGathersInterleavedLimbsAndConvertsInPlace) {
   Ciphertext cx = encrypt(randomSlots());
-  Program program = Program::fromFunctions(gatherManifest, gatherRun);
+  Program program = Program::fromFunctions(gatherManifest, gatherRun<Host>);
   std::vector<Ciphertext> out = program.run({&cx});
   ASSERT_EQ(out.size(), 2u);
   const Context &c = *context_;
@@ -697,12 +371,12 @@ TEST_F(ProgramTest, KernelErrorsSurfaceFromRun) {
                  "output 0 component 0 limb 0 holds");
   // A failed run leaves the program usable.
   gEdited = *plainManifest();
-  Program program = Program::fromFunctions(editedManifest, plainRun);
+  Program program = Program::fromFunctions(editedManifest, plainRun<Host>);
   EXPECT_NO_THROW(program.run({&cx, &pm}));
 }
 
 TEST_F(ProgramTest, ChecksInputs) {
-  Program program = Program::fromFunctions(multiplyManifest, multiplyRun);
+  Program program = Program::fromFunctions(multiplyManifest, multiplyRun<Host>);
   program.bind(relin_, nullptr);
   Ciphertext cx = encrypt(randomSlots());
   Plaintext pm = encode(randomSlots());
@@ -740,7 +414,7 @@ TEST_F(ProgramTest, ChecksInputs) {
                  }),
                  "another parameter set");
 
-  Program plain = Program::fromFunctions(plainManifest, plainRun);
+  Program plain = Program::fromFunctions(plainManifest, plainRun<Host>);
   Plaintext bad = pm;
   bad.coefficients[7] = kT;
   EXPECT_MESSAGE(errorOf([&] {
@@ -753,7 +427,8 @@ TEST_F(ProgramTest, ChecksInputs) {
 
 TEST_F(ProgramTest, MissingKeysNameWhatToGenerate) {
   Ciphertext cx = encrypt(randomSlots());
-  Program multiply = Program::fromFunctions(multiplyManifest, multiplyRun);
+  Program multiply =
+      Program::fromFunctions(multiplyManifest, multiplyRun<Host>);
   EXPECT_MESSAGE(errorOf([&] {
                    multiply.run({&cx, &cx});
                  }),
@@ -761,14 +436,15 @@ TEST_F(ProgramTest, MissingKeysNameWhatToGenerate) {
   EXPECT_MESSAGE(errorOf([&] { multiply.bind(nullptr, galois_); }),
                  "no relinearization key");
 
-  Program rotate = Program::fromFunctions(rotateManifest, rotateRun<3>);
+  Program rotate = Program::fromFunctions(rotateManifest, rotateRun<Host, 3>);
   GaloisKeys none{context_, {}};
   EXPECT_MESSAGE(errorOf([&] { rotate.run({&cx}, relin_, &none); }),
                  "rotates with Galois element 3, but no Galois key for it was "
                  "given; generate keys with rotations=[1]");
   EXPECT_MESSAGE(errorOf([&] { rotate.run({&cx}, relin_, nullptr); }),
                  "Galois element 3");
-  Program swap = Program::fromFunctions(rowSwapManifest, rotateRun<2 * kN - 1>);
+  Program swap =
+      Program::fromFunctions(rowSwapManifest, rotateRun<Host, 2 * kN - 1>);
   EXPECT_MESSAGE(errorOf([&] { swap.run({&cx}, nullptr, galois_); }),
                  "swap_rows=True");
 
@@ -786,6 +462,22 @@ TEST_F(ProgramTest, MissingKeysNameWhatToGenerate) {
   truncated.key.b.pop_back();
   EXPECT_MESSAGE(errorOf([&] { multiply.bind(&truncated, nullptr); }),
                  "has 2 digits");
+}
+
+TEST(ProgramDevices, LoadingForCudaWithoutADeviceSaysSo) {
+  EXPECT_STREQ(deviceName(Device::Cpu), "cpu");
+  EXPECT_STREQ(deviceName(Device::Cuda), "cuda");
+  Program cpu = Program::fromFunctions(plainManifest, plainRun<Host>);
+  EXPECT_EQ(cpu.device(), Device::Cpu);
+  EXPECT_FALSE(cpu.replaysGraph());
+  if (cudaAvailable())
+    GTEST_SKIP() << "a CUDA device is visible: gpu_tests covers the driver";
+  // Built without CUDA, or no device: either way a clear error at load.
+  std::string message = errorOf([] {
+    Program::fromFunctions(plainManifest, plainRun<Host>, Device::Cuda);
+  });
+  EXPECT_MESSAGE(message, "program 'plain'");
+  EXPECT_MESSAGE(message, "CUDA");
 }
 
 TEST(ProgramLoader, NamesThePathAndTheReason) {

@@ -1,19 +1,32 @@
-//===- program.h - a compiled circuit, loaded and ready to run ----*- C++
-//-*-===//
+//===- program.h - a compiled circuit, ready to run -------------*- C++ -*-===//
 //
 // A compiled circuit is a manifest and a host schedule (program_abi.h). Loading
 // one builds, once, everything its manifest names: the parameter set's Context,
 // the RNS bases, base converters and scale-and-round plans, the NTT tables,
 // the buffers and the constants. Running it binds the inputs to their buffers,
-// calls the schedule with the CPU kernels and reads the outputs back.
+// calls the schedule with the kernels of its driver and reads the outputs back.
 //
 //   Program program = Program::load("build/mul.so");
 //   std::vector<Ciphertext> out = program.run({&x, &y}, &relinKey, nullptr);
 //
+// Two drivers run the same program and give the same words, bit for bit:
+//  - Device::Cpu: buffers are host memory; the kernels are the reference code
+//    of this runtime and the schedule's generated loops run on the host.
+//  - Device::Cuda: buffers live in one device allocation made at load, and
+//    the buffer() and moduli() of RfKernels hand out device pointers; every
+//    library kernel is a CUDA kernel on the program's stream (RfKernels'
+//    stream()), on which emitted CUDA code launches its own kernels. Plans
+//    and NTT twiddles are uploaded at load, keys at bind; a run copies its
+//    inputs in and its outputs out on the stream and synchronizes once. The
+//    second run captures the schedule into a CUDA graph that later runs
+//    replay, so a schedule must issue the same calls on every run (emitted
+//    schedules are straight-line code).
+//
 // Kernels never throw through the program's (C) frames: a kernel that is
 // called wrongly (an index out of range, a span past its buffer, a transform
-// over a basis without an NTT) records the first such error, the remaining
-// kernel calls of the run do nothing, and `run` throws it as an Error.
+// over a basis without an NTT, a CUDA launch that fails) records the first
+// such error, the remaining kernel calls of the run do nothing, and `run`
+// throws it as an Error.
 //
 //===----------------------------------------------------------------------===//
 #ifndef RINGFUSE_RUNTIME_PROGRAM_H
@@ -34,21 +47,36 @@ namespace ringfuse::runtime {
 /// One input of a run, in the manifest's input order.
 using ProgramInput = std::variant<const Ciphertext *, const Plaintext *>;
 
+/// Where a program's buffers live and its kernels run.
+enum class Device { Cpu, Cuda };
+
+/// "cpu" or "cuda".
+const char *deviceName(Device device);
+
+/// True iff this runtime was built with the CUDA driver and a CUDA device is
+/// visible (cudaGetDeviceCount > 0).
+bool cudaAvailable();
+
 /// A loaded circuit. Move-only; runs are serialized (one at a time per
 /// Program), so a Program may be shared between threads.
 class Program {
 public:
-  /// dlopen()s a compiled program's shared library and loads its manifest.
-  /// The library stays loaded as long as the Program.
-  static Program load(const std::string &sharedLibraryPath);
+  /// dlopen()s a compiled program's shared library and loads its manifest
+  /// for `device`. The library stays loaded as long as the Program. A
+  /// program whose schedule launches CUDA kernels (ringfuse-translate
+  /// --emit-cuda) runs only on Device::Cuda.
+  static Program load(const std::string &sharedLibraryPath,
+                      Device device = Device::Cpu);
   /// A program linked into this executable (or written by hand, in tests).
-  static Program fromFunctions(RfManifestFunction manifest, RfRunFunction run);
+  static Program fromFunctions(RfManifestFunction manifest, RfRunFunction run,
+                               Device device = Device::Cpu);
 
   Program(Program &&) noexcept;
   Program &operator=(Program &&) noexcept;
   ~Program();
 
   const ContextPtr &context() const;
+  Device device() const;
   const std::string &name() const;
   /// True if the parameter set is beyond the 128-bit bound (the compiler
   /// checked security when it chose the parameters; this records it).
@@ -67,20 +95,29 @@ public:
 
   /// Checks that every key the circuit uses is present and belongs to its
   /// parameter set, and keeps pointers to them for later runs: the keys
-  /// must outlive those runs (or the next bind).
+  /// must outlive those runs (or the next bind). The CUDA driver copies the
+  /// keys to the device here.
   void bind(const RelinKey *relin, const GaloisKeys *galois);
 
   /// Runs the circuit on inputs in manifest order, with the keys of the last
   /// bind(). Outputs are fresh ciphertexts over Q (coefficient form).
   std::vector<Ciphertext> run(const std::vector<ProgramInput> &inputs);
-  /// bind(relin, galois) and run(inputs), as one step.
+  /// bind(relin, galois) and run(inputs), as one step. The CUDA driver copies
+  /// a key to the device again only if it is another object (or its words
+  /// moved) since the last upload; after changing a key's words in place,
+  /// call bind().
   std::vector<Ciphertext> run(const std::vector<ProgramInput> &inputs,
                               const RelinKey *relin, const GaloisKeys *galois);
+
+  /// The CUDA driver: true once the schedule has been captured into a CUDA
+  /// graph that runs replay (from the second successful run on). Always
+  /// false on the CPU driver.
+  bool replaysGraph() const;
 
 private:
   explicit Program(std::unique_ptr<RfRuntime> state);
   static Program fromFunctions(RfManifestFunction manifest, RfRunFunction run,
-                               std::shared_ptr<void> library);
+                               Device device, std::shared_ptr<void> library);
 
   std::unique_ptr<RfRuntime> state_;
 };

@@ -75,6 +75,18 @@ public:
   void convertFast(const uint64_t *in, size_t n, uint64_t *out) const;
   void convertExact(const uint64_t *in, size_t n, uint64_t *out) const;
 
+  /// The tables of the formula above, read-only, for drivers that upload
+  /// them (the CUDA driver): [A/a_i]_{b_j} at [i * |B| + j], [A]_{b_j}, and
+  /// 1 / a_i in 128-bit fixed point. The [(A/a_i)^{-1}]_{a_i} are
+  /// from().puncturedInverse(i).
+  const std::vector<uint64_t> &puncturedModTo() const {
+    return puncturedModTo_;
+  }
+  const std::vector<uint64_t> &productModTo() const { return productModTo_; }
+  const std::vector<Fraction128> &inverseOfFrom() const {
+    return inverseOfFrom_;
+  }
+
 private:
   void convert(const uint64_t *in, size_t n, uint64_t *out, bool exact) const;
 
@@ -104,6 +116,15 @@ public:
   /// out: outputLimbs() limbs, all of n coefficients.
   void apply(const uint64_t *inDivisor, const uint64_t *inKept, size_t n,
              uint64_t *out) const;
+
+  /// The tables of apply, read-only, for drivers that upload them (the CUDA
+  /// driver): theta_i = frac(W_i) per divisor modulus, [floor(W_i)]_o at
+  /// [i * outputLimbs() + o], and lambda_k = [numerator * D^{-1}]_{k} per
+  /// kept modulus (empty when K is empty).
+  size_t divisorSize() const { return divisorSize_; }
+  const std::vector<Fraction128> &theta() const { return theta_; }
+  const std::vector<uint64_t> &omega() const { return omega_; }
+  const std::vector<uint64_t> &lambda() const { return lambda_; }
 
 private:
   size_t divisorSize_;

@@ -1,0 +1,216 @@
+//===- program_internal.h - a loaded program's state ------------*- C++ -*-===//
+//
+// What Program::fromFunctions builds from a manifest (program_abi.h) once,
+// for every driver: the plans the schedule refers to by index, the layout of
+// the buffers, inputs, outputs, constants and keys, and the checks each
+// RfKernels entry makes of its arguments. The drivers differ only in where
+// the buffers live and how the kernels run: program.cpp is the CPU driver,
+// runtime/cuda/driver.cu the CUDA driver.
+//
+// Internal to the runtime library: not installed, not part of any API.
+//
+//===----------------------------------------------------------------------===//
+#ifndef RINGFUSE_RUNTIME_CPU_PROGRAM_INTERNAL_H
+#define RINGFUSE_RUNTIME_CPU_PROGRAM_INTERNAL_H
+
+#include "ringfuse/runtime/error.h"
+#include "ringfuse/runtime/program.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace ringfuse::runtime::detail {
+
+/// The NTT tables of each limb of a basis, or why it has none.
+struct BasisPlan {
+  RnsBasis rns;
+  std::vector<uint64_t> moduli;
+  std::vector<const NttTables *> ntt;
+  std::string nttProblem; // empty if every limb has tables
+};
+
+/// RfConverter: residues of `to` moduli found in `from` are copied (source
+/// limb in `copyFrom`, -1 where converted); the others come from one
+/// BaseConverter from -> (the missing moduli, in `to` order).
+struct ConverterPlan {
+  int from = 0, to = 0;
+  bool exact = false;
+  std::vector<int> copyFrom;
+  std::vector<size_t> missingLimbs; // limbs of `to` the converter fills
+  std::unique_ptr<BaseConverter> missing;
+  bool missingContiguous = true;
+};
+
+/// RfScaleRound: the limbs of the divisor and of the kept moduli inside the
+/// input basis, in divisor / kept order.
+struct ScaleRoundEntry {
+  int input = 0, divisor = 0, kept = 0;
+  std::vector<size_t> divisorLimbs, keptLimbs;
+  bool divisorContiguous = true, keptContiguous = true;
+  std::unique_ptr<ScaleRoundPlan> plan;
+};
+
+/// RfScaleUp: [floor(Q/t)]_{q} per output limb and Q mod t, as Context keeps
+/// them for encryption.
+struct ScaleUpPlan {
+  int from = 0, to = 0;
+  std::vector<uint64_t> deltaModOutput;
+  std::vector<Modulus> outputModuli;
+};
+
+struct ValueLayout {
+  bool plaintext = false;
+  size_t components = 0;
+  int buffers[3] = {-1, -1, -1};
+};
+
+struct ConstantData {
+  int buffer = 0;
+  std::vector<uint64_t> words;
+};
+
+/// The CUDA driver's state (runtime/cuda/driver.cu): device memory, stream,
+/// graph. Destroyed through the deleter, which is defined where the type is.
+struct CudaState;
+struct CudaStateDeleter {
+  void operator()(CudaState *state) const;
+};
+
+} // namespace ringfuse::runtime::detail
+
+/// The loaded program's state: what the schedule's RfRuntime * points to.
+struct RfRuntime {
+  // First, so destroyed last: the schedule's code lives in the library.
+  std::shared_ptr<void> library;
+  RfRunFunction runFunction = nullptr;
+  std::string name;
+  ringfuse::runtime::Device device = ringfuse::runtime::Device::Cpu;
+  ringfuse::runtime::ContextPtr context;
+  size_t n = 0;
+
+  std::map<uint64_t, std::unique_ptr<ringfuse::runtime::NttTables>>
+      ownNttTables;
+  std::vector<ringfuse::runtime::detail::BasisPlan> bases;
+  std::vector<ringfuse::runtime::detail::ConverterPlan> converters;
+  std::vector<ringfuse::runtime::detail::ScaleRoundEntry> scaleRounds;
+  std::vector<ringfuse::runtime::detail::ScaleUpPlan> scaleUps;
+  std::vector<ringfuse::runtime::detail::ValueLayout> inputs, outputs;
+  std::vector<ringfuse::runtime::detail::ConstantData> constants;
+  std::vector<uint64_t> keyElements;
+  std::vector<const ringfuse::runtime::KeySwitchKey *> boundKeys; // per key
+
+  // The buffers as the driver placed them (host or device memory), and what
+  // moduli() returns per basis. buffer() and moduli() hand out the spares
+  // for a bad index, so that the schedule's own loops stay in bounds until
+  // run() reports the error.
+  std::vector<size_t> bufferWords;
+  std::vector<uint64_t *> bufferData;
+  std::vector<const uint64_t *> moduliData;
+  uint64_t *spareBuffer = nullptr;
+  const uint64_t *spareModuli = nullptr;
+  size_t largestBuffer = 1, widestBasis = 1;
+
+  // The CPU driver's storage behind those pointers.
+  std::vector<std::vector<uint64_t>> hostBuffers;
+  std::vector<uint64_t> hostSpareBuffer, hostSpareModuli;
+  // The CUDA driver's, when the program was loaded for Device::Cuda.
+  std::unique_ptr<ringfuse::runtime::detail::CudaState,
+                  ringfuse::runtime::detail::CudaStateDeleter>
+      cuda;
+
+  std::mutex mutex; // one run at a time: the buffers are shared
+  bool failed = false;
+  std::string error;
+};
+
+namespace ringfuse::runtime::detail {
+
+std::string programLabel(const RfRuntime &s);
+
+/// Records the first error of a run; later ones are dropped.
+void fail(RfRuntime *s, const std::string &message);
+
+/// Runs a kernel body unless an earlier kernel failed; turns anything it
+/// throws into the recorded error (nothing may unwind through the schedule).
+template <typename Body>
+void guarded(RfRuntime *s, const char *kernel, Body &&body) {
+  if (s->failed)
+    return;
+  try {
+    body();
+  } catch (const std::exception &e) {
+    fail(s, std::string(kernel) + ": " + e.what());
+  }
+}
+
+bool overlaps(const uint64_t *a, size_t aWords, const uint64_t *b,
+              size_t bWords);
+
+// The argument checks of each kernel, the same for every driver. Each throws
+// an Error that says what was wrong.
+
+/// The basis of an NTT over `data`, which must hold all its limbs.
+const BasisPlan &checkNtt(const RfRuntime *s, int basis, const uint64_t *data);
+
+struct ConvertCall {
+  const ConverterPlan *plan;
+  size_t inWords, outWords;
+  bool overlapping; // in and out share words: stage the output
+};
+ConvertCall checkConvert(const RfRuntime *s, int index, const uint64_t *in,
+                         const uint64_t *out);
+
+struct ScaleRoundCall {
+  const ScaleRoundEntry *entry;
+  size_t inWords, outWords;
+  bool overlapping;
+};
+ScaleRoundCall checkScaleRound(const RfRuntime *s, int index,
+                               const uint64_t *in, const uint64_t *out);
+
+struct ScaleUpCall {
+  const ScaleUpPlan *plan;
+  size_t limbs;
+  bool overlapping;
+};
+ScaleUpCall checkScaleUp(const RfRuntime *s, int index, const uint64_t *in,
+                         const uint64_t *out);
+
+/// The basis of X -> X^g from `in` to `out` (which must not overlap).
+const BasisPlan &checkAutomorphism(const RfRuntime *s, int basis,
+                                   uint64_t galoisElement, const uint64_t *in,
+                                   const uint64_t *out);
+
+/// The bound key; the digits (Context::dnum() of them) and outputs span
+/// |QP| * N words each.
+const KeySwitchKey &checkKeySwitch(const RfRuntime *s, int key,
+                                   const uint64_t *const *digits,
+                                   const uint64_t *out0, const uint64_t *out1);
+
+/// buffer() and moduli(): the same for every driver (they hand out
+/// bufferData / moduliData).
+uint64_t *bufferKernel(RfRuntime *s, int buffer);
+const uint64_t *moduliKernel(RfRuntime *s, int basis);
+
+/// Words of a value's buffer that an input or output occupies: N for a
+/// plaintext, |Q| * N for a ciphertext component.
+size_t valueWords(const RfRuntime &s, const ValueLayout &layout);
+
+// The CUDA driver (runtime/cuda/driver.cu; without CUDA, stubs that throw).
+
+/// Places the buffers and uploads the plans, twiddles and constants.
+void cudaAttach(RfRuntime &s);
+/// Copies the bound keys to the device; unless `force`, only the keys that
+/// are other objects (or whose words moved) since their last upload.
+void cudaUploadKeys(RfRuntime &s, bool force);
+/// Inputs in, the schedule, outputs out; throws a kernel's error.
+std::vector<Ciphertext> cudaRun(RfRuntime &s,
+                                const std::vector<ProgramInput> &inputs);
+bool cudaReplaysGraph(const RfRuntime &s);
+
+} // namespace ringfuse::runtime::detail
+
+#endif // RINGFUSE_RUNTIME_CPU_PROGRAM_INTERNAL_H

@@ -1,0 +1,737 @@
+//===- driver.cu - the CUDA driver of compiled circuits -------------------===//
+//
+// A program loaded for Device::Cuda keeps everything on one GPU, in one
+// allocation made at load:
+//
+//   [ tables: moduli, NTT twiddles, plans, constants | buffers | spare buffer
+//     | staging scratch | keys ]
+//
+// Plans and twiddles are uploaded at load, keys at bind; a run restores the
+// constants, copies its inputs in (from pinned staging), runs the schedule,
+// copies its outputs out and synchronizes once. Every library kernel runs on
+// the program's stream, which RfKernels' stream() hands to emitted CUDA for
+// its generated kernels. The first run launches the schedule's kernels one by
+// one; the second captures the schedule into a CUDA graph, and every later run
+// replays it (the copies in and out stay outside the graph).
+//
+// Argument checks and the rule for kernel errors are the CPU driver's
+// (program_internal.h): the first error is recorded, later kernel calls do
+// nothing, run() throws it. A failed launch is such an error, naming the
+// kernel and the CUDA error.
+//
+//===----------------------------------------------------------------------===//
+#include "../cpu/program_internal.h"
+#include "kernels.cuh"
+
+#include "ringfuse/runtime/error.h"
+#include "ringfuse/runtime/number_theory.h"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <string>
+
+using namespace ringfuse::runtime;
+using namespace ringfuse::runtime::detail;
+
+namespace {
+
+std::string describe(cudaError_t error) {
+  return std::string(cudaGetErrorName(error)) + " (" +
+         cudaGetErrorString(error) + ")";
+}
+
+/// Throws if a CUDA API call failed, saying what the driver was doing.
+void check(cudaError_t error, const std::string &what) {
+  if (error != cudaSuccess)
+    throw Error("CUDA error while " + what + ": " + describe(error));
+}
+
+std::string mebibytes(size_t bytes) {
+  return std::to_string((bytes + (size_t(1) << 20) - 1) >> 20) + " MiB";
+}
+
+constexpr size_t kAlignment = 256; // bytes: every table and buffer starts here
+
+size_t alignUp(size_t bytes) {
+  return (bytes + kAlignment - 1) / kAlignment * kAlignment;
+}
+
+/// The twiddles of one prime, as NttTables builds them (ntt.cpp): the powers
+/// of the same psi in the same bit-reversed order.
+struct Twiddles {
+  std::vector<ShoupConstant> roots, inverseRoots;
+  ShoupConstant inverseDegree;
+};
+
+Twiddles twiddlesFor(const NttTables &tables) {
+  const uint64_t q = tables.modulus().value;
+  const size_t n = tables.degree();
+  const unsigned logN = static_cast<unsigned>(__builtin_ctzll(n));
+  const Modulus &m = tables.modulus();
+  const uint64_t root = tables.root(), inverseRoot = invertModSlow(root, q);
+  Twiddles t;
+  t.roots.resize(n);
+  t.inverseRoots.resize(n);
+  uint64_t power = 1, inversePower = 1;
+  for (size_t k = 0; k < n; ++k) {
+    unsigned index = reverseBits(static_cast<unsigned>(k), logN);
+    t.roots[index] = ShoupConstant(power, q);
+    t.inverseRoots[index] = ShoupConstant(inversePower, q);
+    power = mulMod(power, root, m);
+    inversePower = mulMod(inversePower, inverseRoot, m);
+  }
+  t.inverseDegree = ShoupConstant(invertModSlow(n % q, q), q);
+  return t;
+}
+
+/// The tables region, laid out twice: first with base 0 to learn its size,
+/// then with the allocation's address, so that the plans' pointers are the
+/// device addresses of the words the image puts there.
+class TableImage {
+public:
+  explicit TableImage(uintptr_t base) : base_(base) {}
+
+  template <typename T> const T *put(const T *data, size_t count) {
+    const size_t at = alignUp(bytes_.size());
+    bytes_.resize(at + count * sizeof(T));
+    if (count)
+      std::memcpy(bytes_.data() + at, data, count * sizeof(T));
+    return reinterpret_cast<const T *>(base_ + at);
+  }
+  template <typename T> const T *put(const std::vector<T> &values) {
+    return put(values.data(), values.size());
+  }
+
+  size_t size() const { return alignUp(bytes_.size()); }
+  const std::vector<unsigned char> &bytes() const { return bytes_; }
+
+private:
+  uintptr_t base_;
+  std::vector<unsigned char> bytes_;
+};
+
+std::vector<int> asInts(const std::vector<size_t> &values) {
+  return std::vector<int>(values.begin(), values.end());
+}
+
+} // namespace
+
+namespace ringfuse::runtime::detail {
+
+struct CudaState {
+  int device = 0;
+  cudaStream_t stream = nullptr;
+  unsigned char *memory = nullptr; // the one device allocation
+  unsigned char *pinned = nullptr; // staging of inputs and outputs
+
+  // The plans, pointing into the tables region.
+  std::vector<cuda::NttPlan> ntt; // per basis (limbCount 0: no NTT)
+  std::vector<cuda::ConvertPlan> converters;
+  std::vector<cuda::ScaleRoundPlanView> scaleRounds;
+  std::vector<cuda::ScaleUpPlanView> scaleUps;
+  const Modulus *qpModuli = nullptr;
+  std::vector<const uint64_t *> constantWords; // per constant
+
+  uint64_t *scratch = nullptr; // an output staged when it overlaps the input
+  uint64_t *keys = nullptr;    // key k at keys + k * keyWords
+  size_t keyWords = 0;
+
+  // Pinned staging: word offsets of each input / output component.
+  std::vector<std::vector<size_t>> inputStaging, outputStaging;
+
+  /// What was uploaded to each key slot: the key object and where its words
+  /// were, so that an unchanged binding is not copied again.
+  struct UploadedKey {
+    const KeySwitchKey *key = nullptr;
+    std::vector<const uint64_t *> words;
+  };
+  std::vector<UploadedKey> uploaded;
+
+  // The schedule as a graph, from the second successful run on.
+  size_t successfulRuns = 0;
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t graphExec = nullptr;
+  bool graphDisabled = false; // capture failed: runs stay eager
+  std::string graphProblem;
+
+  ~CudaState() {
+    // Errors are ignored: a destructor cannot report them, and at process
+    // exit the CUDA runtime may already be gone.
+    cudaSetDevice(device);
+    if (stream)
+      cudaStreamSynchronize(stream);
+    if (graphExec)
+      cudaGraphExecDestroy(graphExec);
+    if (graph)
+      cudaGraphDestroy(graph);
+    if (memory)
+      cudaFree(memory);
+    if (pinned)
+      cudaFreeHost(pinned);
+    if (stream)
+      cudaStreamDestroy(stream);
+    cudaGetLastError();
+  }
+};
+
+void CudaStateDeleter::operator()(CudaState *state) const { delete state; }
+
+} // namespace ringfuse::runtime::detail
+
+namespace {
+
+/// Lays out every table of the program in `image` and points the plans of
+/// `d` (and the constants' copies) at them; `moduli` receives what moduli()
+/// hands out per basis, `spareModuli` what it hands out for a bad index.
+void placeTables(const RfRuntime &s,
+                 const std::map<uint64_t, Twiddles> &twiddles,
+                 TableImage &image, CudaState &d,
+                 std::vector<const uint64_t *> &moduli,
+                 const uint64_t *&spareModuli) {
+  const Context &c = *s.context;
+  std::map<uint64_t, std::pair<const ShoupConstant *, const ShoupConstant *>>
+      placed;
+  for (const auto &[q, t] : twiddles)
+    placed[q] = {image.put(t.roots), image.put(t.inverseRoots)};
+
+  moduli.clear();
+  d.ntt.clear();
+  for (const BasisPlan &plan : s.bases) {
+    moduli.push_back(image.put(plan.moduli));
+    cuda::NttPlan ntt{nullptr, 0};
+    if (plan.nttProblem.empty()) {
+      std::vector<cuda::NttLimb> limbs;
+      for (size_t i = 0; i < plan.moduli.size(); ++i) {
+        const uint64_t q = plan.moduli[i];
+        limbs.push_back({q, placed.at(q).first, placed.at(q).second,
+                         twiddles.at(q).inverseDegree});
+      }
+      ntt = {image.put(limbs), static_cast<int>(limbs.size())};
+    }
+    d.ntt.push_back(ntt);
+  }
+  spareModuli =
+      image.put(std::vector<uint64_t>(s.widestBasis, c.q().values().front()));
+
+  d.converters.clear();
+  for (const ConverterPlan &plan : s.converters) {
+    cuda::ConvertPlan view{};
+    view.fromSize = static_cast<int>(s.bases[plan.from].moduli.size());
+    view.toSize = static_cast<int>(plan.copyFrom.size());
+    view.exact = plan.exact ? 1 : 0;
+    view.copyFrom = image.put(plan.copyFrom);
+    view.missingLimbs = image.put(asInts(plan.missingLimbs));
+    if (plan.missing) {
+      const BaseConverter &bc = *plan.missing;
+      std::vector<ShoupConstant> inverses;
+      for (size_t i = 0; i < bc.from().size(); ++i)
+        inverses.push_back(bc.from().puncturedInverse(i));
+      std::vector<Modulus> targets;
+      for (size_t j = 0; j < bc.to().size(); ++j)
+        targets.push_back(bc.to().modulus(j));
+      view.missingSize = static_cast<int>(bc.to().size());
+      view.fromModuli = image.put(bc.from().values());
+      view.puncturedInverse = image.put(inverses);
+      view.inverseOfFrom = image.put(bc.inverseOfFrom());
+      view.missingModuli = image.put(targets);
+      view.puncturedModTo = image.put(bc.puncturedModTo());
+      view.productModTo = image.put(bc.productModTo());
+    }
+    d.converters.push_back(view);
+  }
+
+  d.scaleRounds.clear();
+  for (const ScaleRoundEntry &entry : s.scaleRounds) {
+    const ScaleRoundPlan &plan = *entry.plan;
+    cuda::ScaleRoundPlanView view{};
+    view.divisorSize = static_cast<int>(plan.divisorSize());
+    view.outputSize = static_cast<int>(plan.outputLimbs());
+    view.hasLambda = plan.lambda().empty() ? 0 : 1;
+    view.divisorLimbs = image.put(asInts(entry.divisorLimbs));
+    view.keptLimbs = image.put(asInts(entry.keptLimbs));
+    view.theta = image.put(plan.theta());
+    view.omega = image.put(plan.omega());
+    view.lambda = image.put(plan.lambda());
+    view.outputs = image.put(plan.outputModuli());
+    d.scaleRounds.push_back(view);
+  }
+
+  d.scaleUps.clear();
+  for (const ScaleUpPlan &plan : s.scaleUps) {
+    cuda::ScaleUpPlanView view{};
+    view.limbs = static_cast<int>(plan.outputModuli.size());
+    view.t = c.plaintextModulus();
+    view.qModT = c.qModT();
+    view.deltaModOutput = image.put(plan.deltaModOutput);
+    view.outputs = image.put(plan.outputModuli);
+    d.scaleUps.push_back(view);
+  }
+
+  std::vector<Modulus> qp;
+  for (size_t i = 0; i < c.qp().size(); ++i)
+    qp.push_back(c.qp().modulus(i));
+  d.qpModuli = image.put(qp);
+
+  d.constantWords.clear();
+  for (const ConstantData &constant : s.constants)
+    d.constantWords.push_back(image.put(constant.words));
+}
+
+CudaState &stateOf(RfRuntime *s) { return *s->cuda; }
+
+// The kernels
+// -------------------------------------------------------------------
+
+void nttKernel(RfRuntime *s, int basis, uint64_t *data, bool forward) {
+  guarded(s, forward ? "ntt_forward" : "ntt_inverse", [&] {
+    checkNtt(s, basis, data);
+    CudaState &d = stateOf(s);
+    if (forward)
+      cuda::launchNttForward(d.ntt[basis], s->n, data, d.stream);
+    else
+      cuda::launchNttInverse(d.ntt[basis], s->n, data, d.stream);
+  });
+}
+
+void nttForwardKernel(RfRuntime *s, int basis, uint64_t *data) {
+  nttKernel(s, basis, data, true);
+}
+
+void nttInverseKernel(RfRuntime *s, int basis, uint64_t *data) {
+  nttKernel(s, basis, data, false);
+}
+
+/// The staged output back where the schedule asked for it.
+void copyFromScratch(CudaState &d, uint64_t *out, size_t words) {
+  check(cudaMemcpyAsync(out, d.scratch, words * sizeof(uint64_t),
+                        cudaMemcpyDeviceToDevice, d.stream),
+        "copying a staged output into place");
+}
+
+void convertKernel(RfRuntime *s, int index, const uint64_t *in, uint64_t *out) {
+  guarded(s, "convert", [&] {
+    const ConvertCall call = checkConvert(s, index, in, out);
+    CudaState &d = stateOf(s);
+    uint64_t *target = call.overlapping ? d.scratch : out;
+    cuda::launchConvert(d.converters[index], s->n, in, target, d.stream);
+    if (call.overlapping)
+      copyFromScratch(d, out, call.outWords);
+  });
+}
+
+void scaleRoundKernel(RfRuntime *s, int index, const uint64_t *in,
+                      uint64_t *out) {
+  guarded(s, "scale_round", [&] {
+    const ScaleRoundCall call = checkScaleRound(s, index, in, out);
+    CudaState &d = stateOf(s);
+    uint64_t *target = call.overlapping ? d.scratch : out;
+    cuda::launchScaleRound(d.scaleRounds[index], s->n, in, target, d.stream);
+    if (call.overlapping)
+      copyFromScratch(d, out, call.outWords);
+  });
+}
+
+void scaleUpKernel(RfRuntime *s, int index, const uint64_t *in, uint64_t *out) {
+  guarded(s, "scale_up", [&] {
+    const ScaleUpCall call = checkScaleUp(s, index, in, out);
+    CudaState &d = stateOf(s);
+    uint64_t *target = call.overlapping ? d.scratch : out;
+    cuda::launchScaleUp(d.scaleUps[index], s->n, in, target, d.stream);
+    if (call.overlapping)
+      copyFromScratch(d, out, call.limbs * s->n);
+  });
+}
+
+void automorphismKernel(RfRuntime *s, int basis, uint64_t galoisElement,
+                        const uint64_t *in, uint64_t *out) {
+  guarded(s, "automorphism", [&] {
+    const BasisPlan &plan = checkAutomorphism(s, basis, galoisElement, in, out);
+    CudaState &d = stateOf(s);
+    cuda::launchAutomorphism(s->moduliData[basis],
+                             static_cast<int>(plan.moduli.size()), s->n,
+                             galoisElement, in, out, d.stream);
+  });
+}
+
+void keySwitchInnerProductKernel(RfRuntime *s, int key,
+                                 const uint64_t *const *digits, uint64_t *out0,
+                                 uint64_t *out1) {
+  guarded(s, "key_switch_inner_product", [&] {
+    checkKeySwitch(s, key, digits, out0, out1);
+    CudaState &d = stateOf(s);
+    cuda::KeySwitchPlan plan{};
+    plan.limbs = static_cast<int>(s->context->qp().size());
+    plan.dnum = static_cast<int>(s->context->dnum());
+    plan.moduli = d.qpModuli;
+    plan.key = d.keys + static_cast<size_t>(key) * d.keyWords;
+    // By value: a captured graph keeps the pointers, not the host array.
+    for (int j = 0; j < plan.dnum; ++j)
+      plan.digits[j] = digits[j];
+    cuda::launchKeySwitchInnerProduct(plan, s->n, out0, out1, d.stream);
+  });
+}
+
+void *streamKernel(RfRuntime *s) { return stateOf(s).stream; }
+
+/// After each launch of emitted CUDA: a failed launch is the run's error
+/// (the first one), named after the generated kernel.
+void checkLaunchKernel(RfRuntime *s, const char *kernel) {
+  cudaError_t error = cudaGetLastError();
+  if (error != cudaSuccess)
+    fail(s, std::string(kernel ? kernel : "(unnamed kernel)") +
+                ": CUDA kernel failed to launch: " + describe(error));
+}
+
+const RfKernels kCudaKernels = {
+    bufferKernel,     moduliKernel,       nttForwardKernel,
+    nttInverseKernel, convertKernel,      scaleRoundKernel,
+    scaleUpKernel,    automorphismKernel, keySwitchInnerProductKernel,
+    streamKernel,     checkLaunchKernel,
+};
+
+// Running
+// -----------------------------------------------------------------------
+
+/// The schedule into a graph (on the second successful run). Any failure
+/// (a call the emitted code makes that capture does not allow, say) leaves
+/// the program running eagerly, as on its first run.
+void captureSchedule(RfRuntime &s) {
+  CudaState &d = *s.cuda;
+  cudaGetLastError(); // nothing stale may be blamed on a captured launch
+  cudaError_t begin =
+      cudaStreamBeginCapture(d.stream, cudaStreamCaptureModeThreadLocal);
+  if (begin != cudaSuccess) {
+    cudaGetLastError();
+    d.graphDisabled = true;
+    d.graphProblem = "cudaStreamBeginCapture: " + describe(begin);
+    return;
+  }
+  s.failed = false;
+  s.error.clear();
+  s.runFunction(&s, &kCudaKernels);
+  cudaGraph_t graph = nullptr;
+  cudaError_t end = cudaStreamEndCapture(d.stream, &graph);
+  std::string problem;
+  if (s.failed)
+    problem = "capturing the schedule: " + s.error;
+  else if (end != cudaSuccess || !graph)
+    problem = "cudaStreamEndCapture: " + describe(end);
+  cudaGraphExec_t exec = nullptr;
+  if (problem.empty()) {
+    cudaError_t instantiate = cudaGraphInstantiate(&exec, graph, 0);
+    if (instantiate != cudaSuccess)
+      problem = "cudaGraphInstantiate: " + describe(instantiate);
+  }
+  if (!problem.empty()) {
+    if (graph)
+      cudaGraphDestroy(graph);
+    cudaGetLastError();
+    s.failed = false;
+    s.error.clear();
+    d.graphDisabled = true;
+    d.graphProblem = problem;
+    return;
+  }
+  d.graph = graph;
+  d.graphExec = exec;
+}
+
+/// Runs the schedule on the stream: eagerly, or by replaying its graph.
+void runSchedule(RfRuntime &s) {
+  CudaState &d = *s.cuda;
+  s.failed = false;
+  s.error.clear();
+  if (!d.graphExec && !d.graphDisabled && d.successfulRuns > 0)
+    captureSchedule(s);
+  if (d.graphExec) {
+    cudaError_t launch = cudaGraphLaunch(d.graphExec, d.stream);
+    if (launch != cudaSuccess)
+      fail(&s, "cudaGraphLaunch: the schedule's graph failed to launch: " +
+                   describe(launch));
+    return;
+  }
+  s.runFunction(&s, &kCudaKernels);
+}
+
+} // namespace
+
+namespace ringfuse::runtime {
+
+bool cudaAvailable() {
+  int count = 0;
+  cudaError_t error = cudaGetDeviceCount(&count);
+  if (error != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return count > 0;
+}
+
+} // namespace ringfuse::runtime
+
+namespace ringfuse::runtime::detail {
+
+void cudaAttach(RfRuntime &s) {
+  int count = 0;
+  cudaError_t counted = cudaGetDeviceCount(&count);
+  if (counted != cudaSuccess || count == 0) {
+    cudaGetLastError();
+    throw Error("cannot load the program for CUDA: no CUDA device is visible" +
+                (counted != cudaSuccess
+                     ? " (cudaGetDeviceCount: " + describe(counted) + ")"
+                     : std::string()));
+  }
+  auto state = std::unique_ptr<CudaState, CudaStateDeleter>(new CudaState);
+  CudaState &d = *state;
+  check(cudaGetDevice(&d.device), "reading the current CUDA device");
+  check(cudaSetDevice(d.device), "selecting the CUDA device");
+
+  const Context &c = *s.context;
+  const size_t n = s.n, qWords = c.q().size() * n, qpWords = c.qp().size() * n;
+  if (c.dnum() > static_cast<size_t>(cuda::kMaxDigits))
+    throw Error("the parameter set has dnum = " + std::to_string(c.dnum()) +
+                " key-switching digits; the CUDA driver handles at most " +
+                std::to_string(cuda::kMaxDigits));
+  for (size_t b = 0; b < s.bases.size(); ++b)
+    if (s.bases[b].moduli.size() > 65535)
+      throw Error("basis " + std::to_string(b) + " has too many moduli");
+
+  // The tables: twiddles once per prime that some transformable basis has.
+  std::map<uint64_t, Twiddles> twiddles;
+  for (const BasisPlan &plan : s.bases)
+    if (plan.nttProblem.empty())
+      for (size_t i = 0; i < plan.moduli.size(); ++i)
+        if (!twiddles.count(plan.moduli[i]))
+          twiddles.emplace(plan.moduli[i], twiddlesFor(*plan.ntt[i]));
+  std::vector<const uint64_t *> moduli;
+  const uint64_t *spareModuli = nullptr;
+  TableImage measure(0);
+  placeTables(s, twiddles, measure, d, moduli, spareModuli);
+
+  // The rest of the allocation, after the tables.
+  size_t offset = measure.size();
+  std::vector<size_t> bufferOffsets;
+  for (size_t words : s.bufferWords) {
+    bufferOffsets.push_back(offset);
+    offset = alignUp(offset + words * sizeof(uint64_t));
+  }
+  const size_t spareOffset = offset;
+  offset = alignUp(offset + s.largestBuffer * sizeof(uint64_t));
+  size_t scratchWords = 1;
+  for (size_t k = 0; k < s.converters.size(); ++k)
+    scratchWords = std::max(scratchWords, s.converters[k].copyFrom.size() * n);
+  for (const ScaleRoundEntry &entry : s.scaleRounds)
+    scratchWords = std::max(scratchWords, entry.keptLimbs.size() * n);
+  for (const ScaleUpPlan &plan : s.scaleUps)
+    scratchWords = std::max(scratchWords, plan.outputModuli.size() * n);
+  const size_t scratchOffset = offset;
+  offset = alignUp(offset + scratchWords * sizeof(uint64_t));
+  d.keyWords = 2 * c.dnum() * qpWords;
+  const size_t keysOffset = offset;
+  offset =
+      alignUp(offset + s.keyElements.size() * d.keyWords * sizeof(uint64_t));
+  const size_t totalBytes = offset;
+
+  check(cudaStreamCreateWithFlags(&d.stream, cudaStreamNonBlocking),
+        "creating the program's stream");
+  cudaError_t allocated =
+      cudaMalloc(reinterpret_cast<void **>(&d.memory), totalBytes);
+  if (allocated != cudaSuccess) {
+    cudaGetLastError(); // out of memory is not sticky: clear it
+    size_t freeBytes = 0, totalDevice = 0;
+    std::string available;
+    if (cudaMemGetInfo(&freeBytes, &totalDevice) == cudaSuccess)
+      available = " (the GPU has " + mebibytes(freeBytes) + " free of " +
+                  mebibytes(totalDevice) + ")";
+    cudaGetLastError();
+    if (allocated == cudaErrorMemoryAllocation)
+      throw Error("not enough GPU memory: the program needs " +
+                  mebibytes(totalBytes) + available);
+    check(allocated, "allocating " + mebibytes(totalBytes) + " of GPU memory");
+  }
+
+  // The tables again, now at their device addresses, and up they go.
+  TableImage image(reinterpret_cast<uintptr_t>(d.memory));
+  placeTables(s, twiddles, image, d, moduli, spareModuli);
+  check(cudaMemcpyAsync(d.memory, image.bytes().data(), image.bytes().size(),
+                        cudaMemcpyHostToDevice, d.stream),
+        "uploading the program's tables");
+  check(cudaMemsetAsync(d.memory + measure.size(), 0,
+                        totalBytes - measure.size(), d.stream),
+        "clearing the program's buffers");
+
+  std::vector<uint64_t *> bufferData;
+  for (size_t offset : bufferOffsets)
+    bufferData.push_back(reinterpret_cast<uint64_t *>(d.memory + offset));
+  d.scratch = reinterpret_cast<uint64_t *>(d.memory + scratchOffset);
+  d.keys = reinterpret_cast<uint64_t *>(d.memory + keysOffset);
+  for (size_t k = 0; k < s.constants.size(); ++k)
+    if (!s.constants[k].words.empty())
+      check(cudaMemcpyAsync(bufferData[s.constants[k].buffer],
+                            d.constantWords[k],
+                            s.constants[k].words.size() * sizeof(uint64_t),
+                            cudaMemcpyDeviceToDevice, d.stream),
+            "placing constant " + std::to_string(k));
+
+  // Pinned staging for the inputs and outputs of a run.
+  size_t stagingWords = 0;
+  for (const ValueLayout &layout : s.inputs) {
+    d.inputStaging.emplace_back();
+    for (size_t k = 0; k < layout.components; ++k) {
+      d.inputStaging.back().push_back(stagingWords);
+      stagingWords += valueWords(s, layout);
+    }
+  }
+  for (const ValueLayout &layout : s.outputs) {
+    d.outputStaging.emplace_back();
+    for (size_t k = 0; k < layout.components; ++k) {
+      d.outputStaging.back().push_back(stagingWords);
+      stagingWords += qWords;
+    }
+  }
+  check(cudaMallocHost(reinterpret_cast<void **>(&d.pinned),
+                       std::max<size_t>(stagingWords, 1) * sizeof(uint64_t)),
+        "allocating " + mebibytes(stagingWords * sizeof(uint64_t)) +
+            " of pinned host memory for inputs and outputs");
+  check(cudaStreamSynchronize(d.stream), "loading the program onto the GPU");
+
+  d.uploaded.assign(s.keyElements.size(), {});
+  s.bufferData = std::move(bufferData);
+  s.moduliData = std::move(moduli);
+  s.spareBuffer = reinterpret_cast<uint64_t *>(d.memory + spareOffset);
+  s.spareModuli = spareModuli;
+  s.cuda = std::move(state);
+}
+
+void cudaUploadKeys(RfRuntime &s, bool force) {
+  CudaState &d = *s.cuda;
+  if (s.keyElements.empty() || !s.boundKeys.front())
+    return;
+  check(cudaSetDevice(d.device), "selecting the CUDA device");
+  const size_t qpWords = s.context->qp().size() * s.n;
+  bool copied = false;
+  for (size_t k = 0; k < s.keyElements.size(); ++k) {
+    const KeySwitchKey *key = s.boundKeys[k];
+    std::vector<const uint64_t *> words;
+    for (size_t j = 0; j < key->b.size(); ++j) {
+      words.push_back(key->b[j].data());
+      words.push_back(key->a[j].data());
+    }
+    CudaState::UploadedKey &slot = d.uploaded[k];
+    if (!force && slot.key == key && slot.words == words)
+      continue;
+    slot = {}; // until the copy is known to have succeeded
+    uint64_t *target = d.keys + k * d.keyWords;
+    for (size_t j = 0; j < words.size(); ++j)
+      check(cudaMemcpyAsync(target + j * qpWords, words[j],
+                            qpWords * sizeof(uint64_t), cudaMemcpyHostToDevice,
+                            d.stream),
+            "uploading key " + std::to_string(k));
+    copied = true;
+  }
+  if (!copied)
+    return;
+  check(cudaStreamSynchronize(d.stream), "uploading the keys");
+  for (size_t k = 0; k < s.keyElements.size(); ++k) {
+    const KeySwitchKey *key = s.boundKeys[k];
+    CudaState::UploadedKey &slot = d.uploaded[k];
+    slot.key = key;
+    slot.words.clear();
+    for (size_t j = 0; j < key->b.size(); ++j) {
+      slot.words.push_back(key->b[j].data());
+      slot.words.push_back(key->a[j].data());
+    }
+  }
+}
+
+std::vector<Ciphertext> cudaRun(RfRuntime &s,
+                                const std::vector<ProgramInput> &inputs) {
+  CudaState &d = *s.cuda;
+  check(cudaSetDevice(d.device), "selecting the CUDA device");
+  cudaUploadKeys(s, /*force=*/false);
+  const size_t qWords = s.context->q().size() * s.n;
+  uint64_t *pinned = reinterpret_cast<uint64_t *>(d.pinned);
+
+  // Constants again (a schedule may reuse a constant's buffer as scratch),
+  // then the inputs, through pinned memory so the copies are asynchronous.
+  for (size_t k = 0; k < s.constants.size(); ++k) {
+    const ConstantData &constant = s.constants[k];
+    uint64_t *buffer = s.bufferData[constant.buffer];
+    const size_t count = constant.words.size();
+    if (count)
+      check(cudaMemcpyAsync(buffer, d.constantWords[k],
+                            count * sizeof(uint64_t), cudaMemcpyDeviceToDevice,
+                            d.stream),
+            "restoring constant " + std::to_string(k));
+    check(cudaMemsetAsync(buffer + count, 0,
+                          (s.bufferWords[constant.buffer] - count) *
+                              sizeof(uint64_t),
+                          d.stream),
+          "restoring constant " + std::to_string(k));
+  }
+  for (size_t v = 0; v < inputs.size(); ++v) {
+    const ValueLayout &layout = s.inputs[v];
+    for (size_t k = 0; k < layout.components; ++k) {
+      const uint64_t *source =
+          layout.plaintext
+              ? std::get<const Plaintext *>(inputs[v])->coefficients.data()
+              : std::get<const Ciphertext *>(inputs[v])->component(k);
+      const size_t words = valueWords(s, layout);
+      uint64_t *staged = pinned + d.inputStaging[v][k];
+      std::memcpy(staged, source, words * sizeof(uint64_t));
+      check(cudaMemcpyAsync(s.bufferData[layout.buffers[k]], staged,
+                            words * sizeof(uint64_t), cudaMemcpyHostToDevice,
+                            d.stream),
+            "copying input " + std::to_string(v) + " to the GPU");
+    }
+  }
+
+  runSchedule(s);
+  if (s.failed) {
+    // Let the launches made before the error finish before the staging
+    // memory is written again.
+    cudaError_t drained = cudaStreamSynchronize(d.stream);
+    throw Error(programLabel(s) + " failed in kernel " + s.error +
+                (drained != cudaSuccess
+                     ? "; then the GPU reported " + describe(drained)
+                     : std::string()));
+  }
+
+  for (size_t v = 0; v < s.outputs.size(); ++v) {
+    const ValueLayout &layout = s.outputs[v];
+    for (size_t k = 0; k < layout.components; ++k)
+      check(cudaMemcpyAsync(
+                pinned + d.outputStaging[v][k], s.bufferData[layout.buffers[k]],
+                qWords * sizeof(uint64_t), cudaMemcpyDeviceToHost, d.stream),
+            "copying output " + std::to_string(v) + " from the GPU");
+  }
+  cudaError_t finished = cudaStreamSynchronize(d.stream);
+  if (finished != cudaSuccess)
+    throw Error(programLabel(s) + " failed on the GPU" +
+                (d.graphExec ? " (replaying its captured graph)" : "") + ": " +
+                describe(finished) +
+                "; after a fault in a kernel, the process's CUDA context "
+                "stays unusable");
+  ++d.successfulRuns;
+
+  std::vector<Ciphertext> outputs;
+  for (size_t v = 0; v < s.outputs.size(); ++v) {
+    const ValueLayout &layout = s.outputs[v];
+    Ciphertext ct{s.context, layout.components,
+                  std::vector<uint64_t>(layout.components * qWords)};
+    for (size_t k = 0; k < layout.components; ++k)
+      std::memcpy(ct.component(k), pinned + d.outputStaging[v][k],
+                  qWords * sizeof(uint64_t));
+    outputs.push_back(std::move(ct));
+  }
+  return outputs;
+}
+
+bool cudaReplaysGraph(const RfRuntime &s) {
+  return s.cuda && s.cuda->graphExec != nullptr;
+}
+
+} // namespace ringfuse::runtime::detail

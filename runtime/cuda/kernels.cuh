@@ -1,0 +1,120 @@
+//===- kernels.cuh - the CUDA driver's library kernels ---------*- CUDA -*-===//
+//
+// The device side of every RfKernels entry, as plans (plain structs of device
+// pointers into the program's one allocation, passed to kernels by value) and
+// host launchers that enqueue the kernels on a stream. Each kernel computes
+// exactly what the CPU reference computes (runtime/cpu/ntt.cpp, rns.cpp,
+// program.cpp), with the same RF_HOST_DEVICE arithmetic of modarith.h and
+// fixed_point.h, so the words are the same, bit for bit.
+//
+// A launcher throws Error naming the kernel and the CUDA error when a launch
+// fails (cudaGetLastError right after it); kernels themselves cannot fail:
+// the driver checked every argument on the host first.
+//
+//===----------------------------------------------------------------------===//
+#ifndef RINGFUSE_RUNTIME_CUDA_KERNELS_CUH
+#define RINGFUSE_RUNTIME_CUDA_KERNELS_CUH
+
+#include "ringfuse/runtime/fixed_point.h"
+#include "ringfuse/runtime/modarith.h"
+#include "ringfuse/runtime/rns.h"
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace ringfuse::runtime::cuda {
+
+/// Words of one limb that a shared-memory NTT block transforms (32 KiB: under
+/// the default 48 KiB limit, so no opt-in, and several blocks per SM). Larger
+/// limbs first run the stages whose butterflies span more than this over
+/// global memory, one launch per stage.
+constexpr size_t kNttChunk = 4096;
+
+/// Key switching's digits travel in the kernel's parameters (by value, so a
+/// captured graph keeps them): at most this many.
+constexpr int kMaxDigits = 128;
+
+/// One limb of an NTT-capable basis: its prime and the twiddles NttTables
+/// builds (psi^bitrev(k) and psi^-bitrev(k) with Shoup companions, N^{-1}).
+struct NttLimb {
+  uint64_t q;
+  const ShoupConstant *rootPowers;
+  const ShoupConstant *inverseRootPowers;
+  ShoupConstant inverseDegree;
+};
+
+struct NttPlan {
+  const NttLimb *limbs; // one per limb of the basis
+  int limbCount;
+};
+
+/// RfConverter from basis A to basis T (BaseConverter's formula for the
+/// moduli of T missing from A, a copy for the others).
+struct ConvertPlan {
+  int fromSize, toSize, missingSize;
+  int exact;
+  const uint64_t *fromModuli;            // a_i
+  const ShoupConstant *puncturedInverse; // [(A/a_i)^{-1}]_{a_i}
+  const Fraction128 *inverseOfFrom;      // 1 / a_i
+  const Modulus *missingModuli;          // b_j, per missing modulus
+  const uint64_t *puncturedModTo;        // [A/a_i]_{b_j} at [i*missing + j]
+  const uint64_t *productModTo;          // [A]_{b_j}
+  const int *missingLimbs;               // the limb of T that b_j is
+  const int *copyFrom;                   // per limb of T: limb of A, or -1
+};
+
+/// RfScaleRound: ScaleRoundPlan's tables and where its divisor and kept
+/// limbs sit in the input basis.
+struct ScaleRoundPlanView {
+  int divisorSize, outputSize;
+  int hasLambda;
+  const int *divisorLimbs;  // per divisor modulus: limb of the input
+  const int *keptLimbs;     // per output modulus: limb of the input
+  const Fraction128 *theta; // frac(W_i)
+  const uint64_t *omega;    // [floor(W_i)]_o at [i * outputSize + o]
+  const uint64_t *lambda;   // per output modulus
+  const Modulus *outputs;
+};
+
+/// RfScaleUp: round(Q m / t) mod each output prime.
+struct ScaleUpPlanView {
+  int limbs;
+  uint64_t t, qModT;
+  const uint64_t *deltaModOutput; // [floor(Q/t)]_q per output limb
+  const Modulus *outputs;
+};
+
+/// key_switch_inner_product over QP: key digit j's b_j at key + 2j * words,
+/// a_j at key + (2j + 1) * words (words = limbs * N).
+struct KeySwitchPlan {
+  int limbs, dnum;
+  const Modulus *moduli; // QP
+  const uint64_t *key;
+  const uint64_t *digits[kMaxDigits];
+};
+
+// Launchers: enqueue on `stream`, throw Error if a launch fails.
+
+void launchNttForward(const NttPlan &plan, size_t n, uint64_t *data,
+                      cudaStream_t stream);
+void launchNttInverse(const NttPlan &plan, size_t n, uint64_t *data,
+                      cudaStream_t stream);
+/// out must not overlap in (the driver stages overlapping outputs).
+void launchConvert(const ConvertPlan &plan, size_t n, const uint64_t *in,
+                   uint64_t *out, cudaStream_t stream);
+void launchScaleRound(const ScaleRoundPlanView &plan, size_t n,
+                      const uint64_t *in, uint64_t *out, cudaStream_t stream);
+void launchScaleUp(const ScaleUpPlanView &plan, size_t n, const uint64_t *in,
+                   uint64_t *out, cudaStream_t stream);
+void launchAutomorphism(const uint64_t *moduli, int limbs, size_t n,
+                        uint64_t galoisElement, const uint64_t *in,
+                        uint64_t *out, cudaStream_t stream);
+void launchKeySwitchInnerProduct(const KeySwitchPlan &plan, size_t n,
+                                 uint64_t *out0, uint64_t *out1,
+                                 cudaStream_t stream);
+
+} // namespace ringfuse::runtime::cuda
+
+#endif // RINGFUSE_RUNTIME_CUDA_KERNELS_CUH

@@ -1,0 +1,405 @@
+//===- handwritten_programs.h - circuits written by hand --------*- C++ -*-===//
+//
+// Programs written by hand in the shape the compiler emits: a static manifest
+// of plain arrays and a schedule that calls the library kernels and runs its
+// own elementwise steps. test/cpp/program_test.cpp runs them on the CPU driver
+// (against the reference operations of bfv.h); test/gpu/gpu_program_test.cpp
+// runs them on the CUDA driver too (against the CPU driver, bit for bit).
+// The schedules are templates over their elementwise steps (HostSteps here,
+// DeviceSteps in the GPU test); everything else is shared.
+//
+//===----------------------------------------------------------------------===//
+#ifndef RINGFUSE_TEST_CPP_HANDWRITTEN_PROGRAMS_H
+#define RINGFUSE_TEST_CPP_HANDWRITTEN_PROGRAMS_H
+
+#include "ringfuse/runtime/config.h"
+#include "ringfuse/runtime/modarith.h"
+#include "ringfuse/runtime/program_abi.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+namespace ringfuse::runtime::handwritten {
+
+// The parameter set: bfv_test.cpp's secure 2^13 set (Q = 3 x 50 bits,
+// P = 50 bits, dnum = 3, one prime per digit), with its auxiliary base B.
+constexpr size_t kN = 8192;
+constexpr uint64_t kT = 65537;
+const uint64_t kQ[] = {1125899906826241ull, 1125899906629633ull,
+                       1125899905744897ull};
+const uint64_t kP[] = {1125899905351681ull};
+const uint64_t kB[] = {1152921504606830593ull, 1152921504606748673ull,
+                       1152921504606683137ull, 1152921504606601217ull};
+const uint64_t kQB[] = {kQ[0], kQ[1], kQ[2], kB[0], kB[1], kB[2], kB[3]};
+const uint64_t kQP[] = {kQ[0], kQ[1], kQ[2], kP[0]};
+const uint64_t kTModulus[] = {kT};
+constexpr size_t kQWords = 3 * kN, kBWords = 4 * kN, kQBWords = 7 * kN,
+                 kQPWords = 4 * kN;
+
+enum BasisIndex { Q, B, QB, QP, D0, D1, D2, PBasis, T };
+const RfBasis kBases[] = {{kQ, 3},     {kB, 4},     {kQB, 7},
+                          {kQP, 4},    {kQ + 0, 1}, {kQ + 1, 1},
+                          {kQ + 2, 1}, {kP, 1},     {kTModulus, 1}};
+
+enum ConverterIndex { QToQB, BToQ, D0ToQP, D1ToQP, D2ToQP, TToQ };
+const RfConverter kConverters[] = {{Q, QB, 1},  {B, Q, 1},   {D0, QP, 0},
+                                   {D1, QP, 0}, {D2, QP, 0}, {T, Q, 1}};
+
+enum ScaleRoundIndex { TensorToB, ModDownByP };
+const RfScaleRound kScaleRounds[] = {{QB, Q, B, kT}, {QP, PBasis, Q, 1}};
+
+enum ScaleUpIndex { PlainToQ };
+const RfScaleUp kScaleUps[] = {{T, Q}};
+
+/// A manifest over the shared parameters and plans; the rest per program.
+inline RfManifest baseManifest(const char *name) {
+  RfManifest m{};
+  m.abi_version = RINGFUSE_PROGRAM_ABI_VERSION;
+  m.name = name;
+  m.degree = kN;
+  m.plaintext_modulus = kT;
+  m.q = kQ;
+  m.q_count = 3;
+  m.p = kP;
+  m.p_count = 1;
+  m.dnum = 3;
+  m.bases = kBases;
+  m.basis_count = 9;
+  m.converters = kConverters;
+  m.converter_count = 6;
+  m.scale_rounds = kScaleRounds;
+  m.scale_round_count = 2;
+  m.scale_ups = kScaleUps;
+  m.scale_up_count = 1;
+  return m;
+}
+
+// Elementwise steps, as the compiler generates them ------------------------
+//
+// Each body computes one residue i of its outputs (i = limb * N + j), as
+// ringfuse-translate's generated functions do; a schedule runs them through
+// `Steps`: HostSteps loops over the residues on the host (emitted C++ on the
+// CPU driver), test/gpu's DeviceSteps launches one thread per residue on the
+// program's stream (emitted CUDA on the CUDA driver).
+
+RF_HOST_DEVICE inline void addBody(const Modulus &q, size_t i,
+                                   const uint64_t *a, const uint64_t *b,
+                                   uint64_t *out) {
+  out[i] = addMod(a[i], b[i], q.value);
+}
+
+RF_HOST_DEVICE inline void multiplyBody(const Modulus &q, size_t i,
+                                        const uint64_t *a, const uint64_t *b,
+                                        uint64_t *out) {
+  out[i] = mulMod(a[i], b[i], q);
+}
+
+/// The tensor product (x0 + x1 s)(y0 + y1 s) at residue i.
+RF_HOST_DEVICE inline void tensorBody(const Modulus &q, size_t i,
+                                      const uint64_t *x0, const uint64_t *x1,
+                                      const uint64_t *y0, const uint64_t *y1,
+                                      uint64_t *t0, uint64_t *t1,
+                                      uint64_t *t2) {
+  const uint64_t a0 = x0[i], a1 = x1[i], b0 = y0[i], b1 = y1[i];
+  t0[i] = mulMod(a0, b0, q);
+  t1[i] = addMod(mulMod(a0, b1, q), mulMod(a1, b0, q), q.value);
+  t2[i] = mulMod(a1, b1, q);
+}
+
+/// The CPU driver's steps: loops over the host buffers.
+struct HostSteps {
+  template <typename Body, typename... Buffers>
+  static void elementwise(RfRuntime *rt, const RfKernels *k, int basis,
+                          int limbs, Body body, Buffers... buffers) {
+    const uint64_t *moduli = k->moduli(rt, basis);
+    for (int limb = 0; limb < limbs; ++limb) {
+      const Modulus q(moduli[limb]);
+      for (size_t j = 0; j < kN; ++j)
+        body(q, limb * kN + j, buffers...);
+    }
+  }
+
+  static void add(RfRuntime *rt, const RfKernels *k, int basis, int limbs,
+                  const uint64_t *a, const uint64_t *b, uint64_t *out) {
+    elementwise(rt, k, basis, limbs, addBody, a, b, out);
+  }
+
+  static void multiply(RfRuntime *rt, const RfKernels *k, int basis, int limbs,
+                       const uint64_t *a, const uint64_t *b, uint64_t *out) {
+    elementwise(rt, k, basis, limbs, multiplyBody, a, b, out);
+  }
+
+  static void tensor(RfRuntime *rt, const RfKernels *k, int basis, int limbs,
+                     const uint64_t *x0, const uint64_t *x1, const uint64_t *y0,
+                     const uint64_t *y1, uint64_t *t0, uint64_t *t1,
+                     uint64_t *t2) {
+    elementwise(rt, k, basis, limbs, tensorBody, x0, x1, y0, y1, t0, t1, t2);
+  }
+
+  static void copy(RfRuntime *, const RfKernels *, const uint64_t *from,
+                   size_t words, uint64_t *to) {
+    std::copy(from, from + words, to);
+  }
+
+  static void fill(RfRuntime *, const RfKernels *, uint64_t *to, size_t words,
+                   uint64_t value) {
+    std::fill(to, to + words, value);
+  }
+};
+
+/// Hybrid key switching of c (over Q, coefficient form) into out0, out1:
+/// each digit (one prime of Q here) extended to QP, transformed, the inner
+/// product with the key, back, and divided by P.
+inline void keySwitch(RfRuntime *rt, const RfKernels *k, int key,
+                      const uint64_t *c, uint64_t *const digits[3],
+                      uint64_t *acc0, uint64_t *acc1, uint64_t *out0,
+                      uint64_t *out1) {
+  for (int j = 0; j < 3; ++j) {
+    k->convert(rt, D0ToQP + j, c + j * kN, digits[j]);
+    k->ntt_forward(rt, QP, digits[j]);
+  }
+  k->key_switch_inner_product(rt, key, digits, acc0, acc1);
+  k->ntt_inverse(rt, QP, acc0);
+  k->ntt_inverse(rt, QP, acc1);
+  k->scale_round(rt, ModDownByP, acc0, out0);
+  k->scale_round(rt, ModDownByP, acc1, out1);
+}
+
+// Program: x * y, relinearized (HPS) ---------------------------------------
+
+const size_t kMultiplyBuffers[] = {
+    kQWords,  kQWords,  kQWords,  kQWords,  // 0-3: x0 x1 y0 y1
+    kQBWords, kQBWords, kQBWords, kQBWords, // 4-7: lifted
+    kQBWords, kQBWords, kQBWords,           // 8-10: tensor
+    kBWords,                                // 11: scaled
+    kQWords,  kQWords,  kQWords,            // 12-14: product
+    kQPWords, kQPWords, kQPWords,           // 15-17: digits
+    kQPWords, kQPWords,                     // 18-19: accumulators
+    kQWords,  kQWords};                     // 20-21: k0 k1
+const RfValue kMultiplyInputs[] = {{0, 2, {0, 1, -1}}, {0, 2, {2, 3, -1}}};
+const RfValue kMultiplyOutputs[] = {{0, 2, {12, 13, -1}}};
+const uint64_t kRelinKeyOnly[] = {0};
+
+inline const RfManifest *multiplyManifest() {
+  static const RfManifest manifest = [] {
+    RfManifest m = baseManifest("multiply");
+    m.buffer_words = kMultiplyBuffers;
+    m.buffer_count = 22;
+    m.inputs = kMultiplyInputs;
+    m.input_count = 2;
+    m.outputs = kMultiplyOutputs;
+    m.output_count = 1;
+    m.keys = kRelinKeyOnly;
+    m.key_count = 1;
+    return m;
+  }();
+  return &manifest;
+}
+
+template <typename Steps> void multiplyRun(RfRuntime *rt, const RfKernels *k) {
+  uint64_t *b[22];
+  for (int i = 0; i < 22; ++i)
+    b[i] = k->buffer(rt, i);
+  // Lift each component exactly to Q u B and transform it.
+  for (int i = 0; i < 4; ++i) {
+    k->convert(rt, QToQB, b[i], b[4 + i]);
+    k->ntt_forward(rt, QB, b[4 + i]);
+  }
+  // The tensor product (x0 + x1 s)(y0 + y1 s), elementwise over Q u B.
+  Steps::tensor(rt, k, QB, 7, b[4], b[5], b[6], b[7], b[8], b[9], b[10]);
+  // round(t/Q * tensor) into B, then exactly back to Q.
+  for (int h = 0; h < 3; ++h) {
+    k->ntt_inverse(rt, QB, b[8 + h]);
+    k->scale_round(rt, TensorToB, b[8 + h], b[11]);
+    k->convert(rt, BToQ, b[11], b[12 + h]);
+  }
+  uint64_t *const digits[3] = {b[15], b[16], b[17]};
+  keySwitch(rt, k, 0, b[14], digits, b[18], b[19], b[20], b[21]);
+  Steps::add(rt, k, Q, 3, b[12], b[20], b[12]);
+  Steps::add(rt, k, Q, 3, b[13], b[21], b[13]);
+}
+
+// Program: rotation by one step (Galois element 3) -------------------------
+
+const size_t kRotateBuffers[] = {kQWords,  kQWords,  kQWords,  kQWords,
+                                 kQPWords, kQPWords, kQPWords, kQPWords,
+                                 kQPWords, kQWords,  kQWords};
+const RfValue kRotateInputs[] = {{0, 2, {0, 1, -1}}};
+const RfValue kRotateOutputs[] = {{0, 2, {2, 10, -1}}};
+constexpr uint64_t kRotateElement = 3; // 3^1 mod 2N
+const uint64_t kRotateKeys[] = {kRotateElement};
+const uint64_t kRowSwapKeys[] = {2 * kN - 1};
+
+inline RfManifest rotateManifestWith(const char *name, const uint64_t *keys) {
+  RfManifest m = baseManifest(name);
+  m.buffer_words = kRotateBuffers;
+  m.buffer_count = 11;
+  m.inputs = kRotateInputs;
+  m.input_count = 1;
+  m.outputs = kRotateOutputs;
+  m.output_count = 1;
+  m.keys = keys;
+  m.key_count = 1;
+  return m;
+}
+
+inline const RfManifest *rotateManifest() {
+  static const RfManifest manifest = rotateManifestWith("rotate", kRotateKeys);
+  return &manifest;
+}
+
+template <typename Steps, uint64_t Element>
+void rotateRun(RfRuntime *rt, const RfKernels *k) {
+  uint64_t *b[11];
+  for (int i = 0; i < 11; ++i)
+    b[i] = k->buffer(rt, i);
+  k->automorphism(rt, Q, Element, b[0], b[2]);
+  k->automorphism(rt, Q, Element, b[1], b[3]);
+  uint64_t *const digits[3] = {b[4], b[5], b[6]};
+  keySwitch(rt, k, 0, b[3], digits, b[7], b[8], b[9], b[10]);
+  Steps::add(rt, k, Q, 3, b[2], b[9], b[2]);
+}
+
+inline const RfManifest *rowSwapManifest() {
+  static const RfManifest manifest = rotateManifestWith("swap", kRowSwapKeys);
+  return &manifest;
+}
+
+// Program: add_plain and mul_plain of a plaintext input --------------------
+
+const size_t kPlainBuffers[] = {kQWords, kQWords, kN,      kQWords,
+                                kQWords, kQWords, kQWords, kQWords};
+const RfValue kPlainInputs[] = {{0, 2, {0, 1, -1}}, {1, 1, {2, -1, -1}}};
+// add_plain keeps x1 as its second component: an output may name an input's
+// buffer.
+const RfValue kPlainOutputs[] = {{0, 2, {4, 1, -1}}, {0, 2, {6, 7, -1}}};
+
+inline const RfManifest *plainManifest() {
+  static const RfManifest manifest = [] {
+    RfManifest m = baseManifest("plain");
+    m.buffer_words = kPlainBuffers;
+    m.buffer_count = 8;
+    m.inputs = kPlainInputs;
+    m.input_count = 2;
+    m.outputs = kPlainOutputs;
+    m.output_count = 2;
+    return m;
+  }();
+  return &manifest;
+}
+
+/// add_plain(x, plain) into (out, x1); mul_plain(x, plain) into mul0, mul1.
+/// `scratch` (over Q) is overwritten.
+template <typename Steps>
+void plainOperations(RfRuntime *rt, const RfKernels *k, const uint64_t *x0,
+                     const uint64_t *x1, const uint64_t *plain,
+                     uint64_t *scratch, uint64_t *sum0, uint64_t *mul0,
+                     uint64_t *mul1) {
+  k->scale_up(rt, PlainToQ, plain, scratch);
+  Steps::add(rt, k, Q, 3, x0, scratch, sum0);
+  // The centered lift of m to Q, times each component in the NTT domain.
+  k->convert(rt, TToQ, plain, scratch);
+  k->ntt_forward(rt, Q, scratch);
+  Steps::copy(rt, k, x0, kQWords, mul0);
+  Steps::copy(rt, k, x1, kQWords, mul1);
+  for (uint64_t *component : {mul0, mul1}) {
+    k->ntt_forward(rt, Q, component);
+    Steps::multiply(rt, k, Q, 3, component, scratch, component);
+    k->ntt_inverse(rt, Q, component);
+  }
+}
+
+template <typename Steps> void plainRun(RfRuntime *rt, const RfKernels *k) {
+  uint64_t *b[8];
+  for (int i = 0; i < 8; ++i)
+    b[i] = k->buffer(rt, i);
+  plainOperations<Steps>(rt, k, b[0], b[1], b[2], b[3], b[4], b[6], b[7]);
+}
+
+// Program: the same with a constant plaintext (the polynomial 5) -----------
+
+const size_t kConstantBuffers[] = {kQWords, kQWords, kN,      kQWords,
+                                   kQWords, kQWords, kQWords, kQWords};
+const RfValue kConstantInputs[] = {{0, 2, {0, 1, -1}}};
+const uint64_t kFive[] = {5}; // the rest of the buffer stays zero
+const RfConstant kConstants[] = {{2, kFive, 1}};
+
+inline const RfManifest *constantManifest() {
+  static const RfManifest manifest = [] {
+    RfManifest m = baseManifest("constant");
+    m.buffer_words = kConstantBuffers;
+    m.buffer_count = 8;
+    m.inputs = kConstantInputs;
+    m.input_count = 1;
+    m.outputs = kPlainOutputs;
+    m.output_count = 2;
+    m.constants = kConstants;
+    m.constant_count = 1;
+    return m;
+  }();
+  return &manifest;
+}
+
+template <typename Steps> void constantRun(RfRuntime *rt, const RfKernels *k) {
+  uint64_t *b[8];
+  for (int i = 0; i < 8; ++i)
+    b[i] = k->buffer(rt, i);
+  plainOperations<Steps>(rt, k, b[0], b[1], b[2], b[3], b[4], b[6], b[7]);
+  // Scribble over the constant: the next run must find it again.
+  Steps::fill(rt, k, b[2], kN, 1);
+}
+
+// Program: scale-and-round of an input whose limbs interleave D and K ------
+
+const uint64_t kInterleaved[] = {kQ[0], kB[0], kQ[1], kB[1],
+                                 kQ[2], kB[2], kB[3]};
+const RfBasis kGatherBases[] = {
+    kBases[0], kBases[1], kBases[2], kBases[3], kBases[4],
+    kBases[5], kBases[6], kBases[7], kBases[8], {kInterleaved, 7}};
+const RfConverter kGatherConverters[] = {
+    kConverters[0], kConverters[1], kConverters[2], kConverters[3],
+    kConverters[4], kConverters[5], {QB, 9, 0}}; // a permutation: all copied
+const RfScaleRound kGatherScaleRounds[] = {
+    kScaleRounds[0], kScaleRounds[1], {9, Q, B, kT}};
+const size_t kGatherBuffers[] = {kQWords, kQWords, kQBWords, kQBWords,
+                                 kBWords, kBWords, kQWords,  kQWords};
+const RfValue kGatherOutputs[] = {{0, 2, {6, 1, -1}}, {0, 2, {7, 1, -1}}};
+
+inline const RfManifest *gatherManifest() {
+  static const RfManifest manifest = [] {
+    RfManifest m = baseManifest("gather");
+    m.bases = kGatherBases;
+    m.basis_count = 10;
+    m.converters = kGatherConverters;
+    m.converter_count = 7;
+    m.scale_rounds = kGatherScaleRounds;
+    m.scale_round_count = 3;
+    m.buffer_words = kGatherBuffers;
+    m.buffer_count = 8;
+    m.inputs = kRotateInputs;
+    m.input_count = 1;
+    m.outputs = kGatherOutputs;
+    m.output_count = 2;
+    return m;
+  }();
+  return &manifest;
+}
+
+template <typename Steps> void gatherRun(RfRuntime *rt, const RfKernels *k) {
+  uint64_t *b[8];
+  for (int i = 0; i < 8; ++i)
+    b[i] = k->buffer(rt, i);
+  // Lift in place: the converter's input is the start of its output.
+  Steps::copy(rt, k, b[0], kQWords, b[2]);
+  k->convert(rt, QToQB, b[2], b[2]);
+  k->scale_round(rt, TensorToB, b[2], b[4]);
+  k->convert(rt, 6, b[2], b[3]);
+  k->scale_round(rt, 2, b[3], b[5]);
+  k->convert(rt, BToQ, b[4], b[6]);
+  k->convert(rt, BToQ, b[5], b[7]);
+}
+
+} // namespace ringfuse::runtime::handwritten
+
+#endif // RINGFUSE_TEST_CPP_HANDWRITTEN_PROGRAMS_H
