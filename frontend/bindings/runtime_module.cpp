@@ -49,6 +49,28 @@ template <typename T> py::bytes saveToBytes(const T &object) {
   return toBytes(serialize(object));
 }
 
+/// A program's inputs from a Python sequence of Ciphertexts and Plaintexts;
+/// `held` keeps a reference to each for as long as the run needs it (release
+/// them with the GIL held).
+std::vector<ProgramInput> programInputs(const py::sequence &inputs,
+                                        std::vector<py::object> &held) {
+  std::vector<ProgramInput> native;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    py::object item = inputs[i];
+    if (py::isinstance<Ciphertext>(item))
+      native.push_back(item.cast<const Ciphertext *>());
+    else if (py::isinstance<Plaintext>(item))
+      native.push_back(item.cast<const Plaintext *>());
+    else
+      throw py::type_error(
+          "program input " + std::to_string(i) +
+          " must be a Ciphertext or a Plaintext, got " +
+          std::string(py::str(py::type::of(item).attr("__name__"))));
+    held.push_back(std::move(item));
+  }
+  return native;
+}
+
 Prng prngFromSeed(const py::bytes &seed) {
   std::string_view view = seed;
   return Prng(Seed::fromBytes(reinterpret_cast<const uint8_t *>(view.data()),
@@ -265,27 +287,27 @@ PYBIND11_MODULE(_runtime, m) {
           "run",
           [](Program &p, const py::sequence &inputs, const RelinKey *relin,
              const GaloisKeys *galois) {
-            std::vector<ProgramInput> native;
-            // References to the inputs for the run, released with the GIL held.
             std::vector<py::object> held;
-            for (size_t i = 0; i < inputs.size(); ++i) {
-              py::object item = inputs[i];
-              if (py::isinstance<Ciphertext>(item))
-                native.push_back(item.cast<const Ciphertext *>());
-              else if (py::isinstance<Plaintext>(item))
-                native.push_back(item.cast<const Plaintext *>());
-              else
-                throw py::type_error(
-                    "program input " + std::to_string(i) +
-                    " must be a Ciphertext or a Plaintext, got " +
-                    std::string(py::str(py::type::of(item).attr("__name__"))));
-              held.push_back(std::move(item));
-            }
+            std::vector<ProgramInput> native = programInputs(inputs, held);
             py::gil_scoped_release release;
             return p.run(native, relin, galois);
           },
           py::arg("inputs"), py::arg("relin_key") = py::none(),
           py::arg("galois_keys") = py::none(),
           "Runs the circuit; inputs in the program's order, outputs a list of "
-          "Ciphertexts.");
+          "Ciphertexts.")
+      .def(
+          "time_runs",
+          [](Program &p, const py::sequence &inputs, size_t warmup,
+             size_t iterations) {
+            std::vector<py::object> held;
+            std::vector<ProgramInput> native = programInputs(inputs, held);
+            py::gil_scoped_release release;
+            return p.timeRuns(native, warmup, iterations);
+          },
+          py::arg("inputs"), py::arg("warmup"), py::arg("iterations"),
+          "For benchmarks: binds the inputs once, runs the schedule `warmup` "
+          "times, then `iterations` timed times; each timed run's duration in "
+          "microseconds (CUDA events around a graph replay, or steady_clock "
+          "on the CPU). Keys must be bound already (by a run with keys).");
 }

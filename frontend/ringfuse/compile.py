@@ -1,18 +1,19 @@
-"""`rf.compile`: a circuit, traced, lowered, emitted as C++, built and loaded.
+"""`rf.compile`: a circuit, traced, lowered, emitted, built and loaded.
 
-    traced bfv IR  --ringfuse-opt --ringfuse-pipeline-->  kernel IR
-    kernel IR      --ringfuse-translate --emit-cpp--->  C++ source (program_abi.h)
-    C++ source     --c++ -shared--------------------->  program.so, loaded by the runtime
+    traced bfv IR  --ringfuse-opt --ringfuse-pipeline------------->  kernel IR
+    kernel IR      --ringfuse-translate --emit-cpp | --emit-cuda-->  source (program_abi.h)
+    source         --c++ -shared | nvcc -shared------------------->  program.so, loaded
+                                                                     by the runtime
 
 Both expensive steps are cached on disk (`$RINGFUSE_CACHE_DIR`, else
 `~/.cache/ringfuse`), so compiling the same circuit again is instant:
 
-- `sources/<key>.cpp`, the emitted source, keyed by the traced IR and the
-  identity (path, size, mtime) of the compiler binaries: a rebuilt compiler
-  emits again;
-- `programs/<key>.so`, the shared library, keyed by the source, the C++
-  compiler command, the compiler binary and the runtime headers the source
-  includes, and the target.
+- `sources/<key>.cpp` (`.cu` for CUDA), the emitted source, keyed by the
+  traced IR, the target and the identity (path, size, mtime) of the compiler
+  binaries: a rebuilt compiler emits again;
+- `programs/<key>.so`, the shared library, keyed by the source, the C++ or
+  CUDA compiler command, the compiler binary and the runtime headers the
+  source includes, and the target.
 
 Entries are only ever created (written under a temporary name, then renamed),
 never rewritten in place: the runtime dlopen()s them, and dlopen hands back an
@@ -28,6 +29,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -35,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from . import driver
+from ._native import runtime
 from .circuit import Circuit, Trace, trace
 from .driver import CompilerError
 from .params import Params
@@ -42,21 +45,26 @@ from .program import Program
 
 __all__ = ["SUPPORTED_TARGETS", "SUPPORTED_VARIANTS", "compile"]
 
-SUPPORTED_TARGETS = ("cpu",)
+SUPPORTED_TARGETS = ("cpu", "cuda", "auto")
 SUPPORTED_VARIANTS = ("hps",)
 # Known to the design (docs/architecture.md), not built yet: a clearer error.
-_PLANNED_TARGETS = {"cuda": "the CUDA target is not built yet; use target='cpu'"}
 _PLANNED_VARIANTS = ("behz", "chps", "lhps")
 
 CACHE_DIR_VARIABLE = "RINGFUSE_CACHE_DIR"
 OPT = "ringfuse-opt"
 TRANSLATE = "ringfuse-translate"
 PIPELINE_ARGS = ("--ringfuse-pipeline",)
-EMIT_ARGS = ("--emit-cpp",)
+EMIT_ARGS = {"cpu": ("--emit-cpp",), "cuda": ("--emit-cuda",)}
+SOURCE_SUFFIX = {"cpu": ".cpp", "cuda": ".cu"}
 PRINT_IR_AFTER_ALL = "--mlir-print-ir-after-all"
 RUNTIME_INCLUDE_DIR = driver.REPO_ROOT / "runtime" / "include"
 # What every program is built with; the compiler itself comes from $CXX.
 SHARED_LIBRARY_FLAGS = ("-std=c++17", "-O2", "-fPIC", "-shared")
+# A CUDA program links its own (static) cudart: it launches its generated
+# kernels on the driver's stream and reports each launch's error code to the
+# driver (check_launch), so the two runtimes need not be one.
+CUDA_LIBRARY_FLAGS = ("-std=c++17", "-O2", "-Xcompiler", "-fPIC", "-shared")
+CUDA_ARCH_VARIABLE = "RINGFUSE_CUDA_ARCH"
 
 
 def compile(
@@ -77,27 +85,46 @@ def compile(
     BFV multiplication's scale-and-round ("hps"). `cache_dir` overrides
     `$RINGFUSE_CACHE_DIR` / `~/.cache/ringfuse`.
 
+    `target` is "cpu", "cuda" (the GPU; CUDA source built with nvcc) or
+    "auto", which picks the GPU when one is usable and says so on stderr.
+
     >>> prog = rf.compile(f)                     # target="cpu"
     >>> keys = prog.keygen()
     >>> out = prog(keys.encrypt(a), keys.encrypt(b), w=c)
     >>> keys.decrypt(out)
     """
-    check_target(target)
     check_variant(variant)
+    device = resolve_target(target)
     traced = trace(circuit, params=params)
     cache = Cache.at(cache_dir)
-    source_path = emit_source(traced, cache, target=target, variant=variant, dump_ir=dump_ir)
-    library_path = build_library(source_path, cache, target=target)
-    return Program._load(library_path, traced, source_path)
+    source_path = emit_source(traced, cache, target=device, variant=variant, dump_ir=dump_ir)
+    library_path = build_library(source_path, cache, target=device)
+    if device == "cuda" and not runtime().cuda_available():
+        raise RuntimeError(
+            f"target='cuda' needs a usable CUDA device, and this machine has none (the "
+            f"program was built: {library_path}); use target='cpu' or 'auto'"
+        )
+    return Program._load(library_path, traced, source_path, device)
 
 
 def check_target(target: object) -> None:
     """A ValueError naming the supported targets unless `target` is one."""
-    if target in SUPPORTED_TARGETS:
-        return
-    if isinstance(target, str) and target in _PLANNED_TARGETS:
-        raise ValueError(_PLANNED_TARGETS[target])
-    raise ValueError(f"unknown target {target!r}; supported targets: {_quoted(SUPPORTED_TARGETS)}")
+    if target not in SUPPORTED_TARGETS:
+        raise ValueError(
+            f"unknown target {target!r}; supported targets: {_quoted(SUPPORTED_TARGETS)}"
+        )
+
+
+def resolve_target(target: object) -> str:
+    """The device a target runs on: "cpu" or "cuda" ("auto": the GPU if usable)."""
+    check_target(target)
+    if target != "auto":
+        return str(target)
+    if runtime().cuda_available():
+        print("ringfuse: target='auto' compiles for the GPU (CUDA device found)", file=sys.stderr)
+        return "cuda"
+    print("ringfuse: target='auto' compiles for the CPU (no usable CUDA device)", file=sys.stderr)
+    return "cpu"
 
 
 def check_variant(variant: object) -> None:
@@ -186,14 +213,15 @@ def emit_source(
     >>> emit_source(rf.trace(f), Cache.at()).read_text()
     """
     tools = [_file_identity(driver.find_tool(name)) for name in (OPT, TRANSLATE)]
-    key = _digest("source", traced.mlir, target, variant, tools, PIPELINE_ARGS, EMIT_ARGS)
-    path = cache.entry("sources", key, ".cpp")
+    emit_args = EMIT_ARGS[target]
+    key = _digest("source", traced.mlir, target, variant, tools, PIPELINE_ARGS, emit_args)
+    path = cache.entry("sources", key, SOURCE_SUFFIX[target])
     if dump_ir is None and path.exists():
         return path
     kernel_ir = _run_pipeline(traced.mlir, None if dump_ir is None else Path(dump_ir))
-    source = driver.run_tool(TRANSLATE, kernel_ir, *EMIT_ARGS)
+    source = driver.run_tool(TRANSLATE, kernel_ir, *emit_args)
     if dump_ir is not None:
-        _write_emitted_source(Path(dump_ir), source)
+        _write_emitted_source(Path(dump_ir), source, target)
     write_atomically(path, source.encode())
     return path
 
@@ -286,9 +314,10 @@ def _write_dumps(dump_dir: Path, dumps: Sequence[IrDump]) -> None:
         (dump_dir / f"{number:02d}-{dump.pass_argument}{suffix}.mlir").write_text(dump.ir)
 
 
-def _write_emitted_source(dump_dir: Path, source: str) -> None:
+def _write_emitted_source(dump_dir: Path, source: str, target: str) -> None:
     number = sum(1 for path in dump_dir.iterdir() if _DUMP_FILE.match(path.name))
-    (dump_dir / f"{number:02d}-emit-cpp.cpp").write_text(source)
+    emit = EMIT_ARGS[target][0].lstrip("-")
+    (dump_dir / f"{number:02d}-{emit}{SOURCE_SUFFIX[target]}").write_text(source)
 
 
 # --------------------------------------------------------------------------
@@ -309,6 +338,17 @@ def cxx_compiler() -> list[str]:
     return [found, *words[1:]]
 
 
+def cuda_compiler() -> list[str]:
+    """nvcc: from PATH, else the toolkit's usual place."""
+    found = shutil.which("nvcc") or shutil.which("/usr/local/cuda/bin/nvcc")
+    if found is None:
+        raise CompilerError(
+            "cannot find nvcc, the CUDA compiler the cuda target needs; install the CUDA "
+            "toolkit (or PyPI's nvidia-cuda-nvcc) or use target='cpu'"
+        )
+    return [found]
+
+
 def _runtime_headers_digest() -> str:
     # The emitted source includes runtime headers (program_abi.h at least): a
     # changed ABI must rebuild every program.
@@ -327,8 +367,13 @@ def build_library(source_path: Path, cache: Cache, *, target: str = "cpu") -> Pa
     >>> build_library(Path("program.cpp"), Cache.at())
     PosixPath('~/.cache/ringfuse/programs/3f1c....so')
     """
-    compiler = cxx_compiler()
-    command = [*compiler, *SHARED_LIBRARY_FLAGS, f"-I{RUNTIME_INCLUDE_DIR}"]
+    if target == "cuda":
+        compiler = cuda_compiler()
+        arch = os.environ.get(CUDA_ARCH_VARIABLE, "90")
+        command = [*compiler, *CUDA_LIBRARY_FLAGS, f"-arch=sm_{arch}", f"-I{RUNTIME_INCLUDE_DIR}"]
+    else:
+        compiler = cxx_compiler()
+        command = [*compiler, *SHARED_LIBRARY_FLAGS, f"-I{RUNTIME_INCLUDE_DIR}"]
     key = _digest(
         "library",
         hashlib.sha256(source_path.read_bytes()).hexdigest(),

@@ -57,15 +57,19 @@ class Program:
         self.source_path = source_path
         self.library_path = library_path
         self.params = Params._wrap(native.context)
+        self.device: str = native.device
         self._relin_key: RelinKey | None = None
         self._galois_keys: GaloisKeys | None = None
         self._keys_bound = False
 
     @classmethod
-    def _load(cls, library_path: Path, traced: Trace, source_path: Path) -> Program:
-        """Load a built program and check that it is the traced circuit."""
+    def _load(
+        cls, library_path: Path, traced: Trace, source_path: Path, device: str = "cpu"
+    ) -> Program:
+        """Load a built program on `device` ("cpu" or "cuda") and check that it is
+        the traced circuit."""
         try:
-            native = runtime().Program.load(str(library_path))
+            native = runtime().Program.load(str(library_path), device)
         except ValueError as error:
             raise CompilerError(
                 f"the compiled program of {traced.name} ({library_path}, built from "

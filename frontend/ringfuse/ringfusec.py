@@ -25,12 +25,19 @@ from typing import Any
 
 from . import driver
 from .circuit import Circuit, Trace, TraceError, trace
-from .compile import Cache, check_target, cxx_compiler, emit_source, run_cxx
+from .compile import (
+    RUNTIME_INCLUDE_DIR,
+    Cache,
+    cuda_compiler,
+    cxx_compiler,
+    emit_source,
+    resolve_target,
+    run_cxx,
+)
 from .driver import CompilerError
 
 __all__ = ["Executable", "build", "build_executable", "find_circuit", "main"]
 
-RUNTIME_INCLUDE_DIR = driver.REPO_ROOT / "runtime" / "include"
 CIRCUIT_MAIN = driver.REPO_ROOT / "runtime" / "tools" / "circuit_main.cpp"
 RUNTIME_LIBRARY = driver.REPO_ROOT / "build" / "runtime" / "libringfuse_runtime.a"
 # What linking against the runtime takes (its archives, cudart where the CUDA
@@ -99,7 +106,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("circuit_file", type=Path, help="the Python file that defines the circuit")
     parser.add_argument("-o", "--output", type=Path, required=True, help="the executable to write")
-    parser.add_argument("--target", default="cpu", help="where it runs: cpu (the default)")
+    parser.add_argument(
+        "--target", default="cpu",
+        help="where it runs: cpu (the default), cuda (the GPU; needs nvcc) or auto",
+    )
     parser.add_argument(
         "--circuit", metavar="NAME", help="which circuit, if the file defines several"
     )
@@ -132,13 +142,13 @@ def build(
     >>> build("circuit.py", "circuit").description["galois_elements"]
     [3, 16383]
     """
-    check_target(target)
+    device = resolve_target(target)
     output = Path(output)
     _require_runtime_library()
     circuit = find_circuit(_import_file(Path(circuit_file)), circuit_name, Path(circuit_file))
     traced = trace(circuit)
-    source_path = emit_source(traced, Cache.at(cache_dir), target=target)
-    build_executable(source_path, output)
+    source_path = emit_source(traced, Cache.at(cache_dir), target=device)
+    build_executable(source_path, output, device)
     return _write_client_files(output, traced)
 
 
@@ -192,7 +202,7 @@ def find_circuit(module: ModuleType, name: str | None, path: Path | None = None)
     return next(iter(found.values()))
 
 
-def build_executable(source_path: Path, output: Path) -> Path:
+def build_executable(source_path: Path, output: Path, device: str = "cpu") -> Path:
     """Compile an emitted program with circuit_main.cpp and the runtime library
     into the executable `output` (replaced atomically if it exists).
 
@@ -202,8 +212,14 @@ def build_executable(source_path: Path, output: Path) -> Path:
     output.parent.mkdir(parents=True, exist_ok=True)
     descriptor, temporary = tempfile.mkstemp(dir=output.parent, prefix=f".{output.name}.")
     os.close(descriptor)
+    if device == "cuda":
+        # The runtime's link items name its cudart; nvcc adds none of its own.
+        compiler = [*cuda_compiler(), "-cudart", "none", "-DRINGFUSE_CIRCUIT_DEVICE=Cuda",
+                    f"-arch=sm_{os.environ.get('RINGFUSE_CUDA_ARCH', '90')}"]
+    else:
+        compiler = cxx_compiler()
     command = [
-        *cxx_compiler(), *EXECUTABLE_FLAGS, f"-I{RUNTIME_INCLUDE_DIR}", str(source_path),
+        *compiler, *EXECUTABLE_FLAGS, f"-I{RUNTIME_INCLUDE_DIR}", str(source_path),
         str(CIRCUIT_MAIN), *runtime_link_items(), "-o", temporary,
     ]
     try:

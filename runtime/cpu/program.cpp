@@ -14,6 +14,7 @@
 #include "ringfuse/runtime/error.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -81,6 +82,13 @@ void requireSpan(const RfRuntime *s, const uint64_t *data, size_t words,
 // What every driver shares ----------------------------------------------------
 
 namespace ringfuse::runtime::detail {
+
+/// Program::timeRuns on the CUDA driver (driver.cu): binds the inputs once,
+/// times each graph replay with CUDA events. Declared here, beside its only
+/// caller, rather than in program_internal.h.
+std::vector<double> cudaTimeRuns(RfRuntime &s,
+                                 const std::vector<ProgramInput> &inputs,
+                                 size_t warmup, size_t iterations);
 
 std::string programLabel(const RfRuntime &s) {
   return "program '" + s.name + "'";
@@ -225,6 +233,11 @@ std::vector<Ciphertext> cudaRun(RfRuntime &,
 }
 
 bool cudaReplaysGraph(const RfRuntime &) { return false; }
+
+std::vector<double> cudaTimeRuns(RfRuntime &, const std::vector<ProgramInput> &,
+                                 size_t, size_t) {
+  throw Error("this ringfuse runtime was built without its CUDA driver");
+}
 #endif
 
 } // namespace ringfuse::runtime::detail
@@ -399,7 +412,7 @@ void keySwitchInnerProductKernel(RfRuntime *s, int key,
 /// The CPU driver has no stream and no launches to check: generated loops
 /// run on the host.
 void *noStream(RfRuntime *) { return nullptr; }
-void noLaunchCheck(RfRuntime *, const char *) {}
+void noLaunchCheck(RfRuntime *, const char *, int) {}
 
 const RfKernels kCpuKernels = {
     bufferKernel,     moduliKernel,       nttForwardKernel,
@@ -916,10 +929,9 @@ void checkInputs(const RfRuntime &s, const std::vector<ProgramInput> &inputs) {
   }
 }
 
-/// The CPU driver's run: constants and inputs into the host buffers, the
-/// schedule, the outputs out.
-std::vector<Ciphertext> cpuRun(RfRuntime &s,
-                               const std::vector<ProgramInput> &inputs) {
+/// The CPU driver's binding of a run: constants and inputs into the host
+/// buffers.
+void cpuBindInputs(RfRuntime &s, const std::vector<ProgramInput> &inputs) {
   const size_t qWords = s.context->q().size() * s.n;
   // Constants again, so that a schedule that reuses a constant's buffer as
   // scratch still finds the constant there on its next run.
@@ -942,12 +954,23 @@ std::vector<Ciphertext> cpuRun(RfRuntime &s,
                   s.hostBuffers[layout.buffers[k]].begin());
     }
   }
+}
 
+/// The schedule once, on the host buffers; throws a kernel's error.
+void cpuRunSchedule(RfRuntime &s) {
   s.failed = false;
   s.error.clear();
   s.runFunction(&s, &kCpuKernels);
   if (s.failed)
     throw Error(programLabel(s) + " failed in kernel " + s.error);
+}
+
+/// The CPU driver's run: the inputs bound, the schedule, the outputs out.
+std::vector<Ciphertext> cpuRun(RfRuntime &s,
+                               const std::vector<ProgramInput> &inputs) {
+  const size_t qWords = s.context->q().size() * s.n;
+  cpuBindInputs(s, inputs);
+  cpuRunSchedule(s);
 
   std::vector<Ciphertext> outputs;
   for (const ValueLayout &layout : s.outputs) {
@@ -981,15 +1004,39 @@ void checkOutputs(const RfRuntime &s, const std::vector<Ciphertext> &outputs) {
     }
 }
 
-std::vector<Ciphertext> runProgram(RfRuntime &s,
-                                   const std::vector<ProgramInput> &inputs) {
+/// What every run checks first: the inputs, and that the keys were bound.
+void checkRun(RfRuntime &s, const std::vector<ProgramInput> &inputs) {
   checkInputs(s, inputs);
   if (!s.keyElements.empty() && !s.boundKeys.front())
     bindKeys(s, nullptr, nullptr); // never bound: throws the missing key
+}
+
+std::vector<Ciphertext> runProgram(RfRuntime &s,
+                                   const std::vector<ProgramInput> &inputs) {
+  checkRun(s, inputs);
   std::vector<Ciphertext> outputs =
       s.cuda ? cudaRun(s, inputs) : cpuRun(s, inputs);
   checkOutputs(s, outputs);
   return outputs;
+}
+
+/// Program::timeRuns on the CPU driver: steady_clock around each run.
+std::vector<double> cpuTimeRuns(RfRuntime &s,
+                                const std::vector<ProgramInput> &inputs,
+                                size_t warmup, size_t iterations) {
+  cpuBindInputs(s, inputs);
+  for (size_t i = 0; i < warmup; ++i)
+    cpuRunSchedule(s);
+  std::vector<double> microseconds;
+  microseconds.reserve(iterations);
+  for (size_t i = 0; i < iterations; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    cpuRunSchedule(s);
+    const auto stop = std::chrono::steady_clock::now();
+    microseconds.push_back(
+        std::chrono::duration<double, std::micro>(stop - start).count());
+  }
+  return microseconds;
 }
 
 } // namespace
@@ -1096,6 +1143,14 @@ std::vector<Ciphertext> Program::run(const std::vector<ProgramInput> &inputs,
 std::vector<Ciphertext> Program::run(const std::vector<ProgramInput> &inputs) {
   std::lock_guard<std::mutex> lock(state_->mutex);
   return runProgram(*state_, inputs);
+}
+
+std::vector<double> Program::timeRuns(const std::vector<ProgramInput> &inputs,
+                                      size_t warmup, size_t iterations) {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  checkRun(*state_, inputs);
+  return state_->cuda ? cudaTimeRuns(*state_, inputs, warmup, iterations)
+                      : cpuTimeRuns(*state_, inputs, warmup, iterations);
 }
 
 bool Program::replaysGraph() const {

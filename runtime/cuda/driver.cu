@@ -377,9 +377,10 @@ void keySwitchInnerProductKernel(RfRuntime *s, int key,
 void *streamKernel(RfRuntime *s) { return stateOf(s).stream; }
 
 /// After each launch of emitted CUDA: a failed launch is the run's error
-/// (the first one), named after the generated kernel.
-void checkLaunchKernel(RfRuntime *s, const char *kernel) {
-  cudaError_t error = cudaGetLastError();
+/// (the first one), named after the generated kernel. The program reports its
+/// own cudaGetLastError(): it may link a CUDA runtime of its own.
+void checkLaunchKernel(RfRuntime *s, const char *kernel, int cudaError) {
+  cudaError_t error = static_cast<cudaError_t>(cudaError);
   if (error != cudaSuccess)
     fail(s, std::string(kernel ? kernel : "(unnamed kernel)") +
                 ": CUDA kernel failed to launch: " + describe(error));
@@ -647,12 +648,16 @@ void cudaUploadKeys(RfRuntime &s, bool force) {
   }
 }
 
-std::vector<Ciphertext> cudaRun(RfRuntime &s,
-                                const std::vector<ProgramInput> &inputs) {
+} // namespace ringfuse::runtime::detail
+
+namespace {
+
+/// The keys that changed, the constants and the inputs, onto the device (on
+/// the stream; not waited for).
+void bindInputs(RfRuntime &s, const std::vector<ProgramInput> &inputs) {
   CudaState &d = *s.cuda;
   check(cudaSetDevice(d.device), "selecting the CUDA device");
   cudaUploadKeys(s, /*force=*/false);
-  const size_t qWords = s.context->q().size() * s.n;
   uint64_t *pinned = reinterpret_cast<uint64_t *>(d.pinned);
 
   // Constants again (a schedule may reuse a constant's buffer as scratch),
@@ -688,17 +693,75 @@ std::vector<Ciphertext> cudaRun(RfRuntime &s,
             "copying input " + std::to_string(v) + " to the GPU");
     }
   }
+}
 
+/// The schedule once on the stream (not waited for); throws a kernel's error.
+void runScheduleChecked(RfRuntime &s) {
   runSchedule(s);
   if (s.failed) {
     // Let the launches made before the error finish before the staging
     // memory is written again.
-    cudaError_t drained = cudaStreamSynchronize(d.stream);
+    cudaError_t drained = cudaStreamSynchronize(s.cuda->stream);
     throw Error(programLabel(s) + " failed in kernel " + s.error +
                 (drained != cudaSuccess
                      ? "; then the GPU reported " + describe(drained)
                      : std::string()));
   }
+}
+
+/// Waits for the stream; throws what the GPU reported (`when`: "" or, say,
+/// " in a timed run").
+void finishRun(RfRuntime &s, const std::string &when) {
+  CudaState &d = *s.cuda;
+  cudaError_t finished = cudaStreamSynchronize(d.stream);
+  if (finished != cudaSuccess)
+    throw Error(programLabel(s) + " failed on the GPU" +
+                (d.graphExec ? " (replaying its captured graph)" : "") + when +
+                ": " + describe(finished) +
+                "; after a fault in a kernel, the process's CUDA context "
+                "stays unusable");
+}
+
+/// CUDA events for timed runs, destroyed with the holder.
+class EventPairs {
+public:
+  explicit EventPairs(size_t count) : starts_(count), stops_(count) {
+    for (size_t i = 0; i < count; ++i) {
+      check(cudaEventCreate(&starts_[i]), "creating a timing event");
+      check(cudaEventCreate(&stops_[i]), "creating a timing event");
+    }
+  }
+  ~EventPairs() {
+    // Errors are ignored, as in CudaState's destructor.
+    for (cudaEvent_t event : starts_)
+      if (event)
+        cudaEventDestroy(event);
+    for (cudaEvent_t event : stops_)
+      if (event)
+        cudaEventDestroy(event);
+    cudaGetLastError();
+  }
+  EventPairs(const EventPairs &) = delete;
+  EventPairs &operator=(const EventPairs &) = delete;
+
+  cudaEvent_t start(size_t i) const { return starts_[i]; }
+  cudaEvent_t stop(size_t i) const { return stops_[i]; }
+
+private:
+  std::vector<cudaEvent_t> starts_, stops_;
+};
+
+} // namespace
+
+namespace ringfuse::runtime::detail {
+
+std::vector<Ciphertext> cudaRun(RfRuntime &s,
+                                const std::vector<ProgramInput> &inputs) {
+  CudaState &d = *s.cuda;
+  const size_t qWords = s.context->q().size() * s.n;
+  uint64_t *pinned = reinterpret_cast<uint64_t *>(d.pinned);
+  bindInputs(s, inputs);
+  runScheduleChecked(s);
 
   for (size_t v = 0; v < s.outputs.size(); ++v) {
     const ValueLayout &layout = s.outputs[v];
@@ -708,13 +771,7 @@ std::vector<Ciphertext> cudaRun(RfRuntime &s,
                 qWords * sizeof(uint64_t), cudaMemcpyDeviceToHost, d.stream),
             "copying output " + std::to_string(v) + " from the GPU");
   }
-  cudaError_t finished = cudaStreamSynchronize(d.stream);
-  if (finished != cudaSuccess)
-    throw Error(programLabel(s) + " failed on the GPU" +
-                (d.graphExec ? " (replaying its captured graph)" : "") + ": " +
-                describe(finished) +
-                "; after a fault in a kernel, the process's CUDA context "
-                "stays unusable");
+  finishRun(s, "");
   ++d.successfulRuns;
 
   std::vector<Ciphertext> outputs;
@@ -728,6 +785,43 @@ std::vector<Ciphertext> cudaRun(RfRuntime &s,
     outputs.push_back(std::move(ct));
   }
   return outputs;
+}
+
+std::vector<double> cudaTimeRuns(RfRuntime &s,
+                                 const std::vector<ProgramInput> &inputs,
+                                 size_t warmup, size_t iterations) {
+  CudaState &d = *s.cuda;
+  bindInputs(s, inputs);
+  finishRun(s, " while its inputs were copied in");
+  // The graph first (an eager run, then the capture), as run() makes it.
+  while (!d.graphExec && !d.graphDisabled) {
+    runScheduleChecked(s);
+    finishRun(s, " in a run before the timed ones");
+    ++d.successfulRuns;
+  }
+  for (size_t i = 0; i < warmup; ++i)
+    runScheduleChecked(s);
+  // Every timed run queued behind the last, then one wait: the events see
+  // the replays back to back, not the host's launch latency.
+  EventPairs events(iterations);
+  for (size_t i = 0; i < iterations; ++i) {
+    check(cudaEventRecord(events.start(i), d.stream),
+          "recording a timing event");
+    runScheduleChecked(s);
+    check(cudaEventRecord(events.stop(i), d.stream),
+          "recording a timing event");
+  }
+  finishRun(s, " in a timed run");
+  d.successfulRuns += warmup + iterations;
+  std::vector<double> microseconds;
+  microseconds.reserve(iterations);
+  for (size_t i = 0; i < iterations; ++i) {
+    float milliseconds = 0;
+    check(cudaEventElapsedTime(&milliseconds, events.start(i), events.stop(i)),
+          "reading a timing event");
+    microseconds.push_back(1000.0 * milliseconds);
+  }
+  return microseconds;
 }
 
 bool cudaReplaysGraph(const RfRuntime &s) {

@@ -263,10 +263,17 @@ int run(const Options &options, Program &program) {
 }
 } // namespace
 
+// Where the linked program's schedule runs: ringfusec defines it as Cuda for a
+// program emitted with --emit-cuda (whose schedule launches GPU kernels).
+#ifndef RINGFUSE_CIRCUIT_DEVICE
+#define RINGFUSE_CIRCUIT_DEVICE Cpu
+#endif
+
 int main(int argc, char **argv) {
   const char *self = argc > 0 ? argv[0] : "circuit";
   try {
-    Program program = Program::fromFunctions(ringfuse_manifest, ringfuse_run);
+    Program program = Program::fromFunctions(ringfuse_manifest, ringfuse_run,
+                                             Device::RINGFUSE_CIRCUIT_DEVICE);
     const Options options = parse(argc, argv);
     if (options.help) {
       printHelp(program, self);

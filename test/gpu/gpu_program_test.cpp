@@ -97,7 +97,7 @@ struct DeviceSteps {
     const size_t words = size_t(limbs) * kN;
     elementwiseKernel<<<blocksFor(words), 256, 0, streamOf(rt, k)>>>(
         Body{}, k->moduli(rt, basis), words, buffers...);
-    k->check_launch(rt, name);
+    k->check_launch(rt, name, static_cast<int>(cudaGetLastError()));
   }
 
   static void add(RfRuntime *rt, const RfKernels *k, int basis, int limbs,
@@ -121,13 +121,13 @@ struct DeviceSteps {
   static void copy(RfRuntime *rt, const RfKernels *k, const uint64_t *from,
                    size_t words, uint64_t *to) {
     copyKernel<<<blocksFor(words), 256, 0, streamOf(rt, k)>>>(from, words, to);
-    k->check_launch(rt, "copy");
+    k->check_launch(rt, "copy", static_cast<int>(cudaGetLastError()));
   }
 
   static void fill(RfRuntime *rt, const RfKernels *k, uint64_t *to,
                    size_t words, uint64_t value) {
     fillKernel<<<blocksFor(words), 256, 0, streamOf(rt, k)>>>(to, words, value);
-    k->check_launch(rt, "fill");
+    k->check_launch(rt, "fill", static_cast<int>(cudaGetLastError()));
   }
 };
 
@@ -463,14 +463,14 @@ TEST_F(GpuProgramTest, KernelErrorsSurfaceFromRun) {
   EXPECT_MESSAGE(runWith([](RfRuntime *rt, const RfKernels *k) {
                    scribbleKernel<<<1, 1, 0, streamOf(rt, k)>>>(
                        k->buffer(rt, 4) + 5);
-                   k->check_launch(rt, "scribble");
+                   k->check_launch(rt, "scribble", static_cast<int>(cudaGetLastError()));
                  }),
                  "output 0 component 0 limb 0 holds");
   // A launch that cannot start (too many threads per block) names the
   // generated kernel and the CUDA error.
   std::string badLaunch = runWith([](RfRuntime *rt, const RfKernels *k) {
     fillKernel<<<1, 4096, 0, streamOf(rt, k)>>>(k->buffer(rt, 3), 1, 0);
-    k->check_launch(rt, "too_wide");
+    k->check_launch(rt, "too_wide", static_cast<int>(cudaGetLastError()));
   });
   EXPECT_MESSAGE(badLaunch, "failed in kernel too_wide: CUDA kernel failed "
                             "to launch: cudaError");

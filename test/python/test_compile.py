@@ -254,9 +254,8 @@ def random_slots(seed: int, n: int = N) -> np.ndarray:
 @pytest.mark.parametrize(
     "target, message",
     [
-        ("cuda", r"the CUDA target is not built yet; use target='cpu'"),
-        ("tpu", r"unknown target 'tpu'; supported targets: 'cpu'"),
-        (None, r"unknown target None; supported targets: 'cpu'"),
+        ("tpu", r"unknown target 'tpu'; supported targets: 'cpu', 'cuda', 'auto'"),
+        (None, r"unknown target None; supported targets: 'cpu', 'cuda', 'auto'"),
     ],
 )
 def test_unsupported_targets_are_clear_errors(target: object, message: str) -> None:
@@ -843,8 +842,8 @@ def test_ringfusec_reports_errors_on_stderr_with_a_nonzero_exit(
     assert "ringfusec: error: importing" in capsys.readouterr().err
     assert ringfusec.main([str(tmp_path / "absent.py"), "-o", str(tmp_path / "c")]) == 1
     assert "no such circuit file" in capsys.readouterr().err
-    assert ringfusec.main([str(broken), "-o", str(tmp_path / "c"), "--target", "cuda"]) == 1
-    assert "the CUDA target is not built yet" in capsys.readouterr().err
+    assert ringfusec.main([str(broken), "-o", str(tmp_path / "c"), "--target", "tpu"]) == 1
+    assert "unknown target 'tpu'" in capsys.readouterr().err
 
 
 def test_ringfusec_help_documents_the_client_files() -> None:

@@ -9,6 +9,7 @@ two cores; set $RINGFUSE_CACHE_DIR to reuse compiled programs across runs.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import subprocess
@@ -46,12 +47,18 @@ def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 Compiled = Callable[..., tuple[rf.Program, rf.KeySet]]
 
 
+# The suite runs on the CPU driver; on a GPU machine, RINGFUSE_TEST_TARGET=cuda
+# runs it on the CUDA driver (test/gpu/run.sh does).
+TARGET = os.environ.get("RINGFUSE_TEST_TARGET", "cpu")
+
+
 @pytest.fixture(scope="module")
 def compiled(cache_dir: Path) -> Iterator[Compiled]:
     """`compiled(circuit, **compile_args)`: the program and its keys, made once."""
     made: dict[tuple[int, tuple[tuple[str, object], ...]], tuple[rf.Program, rf.KeySet]] = {}
 
     def get(circuit: rf.Circuit, **compile_args: object) -> tuple[rf.Program, rf.KeySet]:
+        compile_args.setdefault("target", TARGET)
         key = (id(circuit), tuple(sorted(compile_args.items(), key=lambda item: item[0])))
         if key not in made:
             program = rf.compile(circuit, cache_dir=cache_dir, **compile_args)  # type: ignore[arg-type]
@@ -442,3 +449,25 @@ def test_ringfusec_executable_refuses_a_key_file_of_other_parameters(
     assert completed.returncode != 0
     assert "wrong.rfkeys: the evaluation keys were made for other parameters" in completed.stderr
     assert not (tmp_path / "a.rfct").exists()
+
+
+# --------------------------------------------------------------------------
+# The CUDA target builds everywhere nvcc is (CI has no GPU)
+# --------------------------------------------------------------------------
+
+ALL_CIRCUITS = [
+    add_sub_neg, *CHAINS.values(), plain_ops, int_constants, rotations, slot_sum,
+    dot_product, cubic, three_outputs, matrix_vector, input_reused, quickstart, plain_only,
+]
+
+
+@pytest.mark.parametrize("circuit", ALL_CIRCUITS, ids=lambda circuit: circuit.name)
+def test_the_emitted_cuda_of_every_circuit_builds_with_nvcc(
+    circuit: rf.Circuit, cache_dir: Path
+) -> None:
+    compiler = importlib.import_module("ringfuse.compile")
+    cache = compiler.Cache.at(cache_dir)
+    source = compiler.emit_source(rf.trace(circuit), cache, target="cuda")
+    assert source.suffix == ".cu" and "__global__" in source.read_text()
+    library = compiler.build_library(source, cache, target="cuda")
+    assert library.stat().st_size > 0

@@ -268,7 +268,7 @@ private:
         << "  const Modulus q(moduli[limb]);\n"
         << "  " << name << "(" << llvm::join(call, ", ") << ");\n}\n";
       os << llvm::formatv("  {0}_kernel<<<{1}, 256, 0, stream>>>(k->moduli(rt, {2}), {3});\n"
-                          "  k->check_launch(rt, \"{0}\");\n",
+                          "  k->check_launch(rt, \"{0}\", static_cast<int>(cudaGetLastError()));\n",
                           name, (words + 255) / 256, basis, llvm::join(buffers, ", "));
     } else {
       SmallVector<std::string> call = {"q", "limb", "limb * N + j"};

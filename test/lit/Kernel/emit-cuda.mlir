@@ -32,7 +32,7 @@ module {
 // CHECK: elementwise_0(q, limb, i, in0, in1, out0, elementwise_0_constant0);
 // CHECK: cudaStream_t stream = static_cast<cudaStream_t>(k->stream(rt));
 // CHECK: elementwise_0_kernel<<<1, 256, 0, stream>>>(k->moduli(rt, 0), b0, b1, b2);
-// CHECK-NEXT: k->check_launch(rt, "elementwise_0");
+// CHECK-NEXT: k->check_launch(rt, "elementwise_0", static_cast<int>(cudaGetLastError()));
 // CHECK: k->ntt_forward(rt, 0, b2);
 
 // The CPU target loops over the same body.

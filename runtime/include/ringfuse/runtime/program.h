@@ -109,6 +109,21 @@ public:
   std::vector<Ciphertext> run(const std::vector<ProgramInput> &inputs,
                               const RelinKey *relin, const GaloisKeys *galois);
 
+  /// For benchmarks: binds `inputs` to their buffers once (the CUDA driver
+  /// copies them to the device and waits), then runs the schedule `warmup`
+  /// times and `iterations` times more, and returns the duration of each of
+  /// the latter in microseconds. The CUDA driver first makes sure the
+  /// schedule is captured (one eager run, then the capture), then times each
+  /// graph replay with CUDA events recorded around it on the program's
+  /// stream; the runs are queued back to back and waited for once, so
+  /// nothing but the replay is timed. The CPU driver times each schedule run
+  /// with steady_clock. Keys must be bound (bind(), or an earlier run with
+  /// keys). The inputs and constants are not restored between the runs: a
+  /// schedule that reuses their buffers computes later runs on other words
+  /// (the same work); no outputs are read back.
+  std::vector<double> timeRuns(const std::vector<ProgramInput> &inputs,
+                               size_t warmup, size_t iterations);
+
   /// The CUDA driver: true once the schedule has been captured into a CUDA
   /// graph that runs replay (from the second successful run on). Always
   /// false on the CPU driver.

@@ -134,10 +134,12 @@ typedef struct RfKernels {
    * its generated kernels; NULL for the CPU driver, whose buffers are host
    * memory that generated loops touch directly. */
   void *(*stream)(RfRuntime *);
-  /* Called by emitted CUDA right after each generated kernel launch: the
-   * driver checks it (cudaGetLastError) and records a failure naming the
-   * kernel, as for its own kernels. A no-op for the CPU driver. */
-  void (*check_launch)(RfRuntime *, const char *kernel);
+  /* Called by emitted CUDA right after each generated kernel launch with
+   * what its own cudaGetLastError() returned (a cudaError_t; 0 is success):
+   * the driver records a failure naming the kernel, as for its own kernels.
+   * The program reads the error itself because it may link its own copy of
+   * the CUDA runtime. A no-op for the CPU driver. */
+  void (*check_launch)(RfRuntime *, const char *kernel, int cuda_error);
 } RfKernels;
 
 typedef const RfManifest *(*RfManifestFunction)(void);

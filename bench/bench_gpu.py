@@ -1,0 +1,670 @@
+#!/usr/bin/env python3
+"""GPU benchmarks of ringfuse: HMult, Add and the batched forward NTT.
+
+    python bench/bench_gpu.py [--device cuda|cpu] [--quick] [--out bench/results/<name>.json]
+
+Measures, with `Program.time_runs` (inputs bound once, warm-up runs, then
+CUDA events around each graph replay; steady_clock around each schedule run on
+the CPU driver):
+
+1. HMult: the compiled circuit `x * y` (tensor product + relinearization, HPS)
+   at six parameter sets of 60-bit primes and t = 786433;
+2. Add: the compiled circuit `x + y` at the same sets;
+3. the forward NTT of 21 limbs of 60-bit primes at logN = 14 ... 17: a kernel
+   program written as MLIR text (one `kernel.launch "ntt_forward"`), emitted
+   with `ringfuse-translate` and built as `rf.compile` builds programs.
+
+Prints a table beside Phantom's numbers (H200, same method) and writes the
+numbers as JSON. Every program is checked before and after timing: HMult and
+Add decrypt to x * y and x + y mod t; the NTT's output sums to N * a_0 per
+limb, and on the GPU equals the CPU driver's output word for word. See
+bench/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import hashlib
+import importlib
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO_ROOT / "frontend"))
+
+import ringfuse as rf
+from ringfuse import driver
+from ringfuse._native import runtime
+
+# `ringfuse.compile` the attribute is the function; the module holds the cache
+# and the build steps rf.compile uses.
+compiler: ModuleType = importlib.import_module("ringfuse.compile")
+
+T = 786433  # 3 * 2^18 + 1: prime, = 1 mod 2N for N <= 2^17 (batching)
+PRIME_BITS = 60
+# (logN, log Q, log P) of the HMult and Add sets; Q and P of 60-bit primes.
+SETS: tuple[tuple[int, int, int], ...] = (
+    (13, 120, 60),
+    (14, 300, 60),
+    (14, 240, 120),
+    (15, 660, 60),
+    (15, 540, 180),
+    (16, 1440, 240),
+)
+NTT_LOG_N: tuple[int, ...] = (14, 15, 16, 17)
+NTT_LIMBS = 21
+# Phantom (HPS) on an H200, same method, in microseconds.
+PHANTOM_HMULT_US: dict[tuple[int, int, int], float] = dict(
+    zip(SETS, (226.0, 325.0, 281.0, 783.0, 517.0, 2283.0))
+)
+PHANTOM_NTT_US: dict[int, float] = dict(zip(NTT_LOG_N, (22.0, 29.0, 43.0, 81.0)))
+COPY_CEILING_TBPS = 4.25  # H200 device-to-device copy, read + write (toolchain.md)
+L2_MB = 50  # H100 / H200
+
+FULL_RUNS = (10, 50)  # warm-up, timed iterations
+QUICK_RUNS = (3, 10)
+QUICK_SETS = 2
+
+METHOD_CUDA = (
+    "Program.time_runs on the CUDA driver: the inputs (fresh public-key encryptions of "
+    "uniformly random slots; for the NTT, uniformly random residues) are copied to the "
+    "device once, outside any timed region; the schedule is captured into a CUDA graph "
+    "(one eager run, one capture), replayed {warmup} times as warm-up, then {iterations} "
+    "times, each timed with CUDA events recorded on the program's stream just before and "
+    "after one graph replay. All replays are queued back to back and waited for once, so "
+    "the events bracket the replays, not the host's launch latency. Reported: median, "
+    "min, max, p10 and p90 over the timed replays, in microseconds. One input set per "
+    "measurement, not rotated (time_runs binds one set): each replay finds in the "
+    "{l2} MB L2 whatever the previous replay left there. For HMult the relinearization "
+    "key alone is 0.75 MiB at logN 13 and 168 MiB at logN 16 (key_mib), so the smaller "
+    "sets run largely from L2 and the larger ones mostly from HBM; the NTT at logN 14 "
+    "(2.6 MiB of residues, 5.3 MiB of twiddles) runs from L2, at logN 17 (21 + 42 MiB) "
+    "only partly. The schedule reuses its buffers in place, so later replays compute on "
+    "earlier replays' words: the same work on other values (modular arithmetic whose "
+    "time does not depend on them). Each program is checked before and after timing "
+    "(see each measurement's 'checked'). Encryption and decryption do not run on the "
+    "GPU yet and are not measured."
+)
+METHOD_CPU = (
+    "Program.time_runs on the CPU driver (single-threaded reference kernels, no GPU): "
+    "the inputs (fresh public-key encryptions of uniformly random slots; for the NTT, "
+    "uniformly random residues) are bound to the program's host buffers once, the "
+    "schedule runs {warmup} times as warm-up, then {iterations} times, each timed with "
+    "steady_clock. Reported: median, min, max, p10 and p90, in microseconds. A dry run "
+    "of the GPU benchmark's code path, not a CPU baseline worth comparing."
+)
+
+
+# --------------------------------------------------------------------------
+# What is measured
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CircuitBench:
+    """A compiled circuit (HMult or Add) at one parameter set."""
+
+    name: str  # "hmult" | "add"
+    log_n: int
+    log_q: int
+    log_p: int
+
+    @property
+    def label(self) -> str:
+        return f"logN={self.log_n} logQ={self.log_q} logP={self.log_p}"
+
+
+@dataclass(frozen=True)
+class NttBench:
+    """The forward NTT of NTT_LIMBS limbs at one ring degree."""
+
+    log_n: int
+
+    @property
+    def label(self) -> str:
+        return f"logN={self.log_n} {NTT_LIMBS} limbs"
+
+
+@dataclass
+class Stats:
+    median_us: float
+    min_us: float
+    max_us: float
+    p10_us: float
+    p90_us: float
+    iterations: int
+
+    @classmethod
+    def of(cls, microseconds: Sequence[float]) -> Stats:
+        values = np.asarray(microseconds, dtype=np.float64)
+        if values.size == 0:
+            raise ValueError("no timed runs")
+        return cls(
+            median_us=round(float(np.median(values)), 3),
+            min_us=round(float(values.min()), 3),
+            max_us=round(float(values.max()), 3),
+            p10_us=round(float(np.percentile(values, 10)), 3),
+            p90_us=round(float(np.percentile(values, 90)), 3),
+            iterations=int(values.size),
+        )
+
+
+@rf.circuit(plaintext_modulus=T)
+def hmult(x: rf.Encrypted, y: rf.Encrypted) -> rf.Encrypted:
+    return x * y
+
+
+@rf.circuit(plaintext_modulus=T)
+def add(x: rf.Encrypted, y: rf.Encrypted) -> rf.Encrypted:
+    return x + y
+
+
+CIRCUITS: dict[str, rf.Circuit] = {"hmult": hmult, "add": add}
+EXPECTED: dict[str, Callable[[npt.NDArray[np.int64], npt.NDArray[np.int64]], Any]] = {
+    "hmult": lambda x, y: (x * y) % T,
+    "add": lambda x, y: (x + y) % T,
+}
+
+
+def params_of(log_n: int, log_q: int, log_p: int, allow_insecure: bool = False) -> rf.Params:
+    """60-bit primes: Q = [60] * (logQ / 60), P = [60] * (logP / 60), default dnum."""
+    return rf.Params(
+        poly_modulus_degree=1 << log_n,
+        plaintext_modulus=T,
+        coeff_modulus_bits=[PRIME_BITS] * (log_q // PRIME_BITS),
+        special_modulus_bits=[PRIME_BITS] * (log_p // PRIME_BITS),
+        allow_insecure=allow_insecure,
+    )
+
+
+def ntt_params(log_n: int) -> rf.Params:
+    """NTT_LIMBS primes of Q (and one of P, which the program never touches).
+    Insecure at logN 14 and 15: the program holds no secrets, only residues."""
+    return params_of(log_n, NTT_LIMBS * PRIME_BITS, PRIME_BITS, allow_insecure=True)
+
+
+# --------------------------------------------------------------------------
+# Building (all programs first, in parallel: nvcc is the slow step)
+# --------------------------------------------------------------------------
+
+
+def ntt_kernel_ir(params: rf.Params) -> str:
+    """A kernel program: one ciphertext input (2 components over Q, 21 limbs),
+    transformed in place; component 0 goes through `ntt_forward`, both come
+    back as the output. (Inputs and outputs are ciphertexts to the runtime,
+    so the buffer to transform is a ciphertext component.)"""
+    n = params.poly_modulus_degree
+    q = ", ".join(map(str, params.coeff_modulus))
+    p = ", ".join(map(str, params.special_modulus))
+    buffer = f"!kernel.buffer<{n}, #Q>"
+    return (
+        f"#Q = #rns.basis<Q: [{q}]>\n"
+        f"#params = #bfv.params<t = {T}, N = {n}, Q = [{q}], P = [{p}], dnum = {params.dnum}>\n"
+        "module {\n"
+        f"  func.func @ntt_forward_{NTT_LIMBS}_limbs(%c0: {buffer}, %c1: {buffer}) -> "
+        f"({buffer}, {buffer})\n"
+        "      attributes {ringfuse.inputs = array<i64: 2>, ringfuse.outputs = array<i64: 2>, "
+        "ringfuse.params = #params} {\n"
+        f'    kernel.launch "ntt_forward" outs(%c0 : {buffer})\n'
+        f"    return %c0, %c1 : {buffer}, {buffer}\n"
+        "  }\n"
+        "}\n"
+    )
+
+
+def emit_kernel_program(kernel_ir: str, cache: Any, target: str) -> Path:
+    """The emitted source of hand-written kernel IR, cached as rf.compile caches its own."""
+    flag = compiler.EMIT_ARGS[target]
+    tool = driver.find_tool(compiler.TRANSLATE)
+    key = hashlib.sha256(
+        json.dumps(
+            ["bench-kernel-ir", kernel_ir, flag, str(tool), tool.stat().st_mtime_ns]
+        ).encode()
+    ).hexdigest()
+    path: Path = cache.entry("sources", key, compiler.SOURCE_SUFFIX[target])
+    if not path.exists():
+        compiler.write_atomically(
+            path, driver.run_tool(compiler.TRANSLATE, kernel_ir, *flag).encode()
+        )
+    return path
+
+
+def build_circuit(bench: CircuitBench, params: rf.Params, cache: Any, target: str) -> None:
+    traced = rf.trace(CIRCUITS[bench.name], params=params)
+    source = compiler.emit_source(traced, cache, target=target)
+    compiler.build_library(source, cache, target=target)
+
+
+def build_ntt(kernel_ir: str, cache: Any, target: str) -> Path:
+    library: Path = compiler.build_library(
+        emit_kernel_program(kernel_ir, cache, target), cache, target=target
+    )
+    return library
+
+
+def build_all(
+    circuits: Sequence[CircuitBench],
+    params: dict[tuple[int, int, int], rf.Params],
+    ntt_ir: dict[int, str],
+    cache: Any,
+    device: str,
+) -> dict[tuple[int, str], Path]:
+    """Every program into the cache, in parallel; the NTT libraries by (logN, target).
+    On the GPU the NTT is also built for the CPU driver, its reference."""
+    ntt_targets = [device] if device == "cpu" else [device, "cpu"]
+    started = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1)) as pool:
+        circuit_jobs = [
+            pool.submit(
+                build_circuit, bench, params[(bench.log_n, bench.log_q, bench.log_p)], cache, device
+            )
+            for bench in circuits
+        ]
+        ntt_jobs = {
+            (log_n, target): pool.submit(build_ntt, ir, cache, target)
+            for log_n, ir in ntt_ir.items()
+            for target in ntt_targets
+        }
+        for job in circuit_jobs:
+            job.result()
+        libraries = {key: job.result() for key, job in ntt_jobs.items()}
+    print(
+        f"built {len(circuit_jobs) + len(ntt_jobs)} programs in "
+        f"{time.perf_counter() - started:.0f} s",
+        file=sys.stderr,
+    )
+    return libraries
+
+
+# --------------------------------------------------------------------------
+# Measuring
+# --------------------------------------------------------------------------
+
+
+def random_slots(rng: np.random.Generator, n: int) -> npt.NDArray[np.int64]:
+    return rng.integers(0, T, n, dtype=np.int64)
+
+
+def check_circuit(
+    name: str,
+    program: rf.Program,
+    keys: rf.KeySet,
+    x: rf.Ciphertext,
+    y: rf.Ciphertext,
+    xs: npt.NDArray[np.int64],
+    ys: npt.NDArray[np.int64],
+) -> None:
+    out = program(x, y)
+    assert isinstance(out, rf.Ciphertext)
+    if not np.array_equal(keys.decrypt(out), EXPECTED[name](xs, ys)):
+        raise AssertionError(f"{name} at {program.params!r} does not decrypt to the expected slots")
+
+
+def measure_circuit(
+    bench: CircuitBench,
+    params: rf.Params,
+    keys: rf.KeySet,
+    cache: Any,
+    device: str,
+    runs: tuple[int, int],
+    seed: int,
+) -> dict[str, Any]:
+    program = rf.compile(CIRCUITS[bench.name], target=device, params=params, cache_dir=cache.root)
+    if program.needs_relin_key:
+        program.set_evaluation_keys(keys.relin_key)
+    rng = np.random.default_rng(seed)
+    xs, ys = (
+        random_slots(rng, params.poly_modulus_degree),
+        random_slots(rng, params.poly_modulus_degree),
+    )
+    x, y = keys.encrypt(xs), keys.encrypt(ys)
+    # The check's run also binds the keys to the native program for time_runs.
+    check_circuit(bench.name, program, keys, x, y, xs, ys)
+    native = program._native  # the loaded runtime Program (rf.Program wraps it)
+    warmup, iterations = runs
+    stats = Stats.of(native.time_runs([x._native, y._native], warmup, iterations))
+    check_circuit(bench.name, program, keys, x, y, xs, ys)  # now a graph replay on the GPU
+    return circuit_record(bench, params, stats, bool(native.replays_graph), warmup)
+
+
+def mib(words: int) -> float:
+    return round(words * 8 / 2**20, 2)
+
+
+def circuit_record(
+    bench: CircuitBench, params: rf.Params, stats: Stats, replays_graph: bool, warmup: int
+) -> dict[str, Any]:
+    n, q, p = params.poly_modulus_degree, len(params.coeff_modulus), len(params.special_modulus)
+    phantom = (
+        PHANTOM_HMULT_US.get((bench.log_n, bench.log_q, bench.log_p))
+        if bench.name == "hmult"
+        else None
+    )
+    record: dict[str, Any] = {
+        "name": bench.name,
+        "log_n": bench.log_n,
+        "log_q": bench.log_q,
+        "log_p": bench.log_p,
+        "q_primes": q,
+        "p_primes": p,
+        "dnum": params.dnum,
+        "plaintext_modulus": T,
+        "ciphertext_mib": mib(2 * q * n),
+        "key_mib": mib(2 * params.dnum * (q + p) * n) if bench.name == "hmult" else 0.0,
+        "warmup": warmup,
+        "replays_graph": replays_graph,
+        "checked": f"decrypts to {'x * y' if bench.name == 'hmult' else 'x + y'} mod t, "
+        "before and after timing",
+        **vars(stats),
+    }
+    if phantom is not None:
+        record["phantom_us"] = phantom
+        record["ratio_to_phantom"] = round(stats.median_us / phantom, 3)
+    return record
+
+
+def random_residues(
+    rng: np.random.Generator, moduli: Sequence[int], n: int
+) -> npt.NDArray[np.uint64]:
+    return np.concatenate([rng.integers(0, q, n, dtype=np.uint64) for q in moduli])
+
+
+def limb_sums_mod(words: npt.NDArray[np.uint64], moduli: Sequence[int], n: int) -> list[int]:
+    """Sum of each limb's N words mod its prime (exact: 30-bit halves in uint64)."""
+    sums = []
+    for limb, q in enumerate(moduli):
+        row = words[limb * n : (limb + 1) * n]
+        low = int((row & np.uint64((1 << 30) - 1)).sum())
+        high = int((row >> np.uint64(30)).sum())
+        sums.append(((high << 30) + low) % q)
+    return sums
+
+
+def check_ntt(
+    output: Any, data: npt.NDArray[np.uint64], moduli: Sequence[int], n: int, reference: Any | None
+) -> None:
+    """The negacyclic NTT evaluates at the N odd powers of a 2N-th root of unity,
+    whose k-th powers sum to 0 for 0 < k < N: the evaluations sum to N * a_0.
+    On the GPU the output must also be the CPU driver's, word for word."""
+    words = np.asarray(output.data, dtype=np.uint64)
+    transformed = words[: len(moduli) * n]
+    expected = [(n * int(data[limb * n])) % q for limb, q in enumerate(moduli)]
+    if limb_sums_mod(transformed, moduli, n) != expected:
+        raise AssertionError(f"the NTT at N = {n} does not sum to N * a_0 in every limb")
+    if not np.array_equal(words[len(moduli) * n :], data[len(moduli) * n :]):
+        raise AssertionError(f"the NTT program at N = {n} changed the untransformed component")
+    if reference is not None and not np.array_equal(
+        words, np.asarray(reference.data, dtype=np.uint64)
+    ):
+        raise AssertionError(f"the NTT at N = {n} differs from the CPU driver's")
+
+
+def measure_ntt(
+    bench: NttBench,
+    libraries: dict[tuple[int, str], Path],
+    device: str,
+    runs: tuple[int, int],
+    seed: int,
+) -> dict[str, Any]:
+    rt = runtime()
+    native = rt.Program.load(str(libraries[(bench.log_n, device)]), device)
+    context = native.context
+    moduli, n = list(context.coeff_modulus), int(context.degree)
+    data = random_residues(np.random.default_rng(seed), moduli, n)
+    data = np.concatenate([data, random_residues(np.random.default_rng(seed + 1), moduli, n)])
+    ciphertext = rt.ciphertext_from_data(context, 2, data)
+    reference = None
+    if device != "cpu":
+        cpu = rt.Program.load(str(libraries[(bench.log_n, "cpu")]), "cpu")
+        reference = cpu.run([ciphertext])[0]
+    check_ntt(native.run([ciphertext])[0], data, moduli, n, reference)
+    warmup, iterations = runs
+    stats = Stats.of(native.time_runs([ciphertext], warmup, iterations))
+    check_ntt(native.run([ciphertext])[0], data, moduli, n, reference)
+    return ntt_record(bench, n, stats, bool(native.replays_graph), warmup, reference is not None)
+
+
+def ntt_record(
+    bench: NttBench, n: int, stats: Stats, replays_graph: bool, warmup: int, compared: bool
+) -> dict[str, Any]:
+    data_bytes = 2 * NTT_LIMBS * n * 8  # each residue read once and written once
+    twiddle_bytes = NTT_LIMBS * n * 16  # one Shoup pair (value, quotient) per root
+    seconds = stats.median_us * 1e-6
+    phantom = PHANTOM_NTT_US[bench.log_n]
+    return {
+        "name": "ntt_forward",
+        "log_n": bench.log_n,
+        "limbs": NTT_LIMBS,
+        "prime_bits": PRIME_BITS,
+        "warmup": warmup,
+        "replays_graph": replays_graph,
+        "checked": "limb sums are N * a_0 mod q"
+        + (", equal to the CPU driver" if compared else "")
+        + ", before and after timing",
+        **vars(stats),
+        "bytes_read_written": data_bytes,
+        "twiddle_bytes": twiddle_bytes,
+        "bandwidth_tbps": round(data_bytes / seconds / 1e12, 3),
+        "bandwidth_with_twiddles_tbps": round((data_bytes + twiddle_bytes) / seconds / 1e12, 3),
+        "fraction_of_copy_ceiling": round(data_bytes / seconds / 1e12 / COPY_CEILING_TBPS, 3),
+        "phantom_us": phantom,
+        "ratio_to_phantom": round(stats.median_us / phantom, 3),
+    }
+
+
+# --------------------------------------------------------------------------
+# Where and when
+# --------------------------------------------------------------------------
+
+
+def run_text(command: Sequence[str]) -> str | None:
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def device_name(device: str) -> str:
+    if device == "cuda":
+        found = run_text(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"])
+        if not found:
+            return "unknown CUDA device"
+        name, _, version = found.splitlines()[0].partition(",")
+        return f"{name.strip()} (driver {version.strip()})"
+    return f"{cpu_model()}, {os.cpu_count()} logical cores"
+
+
+def cpu_model() -> str:
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.exists():
+        for line in cpuinfo.read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    return platform.processor() or "unknown CPU"
+
+
+def commit() -> dict[str, Any]:
+    head = run_text(["git", "-C", str(REPO_ROOT), "rev-parse", "HEAD"])
+    if head is None:
+        return {
+            "commit": os.environ.get("RINGFUSE_COMMIT", "unknown"),
+            "source": "$RINGFUSE_COMMIT",
+        }
+    status = run_text(
+        ["git", "-C", str(REPO_ROOT), "status", "--porcelain", "--untracked-files=no"]
+    )
+    return {"commit": head, "source": "git", "dirty": bool(status)}
+
+
+# --------------------------------------------------------------------------
+# Report
+# --------------------------------------------------------------------------
+
+
+def fmt(value: float | None, digits: int = 1) -> str:
+    return "-" if value is None else f"{value:,.{digits}f}"
+
+
+def table_rows(records: Sequence[dict[str, Any]]) -> list[list[str]]:
+    rows = []
+    for r in records:
+        if r["name"] == "ntt_forward":
+            label = f"logN={r['log_n']} {r['limbs']}x{r['prime_bits']}b"
+            extra = f"{r['bandwidth_tbps']:.2f} TB/s ({100 * r['fraction_of_copy_ceiling']:.0f}% of copy)"
+        else:
+            label = f"logN={r['log_n']} logQ={r['log_q']} logP={r['log_p']} dnum={r['dnum']}"
+            extra = f"key {r['key_mib']:.1f} MiB" if r["name"] == "hmult" else ""
+        rows.append(
+            [
+                r["name"],
+                label,
+                fmt(r["median_us"]),
+                f"{fmt(r['p10_us'])}-{fmt(r['p90_us'])}",
+                fmt(r.get("phantom_us"), 0),
+                fmt(r.get("ratio_to_phantom"), 2),
+                extra,
+            ]
+        )
+    rows.append(["encrypt", "(GPU)", "not implemented", "", "", "", ""])
+    rows.append(["decrypt", "(GPU)", "not implemented", "", "", "", ""])
+    return rows
+
+
+def print_table(records: Sequence[dict[str, Any]], device: str, name: str) -> None:
+    header = ["benchmark", "parameters", "median us", "p10-p90 us", "Phantom us", "x Phantom", ""]
+    rows = [header, *table_rows(records)]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    print(f"\nringfuse on {device} ({name}); Phantom: H200, same method")
+    for index, row in enumerate(rows):
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
+        if index == 0:
+            print("  ".join("-" * width for width in widths))
+
+
+def method(device: str, runs: tuple[int, int]) -> str:
+    text = METHOD_CUDA if device == "cuda" else METHOD_CPU
+    return text.format(warmup=runs[0], iterations=runs[1], l2=L2_MB)
+
+
+def default_out(device: str, quick: bool) -> Path:
+    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y%m%d-%H%M%S")
+    return REPO_ROOT / "bench" / "results" / f"{device}{'-quick' if quick else ''}-{stamp}.json"
+
+
+# --------------------------------------------------------------------------
+# Main
+# --------------------------------------------------------------------------
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"{QUICK_RUNS[0]} warm-up and {QUICK_RUNS[1]} timed runs, the first "
+        f"{QUICK_SETS} sets of each benchmark only (a smoke run)",
+    )
+    parser.add_argument("--warmup", type=int, help="warm-up runs (overrides the default)")
+    parser.add_argument("--iterations", type=int, help="timed runs (overrides the default)")
+    parser.add_argument(
+        "--out", type=Path, help="the JSON file (default bench/results/<device>-<UTC time>.json)"
+    )
+    parser.add_argument(
+        "--cache-dir",
+        type=Path,
+        help="compiled programs (default $RINGFUSE_CACHE_DIR, else ~/.cache/ringfuse)",
+    )
+    parser.add_argument("--seed", type=int, default=2024, help="seed of the random inputs")
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    device: str = args.device
+    if device == "cuda" and not runtime().cuda_available():
+        print(
+            "bench_gpu: --device cuda, but the runtime sees no CUDA device (or was built "
+            "without its CUDA driver); use --device cpu for a dry run",
+            file=sys.stderr,
+        )
+        return 2
+    warmup, iterations = QUICK_RUNS if args.quick else FULL_RUNS
+    runs = (
+        args.warmup if args.warmup is not None else warmup,
+        args.iterations if args.iterations is not None else iterations,
+    )
+    if runs[0] < 0 or runs[1] < 1:
+        print("bench_gpu: --warmup must be >= 0 and --iterations >= 1", file=sys.stderr)
+        return 2
+    sets = SETS[:QUICK_SETS] if args.quick else SETS
+    ntt_sizes = NTT_LOG_N[:QUICK_SETS] if args.quick else NTT_LOG_N
+    cache = compiler.Cache.at(args.cache_dir)
+
+    params = {s: params_of(*s) for s in sets}
+    circuits = [CircuitBench(name, *s) for s in sets for name in ("hmult", "add")]
+    ntt_ir = {log_n: ntt_kernel_ir(ntt_params(log_n)) for log_n in ntt_sizes}
+    libraries = build_all(circuits, params, ntt_ir, cache, device)
+
+    records: list[dict[str, Any]] = []
+    keys = {s: params[s].keygen() for s in sets}
+    for index, bench in enumerate(circuits):
+        s = (bench.log_n, bench.log_q, bench.log_p)
+        print(f"measuring {bench.name} {bench.label} ...", file=sys.stderr, flush=True)
+        records.append(
+            measure_circuit(bench, params[s], keys[s], cache, device, runs, args.seed + index)
+        )
+    for log_n in ntt_sizes:
+        print(f"measuring ntt_forward {NttBench(log_n).label} ...", file=sys.stderr, flush=True)
+        records.append(measure_ntt(NttBench(log_n), libraries, device, runs, args.seed + log_n))
+
+    name = device_name(device)
+    report = {
+        "schema": 1,
+        "benchmark": "bench/bench_gpu.py",
+        "device": {"kind": device, "name": name},
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        **commit(),
+        "quick": bool(args.quick),
+        "python": platform.python_version(),
+        "method": method(device, runs),
+        "warmup": runs[0],
+        "iterations": runs[1],
+        "measurements": records,
+        "not_implemented": [
+            {"name": "encrypt", "note": "encryption on the GPU is a later step"},
+            {"name": "decrypt", "note": "decryption on the GPU is a later step"},
+        ],
+        "reference": {
+            "phantom_h200_us": {
+                "hmult_hps": {f"{n},{q},{p}": us for (n, q, p), us in PHANTOM_HMULT_US.items()},
+                "ntt_forward_21_limbs": {str(n): us for n, us in PHANTOM_NTT_US.items()},
+            },
+            "copy_ceiling_tbps": COPY_CEILING_TBPS,
+        },
+    }
+    out: Path = args.out or default_out(device, args.quick)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=2) + "\n")
+    print_table(records, device, name)
+    print(f"\nwrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

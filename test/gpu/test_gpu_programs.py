@@ -1,0 +1,58 @@
+"""Every end-to-end circuit on the CUDA driver, word for word against the CPU driver.
+
+Runs only on a machine with a CUDA device (test/gpu/run.sh); the circuits are
+test/python/test_e2e.py's. Same traced IR, same parameters, same keys, same
+input ciphertexts: the outputs must be the same residues, on the first run and
+on the replays of the captured CUDA graph.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import ringfuse as rf
+from ringfuse import _runtime
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
+import test_e2e  # noqa: E402  (the circuits)
+
+SEED = bytes(range(32))
+
+if not _runtime.cuda_available():
+    pytest.fail("test/gpu needs a CUDA device; run it on the GPU machine (test/gpu/run.sh)",
+                pytrace=False)
+
+
+def inputs_for(program: rf.Program, keys: rf.KeySet, seed: int) -> list[object]:
+    rng = np.random.default_rng(seed)
+    n = program.params.poly_modulus_degree
+    t = program.params.plaintext_modulus
+    values: list[object] = []
+    for _, kind in program.inputs:
+        slots = rng.integers(0, t, n)
+        values.append(keys.encrypt(slots) if kind == "encrypted" else slots)
+    return values
+
+
+@pytest.mark.parametrize("circuit", test_e2e.ALL_CIRCUITS, ids=lambda circuit: circuit.name)
+def test_cuda_outputs_are_the_cpu_outputs(circuit: rf.Circuit, tmp_path: Path) -> None:
+    cpu = rf.compile(circuit, target="cpu", cache_dir=tmp_path)
+    gpu = rf.compile(circuit, target="cuda", cache_dir=tmp_path)
+    assert gpu.device == "cuda" and cpu.params == gpu.params
+    keys = cpu.keygen(seed=SEED)
+    gpu.set_evaluation_keys(keys.relin_key, keys.galois_keys)
+    arguments = inputs_for(cpu, keys, seed=len(circuit.name))
+
+    def outputs(program: rf.Program) -> list[np.ndarray]:
+        result = program(*arguments)
+        results = result if isinstance(result, tuple) else (result,)
+        return [ciphertext.residues() for ciphertext in results]
+
+    expected = outputs(cpu)
+    for run in range(3):  # eager, captured, replayed
+        for got, want in zip(outputs(gpu), expected, strict=True):
+            np.testing.assert_array_equal(got, want, err_msg=f"run {run}")
