@@ -1,5 +1,5 @@
-"""Quickstart: write a BFV circuit in Python, compile it for the CPU and run it
-on encrypted inputs.
+"""Quickstart: write a BFV circuit in Python, compile it (for the GPU when one is
+usable, else the CPU) and run it on encrypted inputs.
 
     python examples/quickstart.py      (after `make build`; or `make demo`)
 """
@@ -24,11 +24,12 @@ def main() -> int:
     try:
         # Parameters are chosen for 128-bit security and the circuit's depth;
         # the compiled program is cached, so the second run compiles instantly.
-        prog = rf.compile(f, target="cpu")
+        prog = rf.compile(f, target="auto")
     except rf.CompilerError as error:
         print(f"compiling {f.name} failed:\n{error}", file=sys.stderr)
         return 1
-    print(f"compiled {f.name} for the CPU in {time.perf_counter() - start:.2f} s")
+    where = "the GPU" if prog.device == "cuda" else "the CPU"
+    print(f"compiled {f.name} for {where} in {time.perf_counter() - start:.2f} s")
 
     keys = prog.keygen()  # secret, public and relinearization keys
     n = prog.params.slot_count

@@ -4,6 +4,7 @@
 #include "passes/ParameterRewriting.h"
 #include "passes/Passes.h"
 #include "ringfuse/runtime/number_theory.h"
+#include "ringfuse/runtime/security.h"
 
 #include <optional>
 
@@ -13,20 +14,6 @@ namespace ringfuse {
 
 namespace {
 using namespace mlir;
-
-/// The 2024 Security Guidelines' 128-bit bound on log2(QP) for ternary
-/// secrets (the runtime refuses anything beyond it too).
-std::optional<unsigned> securityBound(unsigned n) {
-  switch (n) {
-  case 1 << 12: return 106;
-  case 1 << 13: return 214;
-  case 1 << 14: return 430;
-  case 1 << 15: return 868;
-  case 1 << 16: return 1747;
-  case 1 << 17: return 3523;
-  default: return std::nullopt;
-  }
-}
 
 struct Choice {
   unsigned degree, primeBits, primes;
@@ -100,7 +87,7 @@ struct BFVSelectParameters
       if (wantSlots && !runtime::supportsBatching(t, n))
         continue;
       unsigned need = noise.requiredBits(n, t) + marginBits;
-      unsigned bound = *securityBound(n);
+      unsigned bound = *runtime::maxSecureModulusBits(n);
       // The widest primes that fit: fewer limbs for the same Q.
       for (unsigned bits = 60; bits >= 25; --bits) {
         unsigned primes = (need + bits - 1) / bits;

@@ -2,6 +2,7 @@
 #include "ringfuse/runtime/bfv.h"
 
 #include "poly.h"
+#include <array>
 #include "ringfuse/runtime/error.h"
 
 namespace ringfuse::runtime {
@@ -49,6 +50,40 @@ void keySwitch(const Context &context, const uint64_t *c,
   context.modDownByP().apply(acc0.data() + qLimbs * n, acc0.data(), n, out0);
   context.modDownByP().apply(acc1.data() + qLimbs * n, acc1.data(), n, out1);
 }
+/// (a0 b0, a0 b1 + a1 b0, a1 b1) for two 2-component ciphertexts, each
+/// component first lifted (coefficient form, over `limbs`) by `lift`; the
+/// products are taken in the NTT domain, the result is in coefficient form.
+template <typename Lift>
+std::array<std::vector<uint64_t>, 3>
+tensorProduct(const Limbs &limbs, const Ciphertext &a, const Ciphertext &b,
+              Lift lift) {
+  auto transformed = [&](const uint64_t *component) {
+    std::vector<uint64_t> lifted = lift(component);
+    forwardNtt(limbs, lifted.data());
+    return lifted;
+  };
+  std::vector<uint64_t> a0 = transformed(a.component(0)),
+                        a1 = transformed(a.component(1));
+  std::vector<uint64_t> b0 = transformed(b.component(0)),
+                        b1 = transformed(b.component(1));
+  const size_t words = a0.size();
+  std::array<std::vector<uint64_t>, 3> tensor = {
+      std::vector<uint64_t>(words, 0), std::vector<uint64_t>(words, 0),
+      std::vector<uint64_t>(words, 0)};
+  multiplyAccumulate(limbs, a0.data(), b0.data(), tensor[0].data());
+  multiplyAccumulate(limbs, a0.data(), b1.data(), tensor[1].data());
+  multiplyAccumulate(limbs, a1.data(), b0.data(), tensor[1].data());
+  multiplyAccumulate(limbs, a1.data(), b1.data(), tensor[2].data());
+  for (std::vector<uint64_t> &component : tensor)
+    inverseNtt(limbs, component.data());
+  return tensor;
+}
+
+void requireMultiplicands(const Ciphertext &a, const Ciphertext &b) {
+  requireSameParameters(a, b);
+  requireSize(a, 2, "multiplication");
+  requireSize(b, 2, "multiplication");
+}
 } // namespace
 
 Ciphertext add(const Ciphertext &a, const Ciphertext &b) {
@@ -62,42 +97,25 @@ Ciphertext add(const Ciphertext &a, const Ciphertext &b) {
 }
 
 Ciphertext multiplyHps(const Ciphertext &a, const Ciphertext &b) {
-  requireSameParameters(a, b);
-  requireSize(a, 2, "multiplication");
-  requireSize(b, 2, "multiplication");
+  requireMultiplicands(a, b);
   const Context &context = *a.context;
   const size_t n = context.degree(), qLimbs = context.q().size();
   const size_t bLimbs = context.auxiliary().size();
-  Limbs limbs = qAuxiliaryLimbs(context);
-  const size_t words = (qLimbs + bLimbs) * n;
-
-  // Each component, lifted exactly (centered) to Q u B, in NTT form.
-  auto lift = [&](const uint64_t *component) {
-    std::vector<uint64_t> lifted(words);
+  // Each component lifted exactly (centered) to Q u B.
+  auto tensor = tensorProduct(qAuxiliaryLimbs(context), a, b,
+                              [&](const uint64_t *component) {
+    std::vector<uint64_t> lifted((qLimbs + bLimbs) * n);
     std::copy(component, component + qLimbs * n, lifted.begin());
     context.extendQToAuxiliary().convertExact(component, n,
                                               lifted.data() + qLimbs * n);
-    forwardNtt(limbs, lifted.data());
     return lifted;
-  };
-  std::vector<uint64_t> a0 = lift(a.component(0)), a1 = lift(a.component(1));
-  std::vector<uint64_t> b0 = lift(b.component(0)), b1 = lift(b.component(1));
-
-  std::vector<uint64_t> tensor[3] = {std::vector<uint64_t>(words, 0),
-                                     std::vector<uint64_t>(words, 0),
-                                     std::vector<uint64_t>(words, 0)};
-  multiplyAccumulate(limbs, a0.data(), b0.data(), tensor[0].data());
-  multiplyAccumulate(limbs, a0.data(), b1.data(), tensor[1].data());
-  multiplyAccumulate(limbs, a1.data(), b0.data(), tensor[1].data());
-  multiplyAccumulate(limbs, a1.data(), b1.data(), tensor[2].data());
-
+  });
+  // round(t/Q x) into B, then exactly back to Q.
   Ciphertext product{a.context, 3, std::vector<uint64_t>(3 * qLimbs * n)};
   std::vector<uint64_t> scaled(bLimbs * n);
   for (size_t h = 0; h < 3; ++h) {
-    inverseNtt(limbs, tensor[h].data());
-    context.tensorScaling().apply(tensor[h].data(),
-                                  tensor[h].data() + qLimbs * n, n,
-                                  scaled.data());
+    context.tensorScaling().apply(tensor[h].data(), tensor[h].data() + qLimbs * n,
+                                  n, scaled.data());
     context.auxiliaryToQ().convertExact(scaled.data(), n, product.component(h));
   }
   return product;
@@ -105,37 +123,23 @@ Ciphertext multiplyHps(const Ciphertext &a, const Ciphertext &b) {
 
 Ciphertext multiplyBehz(const Ciphertext &a, const Ciphertext &b,
                         const BehzPlan &plan) {
-  requireSameParameters(a, b);
-  requireSize(a, 2, "multiplication");
-  requireSize(b, 2, "multiplication");
+  requireMultiplicands(a, b);
   const Context &context = *a.context;
   const size_t n = context.degree(), qLimbs = context.q().size();
   const size_t bskLimbs = plan.bsk().size();
   Limbs limbs = qAuxiliaryLimbs(context);
   limbs.push_back(&context.nttAuxiliary(context.auxiliary().size())); // m_sk
-  const size_t words = (qLimbs + bskLimbs) * n;
-
-  auto lift = [&](const uint64_t *component) {
-    std::vector<uint64_t> lifted(words);
+  // Each component extended to Q u Bsk with SmMRq.
+  auto tensor = tensorProduct(limbs, a, b, [&](const uint64_t *component) {
+    std::vector<uint64_t> lifted((qLimbs + bskLimbs) * n);
     std::copy(component, component + qLimbs * n, lifted.begin());
     plan.extendToBsk(component, n, lifted.data() + qLimbs * n);
-    forwardNtt(limbs, lifted.data());
     return lifted;
-  };
-  std::vector<uint64_t> a0 = lift(a.component(0)), a1 = lift(a.component(1));
-  std::vector<uint64_t> b0 = lift(b.component(0)), b1 = lift(b.component(1));
-  std::vector<uint64_t> tensor[3] = {std::vector<uint64_t>(words, 0),
-                                     std::vector<uint64_t>(words, 0),
-                                     std::vector<uint64_t>(words, 0)};
-  multiplyAccumulate(limbs, a0.data(), b0.data(), tensor[0].data());
-  multiplyAccumulate(limbs, a0.data(), b1.data(), tensor[1].data());
-  multiplyAccumulate(limbs, a1.data(), b0.data(), tensor[1].data());
-  multiplyAccumulate(limbs, a1.data(), b1.data(), tensor[2].data());
-
+  });
+  // Fast floor of t/Q into Bsk, Shenoy-Kumaresan back to Q.
   Ciphertext product{a.context, 3, std::vector<uint64_t>(3 * qLimbs * n)};
   std::vector<uint64_t> floored(bskLimbs * n);
   for (size_t h = 0; h < 3; ++h) {
-    inverseNtt(limbs, tensor[h].data());
     plan.fastFloor(tensor[h].data(), tensor[h].data() + qLimbs * n, n,
                    floored.data());
     plan.convertBskToQ(floored.data(), n, product.component(h));

@@ -9,20 +9,6 @@
 
 namespace ringfuse::runtime {
 
-std::optional<unsigned> maxSecureModulusBits(size_t n) {
-  switch (n) {
-  case 1 << 10: return 26;
-  case 1 << 11: return 53;
-  case 1 << 12: return 106;
-  case 1 << 13: return 214;
-  case 1 << 14: return 430;
-  case 1 << 15: return 868;
-  case 1 << 16: return 1747;
-  case 1 << 17: return 3523;
-  default: return std::nullopt;
-  }
-}
-
 std::vector<uint64_t> generatePrimes(unsigned bits, size_t count,
                                      uint64_t congruence,
                                      const std::set<uint64_t> &excluded) {

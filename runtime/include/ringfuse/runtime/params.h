@@ -4,6 +4,7 @@
 
 #include "ringfuse/runtime/ntt.h"
 #include "ringfuse/runtime/rns.h"
+#include "ringfuse/runtime/security.h"
 
 #include <cstdint>
 #include <memory>
@@ -23,11 +24,6 @@ struct ParameterRequest {
   size_t dnum = 0;                            // digits; 0: ceil(|Q| / |P|)
   bool allowInsecure = false;
 };
-
-/// Largest log2(QP) that is 128-bit secure for uniform ternary secrets
-/// (Security Guidelines for Implementing Homomorphic Encryption, 2024,
-/// classical); nullopt for ring degrees the table does not cover.
-std::optional<unsigned> maxSecureModulusBits(size_t n);
 
 /// The largest `count` primes below 2^bits that are 1 mod `congruence`,
 /// skipping `excluded`; deterministic for a given request.
