@@ -2,8 +2,9 @@
 #include "ringfuse/runtime/bfv.h"
 
 #include "poly.h"
-#include <array>
 #include "ringfuse/runtime/error.h"
+
+#include <array>
 
 namespace ringfuse::runtime {
 using namespace detail;
