@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "ringfuse/runtime/bfv.h"
 #include "ringfuse/runtime/error.h"
+#include "ringfuse/runtime/gpu_client.h"
 #include "ringfuse/runtime/program.h"
 #include "ringfuse/runtime/serialize.h"
 
@@ -61,10 +62,12 @@ std::vector<ProgramInput> programInputs(const py::sequence &inputs,
       native.push_back(item.cast<const Ciphertext *>());
     else if (py::isinstance<Plaintext>(item))
       native.push_back(item.cast<const Plaintext *>());
+    else if (py::isinstance<DeviceCiphertext>(item))
+      native.push_back(item.cast<const DeviceCiphertext *>());
     else
       throw py::type_error(
           "program input " + std::to_string(i) +
-          " must be a Ciphertext or a Plaintext, got " +
+          " must be a Ciphertext, a DeviceCiphertext or a Plaintext, got " +
           std::string(py::str(py::type::of(item).attr("__name__"))));
     held.push_back(std::move(item));
   }
@@ -80,7 +83,8 @@ Prng prngFromSeed(const py::bytes &seed) {
 
 PYBIND11_MODULE(_runtime, m) {
   m.doc() = "The ringfuse runtime (BFV math core); use the ringfuse package.";
-  py::register_exception<Error>(m, "RuntimeError", PyExc_ValueError);
+  // Python sees runtime errors as ValueError (bad input, not a bug).
+  py::register_exception<Error>(m, "Error", PyExc_ValueError);
 
   py::class_<Context, ContextHolder>(m, "Context")
       .def_static(
@@ -215,6 +219,38 @@ PYBIND11_MODULE(_runtime, m) {
   m.def("decrypt", &decrypt, heavy);
   m.def("noise_budget", &noiseBudget, heavy);
 
+  // The client operations on the GPU (gpu_client.h): the same objects and,
+  // for the same seed, the same words as the functions above. Without a CUDA
+  // device (or a CUDA build) each raises ValueError saying so.
+  m.def("gpu_available", &gpu::available,
+        "True if the GPU client operations can run (CUDA build, device visible).");
+  m.def(
+      "gpu_generate_secret_key",
+      [](const ContextHolder &context, Prng &prng) {
+        return gpu::generateSecretKey(context, prng);
+      },
+      heavy);
+  m.def("gpu_generate_public_key", &gpu::generatePublicKey, heavy);
+  m.def("gpu_generate_relin_key", &gpu::generateRelinKey, heavy);
+  m.def("gpu_generate_galois_keys", &gpu::generateGaloisKeys, heavy);
+  m.def(
+      "gpu_encode_slots",
+      [](const ContextHolder &context, const UInt64Array &values) {
+        py::gil_scoped_release release;
+        return gpu::encodeSlots(context, values.data(), values.size());
+      });
+  m.def("gpu_decode_slots", [](const Plaintext &p) {
+    std::vector<uint64_t> slots;
+    {
+      py::gil_scoped_release release;
+      slots = gpu::decodeSlots(p);
+    }
+    return toArray(slots);
+  });
+  m.def("gpu_encrypt_public", &gpu::encryptPublic, heavy);
+  m.def("gpu_encrypt_symmetric", &gpu::encryptSymmetric, heavy);
+  m.def("gpu_decrypt", &gpu::decrypt, heavy);
+
   // Reference operations (the compiled circuits use the kernel program).
   m.def("add", &add, heavy);
   m.def("multiply_hps", &multiplyHps, heavy);
@@ -239,6 +275,14 @@ PYBIND11_MODULE(_runtime, m) {
   // A compiled circuit (runtime/include/ringfuse/runtime/program.h).
   m.def("cuda_available", &cudaAvailable,
         "True if this runtime has its CUDA driver and a CUDA device is visible.");
+  py::class_<DeviceCiphertext>(m, "DeviceCiphertext")
+      .def_property_readonly("context",
+                             [](const DeviceCiphertext &c) { return hold(c.context); })
+      .def_property_readonly("size", [](const DeviceCiphertext &c) { return c.size; });
+  m.def("upload_ciphertext", &uploadCiphertext, py::call_guard<py::gil_scoped_release>());
+  m.def("download_ciphertext", &downloadCiphertext,
+        py::call_guard<py::gil_scoped_release>());
+
   py::class_<Program>(m, "Program")
       .def_static(
           "load",
@@ -296,6 +340,18 @@ PYBIND11_MODULE(_runtime, m) {
           py::arg("galois_keys") = py::none(),
           "Runs the circuit; inputs in the program's order, outputs a list of "
           "Ciphertexts.")
+      .def(
+          "run_on_device",
+          [](Program &p, const py::sequence &inputs, const RelinKey *relin,
+             const GaloisKeys *galois) {
+            std::vector<py::object> held;
+            std::vector<ProgramInput> native = programInputs(inputs, held);
+            py::gil_scoped_release release;
+            return p.runOnDevice(native, relin, galois);
+          },
+          py::arg("inputs"), py::arg("relin_key") = py::none(),
+          py::arg("galois_keys") = py::none(),
+          "As run, but the outputs stay in GPU memory (DeviceCiphertexts).")
       .def(
           "time_runs",
           [](Program &p, const py::sequence &inputs, size_t warmup,

@@ -14,7 +14,15 @@ from .circuit import Circuit, Encrypted, Plain, Trace, TraceError, circuit, trac
 from .compile import compile
 from .driver import CompilerError
 from .keys import KeySet, load_evaluation_keys
-from .objects import Ciphertext, GaloisKeys, Plaintext, PublicKey, RelinKey, SecretKey
+from .objects import (
+    Ciphertext,
+    GaloisKeys,
+    GpuCiphertext,
+    Plaintext,
+    PublicKey,
+    RelinKey,
+    SecretKey,
+)
 from .params import Params
 from .program import Program
 
@@ -26,6 +34,7 @@ __all__ = [
     "CompilerError",
     "Encrypted",
     "GaloisKeys",
+    "GpuCiphertext",
     "KeySet",
     "Params",
     "Plain",

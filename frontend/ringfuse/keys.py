@@ -85,6 +85,41 @@ def _galois_elements(
     return sorted(elements)
 
 
+DEVICES = ("cpu", "cuda")
+
+
+def _check_device(device: object) -> str:
+    """`device` if it is "cpu" or "cuda" (ValueError otherwise); "cuda" also
+    needs the runtime's GPU client and a visible CUDA device (RuntimeError)."""
+    if not isinstance(device, str) or device not in DEVICES:
+        raise ValueError(f'device must be "cpu" or "cuda", got {device!r}')
+    if device == "cuda" and not runtime().gpu_available():
+        raise RuntimeError(
+            "device='cuda' runs keys, encoding, encryption and decryption on the GPU, and "
+            "this machine has no usable CUDA device (or the runtime was built without "
+            "CUDA); use device='cpu'"
+        )
+    return device
+
+
+class _Client:
+    """The runtime's client functions for one device: the CPU reference or
+    their GPU versions (same objects, same words for the same seed)."""
+
+    def __init__(self, device: str) -> None:
+        rt = runtime()
+        prefix = "gpu_" if device == "cuda" else ""
+        self.generate_secret_key = getattr(rt, prefix + "generate_secret_key")
+        self.generate_public_key = getattr(rt, prefix + "generate_public_key")
+        self.generate_relin_key = getattr(rt, prefix + "generate_relin_key")
+        self.generate_galois_keys = getattr(rt, prefix + "generate_galois_keys")
+        self.encode_slots = getattr(rt, prefix + "encode_slots")
+        self.decode_slots = getattr(rt, prefix + "decode_slots")
+        self.encrypt_public = getattr(rt, prefix + "encrypt_public")
+        self.encrypt_symmetric = getattr(rt, prefix + "encrypt_symmetric")
+        self.decrypt = getattr(rt, prefix + "decrypt")
+
+
 def _prng(seed: bytes | None) -> Any:
     if seed is None:
         return runtime().Prng()
@@ -97,7 +132,9 @@ class KeySet:
     """The keys of one parameter set and what a client does with them.
 
     Encoding uses slots when the parameters allow batching, and the
-    polynomial's coefficients otherwise.
+    polynomial's coefficients otherwise. With `device="cuda"`, key generation,
+    slot encoding and decoding, encryption and decryption run on the GPU; for
+    the same seed the keys and ciphertexts are the CPU's, word for word.
     """
 
     def __init__(
@@ -109,7 +146,10 @@ class KeySet:
         galois_keys: GaloisKeys | None = None,
         *,
         seed: bytes | None = None,
+        device: str = "cpu",
     ) -> None:
+        self.device = _check_device(device)
+        self._client = _Client(self.device)
         for key in (secret_key, public_key, relin_key, galois_keys):
             if key is not None and key.params != params:
                 raise ValueError(f"{type(key).__name__} belongs to other parameters than {params!r}")
@@ -129,13 +169,16 @@ class KeySet:
         swap_rows: bool = False,
         galois_elements: Iterable[int] = (),
         seed: bytes | None = None,
+        device: str = "cpu",
     ) -> KeySet:
         """All keys of `params`; see `Params.keygen`. `galois_elements` asks for
         Galois keys by element g (X -> X^g), as `Program.galois_elements` lists them.
+        `device` ("cpu" or "cuda") is where the keys are made and where the key
+        set encrypts and decrypts.
 
         >>> KeySet.generate(params, galois_elements=prog.galois_elements, seed=SEED)
         """
-        rt = runtime()
+        rt = _Client(_check_device(device))
         prng = _prng(seed)
         elements = _galois_elements(params, rotations, swap_rows, galois_elements)
         if elements and not params.batching:
@@ -148,6 +191,7 @@ class KeySet:
             PublicKey(params, rt.generate_public_key(secret, prng)),
             RelinKey(params, rt.generate_relin_key(secret, prng)),
             GaloisKeys(params, rt.generate_galois_keys(secret, elements, prng)) if elements else None,
+            device=device,
         )
         keys._prng = prng
         return keys
@@ -155,13 +199,17 @@ class KeySet:
     def encode(self, values: Any) -> Plaintext:
         """Slots (with batching) or coefficients, from an int (every slot) or a
         1-D integer array of at most N values in [0, t); the rest are zero."""
+        if self.device == "cuda" and self.params.batching:
+            t, n = self.params.plaintext_modulus, self.params.poly_modulus_degree
+            residues = as_residues(values, t, n, "slot values")
+            return Plaintext(self.params, self._client.encode_slots(self.params._context, residues))
         return encode(self.params, values)
 
     def decode(self, plaintext: Plaintext) -> npt.NDArray[np.int64]:
         """All N slots (or coefficients) of a plaintext."""
         self._check(plaintext, Plaintext)
         if self.params.batching:
-            values = runtime().decode_slots(plaintext._native)
+            values = self._client.decode_slots(plaintext._native)
         else:
             values = plaintext._native.coefficients
         return np.asarray(values).astype(np.int64)
@@ -171,7 +219,7 @@ class KeySet:
         Plaintext): with the public key, or the secret key if `symmetric`."""
         plaintext = values if isinstance(values, Plaintext) else self.encode(values)
         self._check(plaintext, Plaintext)
-        rt = runtime()
+        rt = self._client
         if symmetric:
             native = rt.encrypt_symmetric(self.secret_key._native, plaintext._native, self._prng)
         else:
@@ -182,7 +230,7 @@ class KeySet:
 
     def decrypt_plaintext(self, ciphertext: Ciphertext) -> Plaintext:
         self._check(ciphertext, Ciphertext)
-        return Plaintext(self.params, runtime().decrypt(self.secret_key._native, ciphertext._native))
+        return Plaintext(self.params, self._client.decrypt(self.secret_key._native, ciphertext._native))
 
     def decrypt(self, ciphertext: Ciphertext) -> npt.NDArray[np.int64]:
         """The decoded values of a ciphertext (all N slots or coefficients)."""
@@ -215,4 +263,5 @@ class KeySet:
             raise ValueError(f"the {expected.__name__.lower()} belongs to {params!r}, not {self.params!r}")
 
     def __repr__(self) -> str:
-        return f"<rf.KeySet {self.params!r}>"
+        device = "" if self.device == "cpu" else f" on {self.device}"
+        return f"<rf.KeySet {self.params!r}{device}>"

@@ -71,8 +71,36 @@ class Ciphertext(_RuntimeObject):
         native = runtime().ciphertext_from_data(params._context, array.shape[0], array.astype(np.uint64).ravel())
         return cls(params, native)
 
+    def to_gpu(self) -> GpuCiphertext:
+        """A copy in GPU memory, which GPU programs take without a host round trip."""
+        return GpuCiphertext(self.params, runtime().upload_ciphertext(self._native))
+
     def __repr__(self) -> str:
         return f"<rf.Ciphertext {self.size} components, {self.params!r}>"
+
+
+class GpuCiphertext:
+    """A ciphertext in GPU memory: what `Program.run_on_gpu` returns, or
+    `Ciphertext.to_gpu()` makes. GPU programs take it as an input directly;
+    `to_host()` copies it back.
+
+    >>> out = prog.run_on_gpu(x.to_gpu(), y.to_gpu())
+    >>> keys.decrypt(out.to_host())
+    """
+
+    def __init__(self, params: Params, native: Any) -> None:
+        self.params = params
+        self._native = native
+
+    @property
+    def size(self) -> int:
+        return int(self._native.size)
+
+    def to_host(self) -> Ciphertext:
+        return Ciphertext(self.params, runtime().download_ciphertext(self._native))
+
+    def __repr__(self) -> str:
+        return f"<rf.GpuCiphertext {self.size} components, {self.params!r}>"
 
 
 class Plaintext(_RuntimeObject):

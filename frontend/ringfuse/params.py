@@ -122,17 +122,23 @@ class Params:
         swap_rows: bool = False,
         galois_elements: Iterable[int] = (),
         seed: bytes | None = None,
+        device: str = "cpu",
     ) -> KeySet:
         """Secret, public and relinearization keys, and Galois keys for the
         given row rotations (and the row swap, and any Galois elements named
         directly, as a compiled program lists them). `seed` (32 bytes) makes
         keys and encryptions reproducible, for tests; by default the OS seeds a
-        ChaCha20 generator."""
+        ChaCha20 generator. `device="cuda"` makes the keys on the GPU, and the
+        key set then encodes, encrypts and decrypts there (the same words as
+        on the CPU for the same seed).
+
+        >>> keys = params.keygen(seed=bytes(32), device="cuda")
+        """
         from .keys import KeySet
 
         return KeySet.generate(
             self, rotations=rotations, swap_rows=swap_rows, galois_elements=galois_elements,
-            seed=seed,
+            seed=seed, device=device,
         )
 
     def save(self, path: str | os.PathLike[str]) -> None:

@@ -15,7 +15,7 @@ from ._native import runtime
 from .circuit import InputKind, Trace
 from .driver import CompilerError
 from .keys import KeySet, encode
-from .objects import Ciphertext, GaloisKeys, Plaintext, RelinKey
+from .objects import Ciphertext, GaloisKeys, GpuCiphertext, Plaintext, RelinKey
 from .params import Params
 
 __all__ = ["Program"]
@@ -170,6 +170,35 @@ class Program:
         rf.Plaintext, an int (every slot) or a 1-D integer array (encoded as
         `KeySet.encode` does). Returns a Ciphertext, or a tuple of them.
         """
+        outputs = [
+            Ciphertext(self.params, native)
+            for native in self._run(self._native.run, args, kwargs)
+        ]
+        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    def run_on_gpu(
+        self, *args: Any, **kwargs: Any
+    ) -> GpuCiphertext | tuple[GpuCiphertext, ...]:
+        """As calling the program, with the outputs kept in GPU memory (a program
+        compiled for target='cuda'): feed them to the next call without a round
+        trip through the host; `to_host()` when the values are wanted.
+        Encrypted arguments may be rf.GpuCiphertexts (or rf.Ciphertexts).
+
+        >>> z = prog.run_on_gpu(x.to_gpu(), y.to_gpu())
+        >>> keys.decrypt(z.to_host())
+        """
+        if self.device != "cuda":
+            raise RuntimeError(
+                f"program {self.name} runs on the CPU; only a program compiled for "
+                "target='cuda' keeps its outputs on the GPU"
+            )
+        outputs = [
+            GpuCiphertext(self.params, native)
+            for native in self._run(self._native.run_on_device, args, kwargs)
+        ]
+        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    def _run(self, run: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
         values = self._bind_arguments(args, kwargs)
         native_inputs = [
             self._native_input(name, kind, value)
@@ -178,11 +207,7 @@ class Program:
         self._require_keys()
         relin = None if self._relin_key is None else self._relin_key._native
         galois = None if self._galois_keys is None else self._galois_keys._native
-        outputs = [
-            Ciphertext(self.params, native)
-            for native in self._native.run(native_inputs, relin, galois)
-        ]
-        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+        return list(run(native_inputs, relin, galois))
 
     def _signature(self) -> str:
         parameters = ", ".join(f"{name}: {_ANNOTATION[kind]}" for name, kind in self.inputs)
@@ -218,7 +243,12 @@ class Program:
     def _native_input(self, name: str, kind: InputKind, value: Any) -> Any:
         where = f"argument {name!r} of {self.name} ({_ANNOTATION[kind]})"
         if kind == "encrypted":
-            if not isinstance(value, Ciphertext):
+            if isinstance(value, GpuCiphertext) and self.device != "cuda":
+                raise TypeError(
+                    f"{where} is in GPU memory, but program {self.name} runs on the CPU: "
+                    "pass value.to_host()"
+                )
+            if not isinstance(value, (Ciphertext, GpuCiphertext)):
                 raise TypeError(
                     f"{where} must be an rf.Ciphertext (keys.encrypt(values)), got "
                     f"{_describe(value)}"
@@ -233,17 +263,19 @@ class Program:
         if isinstance(value, Plaintext):
             self._check_params(value, where)
             return value._native
-        if isinstance(value, Ciphertext):
+        if isinstance(value, (Ciphertext, GpuCiphertext)):
             raise TypeError(
                 f"{where} is a plaintext input: pass an rf.Plaintext, an int or a 1-D integer "
-                "array, not an rf.Ciphertext"
+                f"array, not an rf.{type(value).__name__}"
             )
         try:
             return encode(self.params, value)._native
         except (TypeError, ValueError) as error:
             raise type(error)(f"{where}: {error}") from None
 
-    def _check_params(self, value: Ciphertext | Plaintext, where: str) -> None:
+    def _check_params(
+        self, value: Ciphertext | GpuCiphertext | Plaintext, where: str
+    ) -> None:
         if value.params != self.params:
             raise ValueError(
                 f"{where} belongs to {value.params!r}, but program {self.name} runs under "

@@ -238,9 +238,27 @@ std::vector<double> cudaTimeRuns(RfRuntime &, const std::vector<ProgramInput> &,
                                  size_t, size_t) {
   throw Error("this ringfuse runtime was built without its CUDA driver");
 }
+
+std::vector<DeviceCiphertext> cudaRunOnDevice(RfRuntime &,
+                                              const std::vector<ProgramInput> &) {
+  throw Error("this ringfuse runtime was built without its CUDA driver");
+}
 #endif
 
 } // namespace ringfuse::runtime::detail
+
+#ifndef RINGFUSE_HAVE_CUDA
+namespace ringfuse::runtime {
+DeviceCiphertext uploadCiphertext(const Ciphertext &) {
+  throw Error("this ringfuse runtime was built without its CUDA driver: no "
+              "ciphertexts in GPU memory");
+}
+Ciphertext downloadCiphertext(const DeviceCiphertext &) {
+  throw Error("this ringfuse runtime was built without its CUDA driver: no "
+              "ciphertexts in GPU memory");
+}
+} // namespace ringfuse::runtime
+#endif
 
 // The CPU kernels
 // ---------------------------------------------------------------
@@ -872,6 +890,21 @@ std::string describeInputs(const RfRuntime &s) {
   return "(" + text + ")";
 }
 
+/// A ciphertext input (host or GPU): the program's parameters, and the
+/// component count its layout expects.
+void checkCiphertextShape(const RfRuntime &s, const std::string &what,
+                          const ContextPtr &context, size_t size,
+                          size_t expected) {
+  const Context &c = *s.context;
+  if (!context || context->fingerprint() != c.fingerprint())
+    throw Error(what + " belongs to another parameter set than the program (" +
+                c.describe() + ")");
+  if (size != expected)
+    throw Error(what + " has " + std::to_string(size) +
+                " components; the program expects " + std::to_string(expected) +
+                (size > expected ? " (relinearize it first)" : ""));
+}
+
 void checkInputs(const RfRuntime &s, const std::vector<ProgramInput> &inputs) {
   const Context &c = *s.context;
   if (inputs.size() != s.inputs.size())
@@ -904,22 +937,22 @@ void checkInputs(const RfRuntime &s, const std::vector<ProgramInput> &inputs) {
           throw Error(
               what + " has coefficient " + std::to_string(m) +
               ", not below t = " + std::to_string(c.plaintextModulus()));
+    } else if (std::holds_alternative<const DeviceCiphertext *>(inputs[v])) {
+      const DeviceCiphertext *ciphertext =
+          std::get<const DeviceCiphertext *>(inputs[v]);
+      if (!s.cuda)
+        throw Error(what + " is a ciphertext in GPU memory; the CPU driver "
+                           "takes host ciphertexts (download it first)");
+      if (!ciphertext || !ciphertext->words)
+        throw Error(what + " is a null pointer");
+      checkCiphertextShape(s, what, ciphertext->context, ciphertext->size,
+                           layout.components);
     } else {
       const Ciphertext *ciphertext = std::get<const Ciphertext *>(inputs[v]);
       if (!ciphertext)
         throw Error(what + " is a null pointer");
-      if (!ciphertext->context ||
-          ciphertext->context->fingerprint() != c.fingerprint())
-        throw Error(what +
-                    " belongs to another parameter set than the program (" +
-                    c.describe() + ")");
-      if (ciphertext->size != layout.components)
-        throw Error(what + " has " + std::to_string(ciphertext->size) +
-                    " components; the program expects " +
-                    std::to_string(layout.components) +
-                    (ciphertext->size > layout.components
-                         ? " (relinearize it first)"
-                         : ""));
+      checkCiphertextShape(s, what, ciphertext->context, ciphertext->size,
+                           layout.components);
       if (ciphertext->data.size() !=
           ciphertext->size * ciphertext->componentWords())
         throw Error(what + " is malformed: " +
@@ -1138,6 +1171,19 @@ std::vector<Ciphertext> Program::run(const std::vector<ProgramInput> &inputs,
   std::lock_guard<std::mutex> lock(state_->mutex);
   bindKeys(*state_, relin, galois);
   return runProgram(*state_, inputs);
+}
+
+std::vector<DeviceCiphertext>
+Program::runOnDevice(const std::vector<ProgramInput> &inputs,
+                     const RelinKey *relin, const GaloisKeys *galois) {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  if (!state_->cuda)
+    throw Error(programLabel(*state_) +
+                " runs on the CPU; only a program loaded for the GPU keeps "
+                "its outputs in GPU memory");
+  bindKeys(*state_, relin, galois);
+  checkRun(*state_, inputs);
+  return cudaRunOnDevice(*state_, inputs);
 }
 
 std::vector<Ciphertext> Program::run(const std::vector<ProgramInput> &inputs) {

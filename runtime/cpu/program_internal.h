@@ -207,6 +207,8 @@ void cudaAttach(RfRuntime &s);
 /// are other objects (or whose words moved) since their last upload.
 void cudaUploadKeys(RfRuntime &s, bool force);
 /// Inputs in, the schedule, outputs out; throws a kernel's error.
+std::vector<DeviceCiphertext> cudaRunOnDevice(RfRuntime &s,
+                                              const std::vector<ProgramInput> &inputs);
 std::vector<Ciphertext> cudaRun(RfRuntime &s,
                                 const std::vector<ProgramInput> &inputs);
 bool cudaReplaysGraph(const RfRuntime &s);

@@ -49,6 +49,19 @@ void check(cudaError_t error, const std::string &what) {
     throw Error("CUDA error while " + what + ": " + describe(error));
 }
 
+/// Device memory for a ciphertext of `components` components over Q.
+DeviceCiphertext allocateDeviceCiphertext(const ContextPtr &context,
+                                          size_t components) {
+  const size_t bytes =
+      components * context->q().size() * context->degree() * sizeof(uint64_t);
+  void *memory = nullptr;
+  check(cudaMalloc(&memory, bytes), "allocating a ciphertext in GPU memory");
+  return DeviceCiphertext{
+      context, components,
+      std::shared_ptr<uint64_t>(static_cast<uint64_t *>(memory),
+                                [](uint64_t *p) { cudaFree(p); })};
+}
+
 std::string mebibytes(size_t bytes) {
   return std::to_string((bytes + (size_t(1) << 20) - 1) >> 20) + " MiB";
 }
@@ -471,6 +484,35 @@ bool cudaAvailable() {
   return count > 0;
 }
 
+DeviceCiphertext uploadCiphertext(const Ciphertext &ciphertext) {
+  if (!cudaAvailable())
+    throw Error("no usable CUDA device: a ciphertext cannot be copied to the "
+                "GPU here");
+  if (ciphertext.size < 2 ||
+      ciphertext.data.size() != ciphertext.size * ciphertext.componentWords())
+    throw Error("malformed ciphertext: " + std::to_string(ciphertext.size) +
+                " components in " + std::to_string(ciphertext.data.size()) +
+                " words");
+  DeviceCiphertext copy =
+      allocateDeviceCiphertext(ciphertext.context, ciphertext.size);
+  check(cudaMemcpy(copy.words.get(), ciphertext.data.data(),
+                   ciphertext.data.size() * sizeof(uint64_t),
+                   cudaMemcpyHostToDevice),
+        "copying a ciphertext to the GPU");
+  return copy;
+}
+
+Ciphertext downloadCiphertext(const DeviceCiphertext &ciphertext) {
+  if (!ciphertext.words)
+    throw Error("the GPU ciphertext holds no memory");
+  Ciphertext copy{ciphertext.context, ciphertext.size, {}};
+  copy.data.resize(copy.size * copy.componentWords());
+  check(cudaMemcpy(copy.data.data(), ciphertext.words.get(),
+                   copy.data.size() * sizeof(uint64_t), cudaMemcpyDeviceToHost),
+        "copying a ciphertext from the GPU");
+  return copy;
+}
+
 } // namespace ringfuse::runtime
 
 namespace ringfuse::runtime::detail {
@@ -680,11 +722,20 @@ void bindInputs(RfRuntime &s, const std::vector<ProgramInput> &inputs) {
   for (size_t v = 0; v < inputs.size(); ++v) {
     const ValueLayout &layout = s.inputs[v];
     for (size_t k = 0; k < layout.components; ++k) {
+      const size_t words = valueWords(s, layout);
+      if (const auto *onDevice = std::get_if<const DeviceCiphertext *>(&inputs[v])) {
+        // Already on the GPU: one device-to-device copy, no host round trip.
+        check(cudaMemcpyAsync(s.bufferData[layout.buffers[k]],
+                              (*onDevice)->words.get() + k * words,
+                              words * sizeof(uint64_t), cudaMemcpyDeviceToDevice,
+                              d.stream),
+              "copying input " + std::to_string(v) + " within the GPU");
+        continue;
+      }
       const uint64_t *source =
           layout.plaintext
               ? std::get<const Plaintext *>(inputs[v])->coefficients.data()
               : std::get<const Ciphertext *>(inputs[v])->component(k);
-      const size_t words = valueWords(s, layout);
       uint64_t *staged = pinned + d.inputStaging[v][k];
       std::memcpy(staged, source, words * sizeof(uint64_t));
       check(cudaMemcpyAsync(s.bufferData[layout.buffers[k]], staged,
@@ -784,6 +835,30 @@ std::vector<Ciphertext> cudaRun(RfRuntime &s,
                   qWords * sizeof(uint64_t));
     outputs.push_back(std::move(ct));
   }
+  return outputs;
+}
+
+std::vector<DeviceCiphertext> cudaRunOnDevice(RfRuntime &s,
+                                              const std::vector<ProgramInput> &inputs) {
+  CudaState &d = *s.cuda;
+  const size_t qWords = s.context->q().size() * s.n;
+  // The outputs' own memory, made before the schedule runs (the program's
+  // buffers are reused by the next run).
+  std::vector<DeviceCiphertext> outputs;
+  for (const ValueLayout &layout : s.outputs)
+    outputs.push_back(allocateDeviceCiphertext(s.context, layout.components));
+  bindInputs(s, inputs);
+  runScheduleChecked(s);
+  for (size_t v = 0; v < s.outputs.size(); ++v) {
+    const ValueLayout &layout = s.outputs[v];
+    for (size_t k = 0; k < layout.components; ++k)
+      check(cudaMemcpyAsync(outputs[v].words.get() + k * qWords,
+                            s.bufferData[layout.buffers[k]], qWords * sizeof(uint64_t),
+                            cudaMemcpyDeviceToDevice, d.stream),
+            "keeping output " + std::to_string(v) + " on the GPU");
+  }
+  finishRun(s, "");
+  ++d.successfulRuns;
   return outputs;
 }
 

@@ -56,3 +56,23 @@ def test_cuda_outputs_are_the_cpu_outputs(circuit: rf.Circuit, tmp_path: Path) -
     for run in range(3):  # eager, captured, replayed
         for got, want in zip(outputs(gpu), expected, strict=True):
             np.testing.assert_array_equal(got, want, err_msg=f"run {run}")
+
+
+def test_outputs_kept_on_the_gpu_feed_the_next_run(tmp_path: Path) -> None:
+    # (x * y) * y twice over, the product never leaving the GPU between runs.
+    circuit = test_e2e.CHAINS[1]
+    cpu = rf.compile(circuit, target="cpu", cache_dir=tmp_path)
+    gpu = rf.compile(circuit, target="cuda", cache_dir=tmp_path)
+    keys = cpu.keygen(seed=SEED)
+    gpu.set_evaluation_keys(keys.relin_key, keys.galois_keys)
+    x, y = (keys.encrypt(values) for values in inputs_for_values(cpu, 2))
+    expected = cpu(cpu(x, y), y)
+    on_gpu = gpu.run_on_gpu(gpu.run_on_gpu(x.to_gpu(), y.to_gpu()), y)
+    assert isinstance(on_gpu, rf.GpuCiphertext)
+    np.testing.assert_array_equal(on_gpu.to_host().residues(), expected.residues())
+
+
+def inputs_for_values(program: rf.Program, count: int) -> list[np.ndarray]:
+    rng = np.random.default_rng(count)
+    t, n = program.params.plaintext_modulus, program.params.poly_modulus_degree
+    return [rng.integers(0, t, n) for _ in range(count)]

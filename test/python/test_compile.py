@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 
 import ringfuse as rf
-from ringfuse import driver, ringfusec
+from ringfuse import _runtime, driver, ringfusec
 from runtime_support import SEED, toy_params
 
 # `ringfuse.compile` the attribute is the function; the module is in sys.modules.
@@ -856,3 +856,21 @@ def test_ringfusec_help_documents_the_client_files() -> None:
     assert "usage: ringfusec [-h] -o OUTPUT" in completed.stdout
     assert "CIRCUIT.params" in completed.stdout and "CIRCUIT.json" in completed.stdout
     assert "keys.save_evaluation_keys" in completed.stdout
+
+
+def test_gpu_memory_needs_a_gpu_program_and_a_device(
+    program_and_keys: tuple[rf.Program, rf.KeySet],
+) -> None:
+    program, keys = program_and_keys
+    x = keys.encrypt(1)
+    with pytest.raises(RuntimeError, match="runs on the CPU; only a program compiled for target='cuda'"):
+        program.run_on_gpu(x, x, 3)
+    if _runtime.cuda_available():
+        on_gpu = x.to_gpu()
+        assert isinstance(on_gpu, rf.GpuCiphertext) and on_gpu.size == 2
+        np.testing.assert_array_equal(on_gpu.to_host().residues(), x.residues())
+        with pytest.raises(TypeError, match="is in GPU memory, but program .* runs on the CPU"):
+            program(on_gpu, x, 3)
+    else:
+        with pytest.raises(ValueError, match="no usable CUDA device"):
+            x.to_gpu()

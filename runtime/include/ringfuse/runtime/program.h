@@ -44,8 +44,22 @@
 
 namespace ringfuse::runtime {
 
+/// A ciphertext in GPU memory (coefficient form over Q, the Ciphertext
+/// layout): a run's output kept on the device, or an upload. CUDA programs
+/// take it as an input without a round trip through the host.
+struct DeviceCiphertext {
+  ContextPtr context;
+  size_t size = 0;                 // components
+  std::shared_ptr<uint64_t> words; // device memory, size * |Q| * N words
+};
+
+/// Copies between host and GPU (CUDA builds; otherwise an Error).
+DeviceCiphertext uploadCiphertext(const Ciphertext &ciphertext);
+Ciphertext downloadCiphertext(const DeviceCiphertext &ciphertext);
+
 /// One input of a run, in the manifest's input order.
-using ProgramInput = std::variant<const Ciphertext *, const Plaintext *>;
+using ProgramInput =
+    std::variant<const Ciphertext *, const Plaintext *, const DeviceCiphertext *>;
 
 /// Where a program's buffers live and its kernels run.
 enum class Device { Cpu, Cuda };
@@ -108,6 +122,12 @@ public:
   /// call bind().
   std::vector<Ciphertext> run(const std::vector<ProgramInput> &inputs,
                               const RelinKey *relin, const GaloisKeys *galois);
+  /// The CUDA driver: run(inputs, relin, galois) with the outputs left on
+  /// the GPU (copied out of the program's buffers into memory of their own),
+  /// so that they can feed later runs without a host round trip.
+  std::vector<DeviceCiphertext> runOnDevice(const std::vector<ProgramInput> &inputs,
+                                            const RelinKey *relin,
+                                            const GaloisKeys *galois);
 
   /// For benchmarks: binds `inputs` to their buffers once (the CUDA driver
   /// copies them to the device and waits), then runs the schedule `warmup`

@@ -1,0 +1,102 @@
+//===- gpu_client.h - keys, encoding, encryption, decryption on a GPU -*- C++ -*-===//
+//
+// The client operations of bfv.h, computed on the current CUDA device: the
+// same signatures, the same host structs in and out, and the same words.
+// Sampling runs one thread per coefficient on prng.h's RF_HOST_DEVICE
+// samplers, each sampling call taking its domain from the Prng in the order
+// the CPU reference (runtime/cpu/keys.cpp, encryption.cpp) takes it, so one
+// seed gives the same keys and ciphertexts on either side, bit for bit.
+// NTTs, base conversions and scale-and-round reuse the CUDA driver's kernels
+// (runtime/cuda/kernels.cuh).
+//
+// Each Context's device tables (twiddles of QP and of the batching NTT mod t,
+// the plans of modDownByP, decryptionScaling and the plaintext scaling, the
+// slot positions) are uploaded on first use and kept until the Context is
+// gone. Calls are serialized by one lock; each waits for its GPU work before
+// returning, and a CUDA failure is an Error naming the step.
+//
+// No CUDA types here: plain C++ includes this header. In a runtime built
+// without the CUDA driver, available() is false and every other function
+// throws Error("... built without CUDA ...").
+//
+//===----------------------------------------------------------------------===//
+#ifndef RINGFUSE_RUNTIME_GPU_CLIENT_H
+#define RINGFUSE_RUNTIME_GPU_CLIENT_H
+
+#include "ringfuse/runtime/bfv.h"
+#include "ringfuse/runtime/error.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace ringfuse::runtime::gpu {
+
+#ifdef RINGFUSE_HAVE_CUDA
+
+/// True iff the runtime has its CUDA driver and a CUDA device is visible.
+bool available();
+
+SecretKey generateSecretKey(const ContextPtr &context, Prng &prng);
+PublicKey generatePublicKey(const SecretKey &secret, Prng &prng);
+RelinKey generateRelinKey(const SecretKey &secret, Prng &prng);
+GaloisKeys generateGaloisKeys(const SecretKey &secret,
+                              const std::vector<uint64_t> &galoisElements,
+                              Prng &prng);
+
+Plaintext encodeSlots(const ContextPtr &context, const uint64_t *values,
+                      size_t count);
+std::vector<uint64_t> decodeSlots(const Plaintext &plaintext);
+
+Ciphertext encryptPublic(const PublicKey &key, const Plaintext &plaintext,
+                         Prng &prng);
+Ciphertext encryptSymmetric(const SecretKey &key, const Plaintext &plaintext,
+                            Prng &prng);
+Plaintext decrypt(const SecretKey &key, const Ciphertext &ciphertext);
+
+#else // !RINGFUSE_HAVE_CUDA
+
+namespace detail {
+[[noreturn]] inline void builtWithoutCuda() {
+  throw Error("the GPU client operations are unavailable: this ringfuse "
+              "runtime was built without CUDA (no nvcc at configure time, or "
+              "RINGFUSE_CUDA=OFF)");
+}
+} // namespace detail
+
+inline bool available() { return false; }
+
+inline SecretKey generateSecretKey(const ContextPtr &, Prng &) {
+  detail::builtWithoutCuda();
+}
+inline PublicKey generatePublicKey(const SecretKey &, Prng &) {
+  detail::builtWithoutCuda();
+}
+inline RelinKey generateRelinKey(const SecretKey &, Prng &) {
+  detail::builtWithoutCuda();
+}
+inline GaloisKeys generateGaloisKeys(const SecretKey &,
+                                     const std::vector<uint64_t> &, Prng &) {
+  detail::builtWithoutCuda();
+}
+inline Plaintext encodeSlots(const ContextPtr &, const uint64_t *, size_t) {
+  detail::builtWithoutCuda();
+}
+inline std::vector<uint64_t> decodeSlots(const Plaintext &) {
+  detail::builtWithoutCuda();
+}
+inline Ciphertext encryptPublic(const PublicKey &, const Plaintext &, Prng &) {
+  detail::builtWithoutCuda();
+}
+inline Ciphertext encryptSymmetric(const SecretKey &, const Plaintext &,
+                                   Prng &) {
+  detail::builtWithoutCuda();
+}
+inline Plaintext decrypt(const SecretKey &, const Ciphertext &) {
+  detail::builtWithoutCuda();
+}
+
+#endif // RINGFUSE_HAVE_CUDA
+
+} // namespace ringfuse::runtime::gpu
+
+#endif // RINGFUSE_RUNTIME_GPU_CLIENT_H
