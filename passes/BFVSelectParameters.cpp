@@ -50,10 +50,20 @@ struct BFVSelectParameters
                          << " allows no batching: t must be a prime = 1 mod 2N";
       return signalPassFailure();
     }
-    // Plaintext inputs are slot vectors wherever t allows batching.
-    bool wantSlots = noise.usesSlots() ||
-                     (noise.hasPlaintextInputs() && batchesAtSomeDegree(traced));
+    // Users give inputs as slot vectors wherever t allows batching: a t that
+    // batches keeps slot semantics (an error rather than a silent switch to
+    // coefficients when no batching degree holds the circuit).
+    bool wantSlots = noise.usesSlots() || batchesAtSomeDegree(traced);
     std::optional<Choice> choice = choose(noise, traced, wantSlots);
+    if (!choice && wantSlots && choose(noise, traced, /*wantSlots=*/false)) {
+      module.emitError()
+          << "t = " << t << " allows slots only up to N = " << largestBatchingDegree(traced)
+          << ", which cannot hold this circuit (multiplicative depth "
+          << noise.multiplicativeDepth()
+          << "); choose a prime t = 1 mod 2N for a larger N (786433 = 3 * 2^18 "
+             "+ 1 batches up to N = 2^17)";
+      return signalPassFailure();
+    }
     if (!choice) {
       module.emitError()
           << "no 128-bit secure parameter set holds this circuit (multiplicative "
@@ -70,21 +80,31 @@ struct BFVSelectParameters
     return !traced.hasRingDegree() || n == traced.getRingDegree();
   }
 
-  static bool batchesAtSomeDegree(bfv::ParamsAttr traced) {
-    for (unsigned n = 1 << 12; n <= (1 << 17); n *= 2)
+  static constexpr unsigned kSmallestDegree = 1 << 10, kLargestDegree = 1 << 17;
+
+  static unsigned largestBatchingDegree(bfv::ParamsAttr traced) {
+    unsigned largest = 0;
+    for (unsigned n = kSmallestDegree; n <= kLargestDegree; n *= 2)
       if (allowedDegree(traced, n) &&
           runtime::supportsBatching(traced.getPlaintextModulus(), n))
-        return true;
-    return false;
+        largest = n;
+    return largest;
+  }
+
+  static bool batchesAtSomeDegree(bfv::ParamsAttr traced) {
+    return largestBatchingDegree(traced) != 0;
   }
 
   std::optional<Choice> choose(const CircuitNoiseAnalysis &noise,
                                bfv::ParamsAttr traced, bool wantSlots) {
     uint64_t t = traced.getPlaintextModulus();
-    for (unsigned n = 1 << 12; n <= (1 << 17); n *= 2) {
+    for (unsigned n = kSmallestDegree; n <= kLargestDegree; n *= 2) {
       if (!allowedDegree(traced, n))
         continue;
       if (wantSlots && !runtime::supportsBatching(t, n))
+        continue;
+      // Rotations by k need rows longer than k; constants need their slots.
+      if (n / 2 <= noise.largestRotation() || n < noise.longestConstant())
         continue;
       unsigned need = noise.requiredBits(n, t) + marginBits;
       unsigned bound = *runtime::maxSecureModulusBits(n);

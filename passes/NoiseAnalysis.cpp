@@ -16,13 +16,17 @@ namespace ringfuse {
 CircuitNoiseAnalysis::CircuitNoiseAnalysis(ModuleOp module) : module_(module) {
   llvm::DenseMap<Value, unsigned> depth;
   module.walk([&](Operation *op) {
-    if (auto func = dyn_cast<func::FuncOp>(op))
-      for (Type input : func.getFunctionType().getInputs())
-        hasPlaintextInputs_ |= isa<bfv::PlaintextType>(input);
     if (isa<bfv::RotateOp, bfv::SwapRowsOp, bfv::SumSlotsOp>(op))
       usesSlots_ = true;
+    if (auto rotate = dyn_cast<bfv::RotateOp>(op))
+      largestRotation_ =
+          std::max<uint64_t>(largestRotation_, std::abs(rotate.getStepsAttr().getInt()));
     if (auto encode = dyn_cast<bfv::EncodeOp>(op))
-      usesSlots_ |= isa<DenseIntElementsAttr>(encode.getValue());
+      if (auto values = dyn_cast<DenseIntElementsAttr>(encode.getValue())) {
+        usesSlots_ = true;
+        longestConstant_ =
+            std::max<uint64_t>(longestConstant_, values.getNumElements());
+      }
     unsigned level = 0;
     for (Value operand : op->getOperands())
       level = std::max(level, depth.lookup(operand));
@@ -59,8 +63,9 @@ unsigned CircuitNoiseAnalysis::requiredBits(unsigned n,
       out = in + product;
     else if (isa<bfv::MulPlainOp>(op))
       out = in + plainProduct;
-    else if (isa<bfv::AddOp, bfv::SubOp, bfv::AddPlainOp, bfv::SubPlainOp>(op))
-      out = in + 1;
+    else if (isa<bfv::AddOp, bfv::SubOp>(op))
+      out = std::log2(std::exp2(noise.lookup(op->getOperand(0))) +
+                      std::exp2(noise.lookup(op->getOperand(1))));
     else if (isa<bfv::RotateOp, bfv::SwapRowsOp, bfv::RelinearizeOp>(op))
       out = std::max(in, fresh) + 1; // the key switch adds about a fresh noise
     else if (isa<bfv::SumSlotsOp>(op))

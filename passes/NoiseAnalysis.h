@@ -2,6 +2,8 @@
 //
 // An estimate, in bits, of the noise each value of a traced circuit carries,
 // as a function of the ring degree: the analysis parameter selection queries.
+// Noises add as magnitudes: log2(2^a + 2^b) for a sum, so k terms cost
+// log2(k) bits, not k.
 // The constants were calibrated on the runtime (HPS multiplication with
 // hybrid relinearization): a fresh encryption leaves about log2 t + 8 bits of
 // Q used, each ciphertext product adds log2 t + 12..16 bits at N = 2^13..2^15.
@@ -24,15 +26,16 @@ public:
   unsigned multiplicativeDepth() const { return depth_; }
   /// Whether the circuit uses slots (rotations, vector constants).
   bool usesSlots() const { return usesSlots_; }
-  /// Whether it takes plaintext inputs (which users give as slot vectors
-  /// wherever t allows batching).
-  bool hasPlaintextInputs() const { return hasPlaintextInputs_; }
+  /// The largest |steps| of a rotation: N/2 must exceed it.
+  uint64_t largestRotation() const { return largestRotation_; }
+  /// The longest constant slot vector: N must hold it.
+  uint64_t longestConstant() const { return longestConstant_; }
 
 private:
   mlir::ModuleOp module_;
   unsigned depth_ = 0;
   bool usesSlots_ = false;
-  bool hasPlaintextInputs_ = false;
+  uint64_t largestRotation_ = 0, longestConstant_ = 0;
 };
 
 } // namespace ringfuse

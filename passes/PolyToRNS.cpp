@@ -290,11 +290,17 @@ struct PolyToRNS : public impl::PolyToRNSBase<PolyToRNS> {
     }
     SmallVector<func::FuncOp> functions(getOperation().getOps<func::FuncOp>());
     for (func::FuncOp function : functions) {
+      if (function.isExternal())
+        continue;
       // The ciphertexts' basis Q is that of the outputs.
       ArrayRef<Type> results = function.getFunctionType().getResults();
-      if (results.empty() || !isa<poly::PolynomialType>(results.front())) {
-        function.emitError() << "poly-to-rns expects a function returning "
-                                "ciphertext polynomials";
+      auto isPoly = [](Type type) { return isa<poly::PolynomialType>(type); };
+      if (results.empty() ||
+          !llvm::all_of(function.getFunctionType().getInputs(), isPoly) ||
+          !llvm::all_of(results, isPoly)) {
+        function.emitError() << "poly-to-rns expects a function of "
+                                "polynomials returning ciphertext components "
+                                "(run bfv-to-poly first)";
         return signalPassFailure();
       }
       auto params = function->getAttrOfType<bfv::ParamsAttr>("ringfuse.params");

@@ -355,9 +355,19 @@ private:
 struct RNSToKernel : public impl::RNSToKernelBase<RNSToKernel> {
   void runOnOperation() override {
     SmallVector<func::FuncOp> functions(getOperation().getOps<func::FuncOp>());
-    for (func::FuncOp function : functions)
+    for (func::FuncOp function : functions) {
+      if (function.isExternal())
+        continue;
+      auto isPoly = [](Type type) { return isa<rns::PolyType>(type); };
+      if (!llvm::all_of(function.getFunctionType().getInputs(), isPoly) ||
+          !llvm::all_of(function.getFunctionType().getResults(), isPoly)) {
+        function.emitError() << "rns-to-kernel expects a function of rns "
+                                "polynomials (run poly-to-rns first)";
+        return signalPassFailure();
+      }
       if (failed(KernelLowering(function, numKernels, numFused).run()))
         return signalPassFailure();
+    }
   }
 };
 } // namespace

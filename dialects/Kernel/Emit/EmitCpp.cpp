@@ -77,6 +77,12 @@ public:
       return func_.emitError() << "emit-cpp needs the kernel program of a traced "
                                   "circuit (ringfuse.params, ringfuse.inputs and "
                                   "ringfuse.outputs attributes)";
+    if (failed(checkValues(inputs.asArrayRef(), func_.getNumArguments(), "inputs")))
+      return failure();
+    size_t returned = 0;
+    func_.walk([&](func::ReturnOp ret) { returned = ret.getNumOperands(); });
+    if (failed(checkValues(outputs.asArrayRef(), returned, "outputs")))
+      return failure();
     n_ = params_.getRingDegree();
     assignBuffers();
     std::string schedule;
@@ -106,6 +112,23 @@ public:
   }
 
 private:
+  /// `ringfuse.inputs` / `outputs` must describe the buffers there are:
+  /// components 0 (a plaintext: one buffer) or 2 to 3, summing to `buffers`.
+  LogicalResult checkValues(ArrayRef<int64_t> parts, size_t buffers,
+                            StringRef what) {
+    size_t total = 0;
+    for (int64_t part : parts) {
+      if (part != 0 && (part < 2 || part > 3))
+        return func_.emitError() << "ringfuse." << what << " lists a value of "
+                                 << part << " components (0, 2 or 3 expected)";
+      total += part == 0 ? 1 : size_t(part);
+    }
+    if (total != buffers)
+      return func_.emitError() << "ringfuse." << what << " describes " << total
+                               << " buffers, but the function has " << buffers;
+    return success();
+  }
+
   /// Arguments, then one buffer per planned slot, then constants.
   void assignBuffers() {
     for (BlockArgument arg : func_.getArguments()) {

@@ -1,0 +1,33 @@
+// RUN: ringfuse-translate --emit-cpp %s --verify-diagnostics --split-input-file
+
+#Q = #rns.basis<Q: [97, 193]>
+module {
+  // expected-error@+1 {{ringfuse.inputs describes 4 buffers, but the function has 2}}
+  func.func @f(%x: !kernel.buffer<16, #Q>, %y: !kernel.buffer<16, #Q>) -> (!kernel.buffer<16, #Q>, !kernel.buffer<16, #Q>)
+      attributes {ringfuse.inputs = array<i64: 2, 2>, ringfuse.outputs = array<i64: 2>,
+                  ringfuse.params = #bfv.params<t = 17, N = 16, Q = [97, 193], P = [353]>} {
+    return %x, %y : !kernel.buffer<16, #Q>, !kernel.buffer<16, #Q>
+  }
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+module {
+  // expected-error@+1 {{ringfuse.outputs lists a value of 5 components (0, 2 or 3 expected)}}
+  func.func @f(%x: !kernel.buffer<16, #Q>, %y: !kernel.buffer<16, #Q>) -> (!kernel.buffer<16, #Q>, !kernel.buffer<16, #Q>)
+      attributes {ringfuse.inputs = array<i64: 2>, ringfuse.outputs = array<i64: 5>,
+                  ringfuse.params = #bfv.params<t = 17, N = 16, Q = [97, 193], P = [353]>} {
+    return %x, %y : !kernel.buffer<16, #Q>, !kernel.buffer<16, #Q>
+  }
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+module {
+  // expected-error@+1 {{emit-cpp needs the kernel program of a traced circuit}}
+  func.func @f(%x: !kernel.buffer<16, #Q>) -> !kernel.buffer<16, #Q> {
+    return %x : !kernel.buffer<16, #Q>
+  }
+}
