@@ -144,34 +144,6 @@ private:
   cudaStream_t stream_ = nullptr;
 };
 
-/// The driver's twiddles (driver.cu's twiddlesFor): the powers of the
-/// NttTables' psi in the same bit-reversed order, with N^{-1}.
-struct Twiddles {
-  std::vector<ShoupConstant> roots, inverseRoots;
-  ShoupConstant inverseDegree;
-};
-
-Twiddles twiddlesFor(const NttTables &tables) {
-  const uint64_t q = tables.modulus().value;
-  const size_t n = tables.degree();
-  const unsigned logN = static_cast<unsigned>(__builtin_ctzll(n));
-  const Modulus &m = tables.modulus();
-  const uint64_t root = tables.root(), inverseRoot = invertModSlow(root, q);
-  Twiddles t;
-  t.roots.resize(n);
-  t.inverseRoots.resize(n);
-  uint64_t power = 1, inversePower = 1;
-  for (size_t k = 0; k < n; ++k) {
-    unsigned index = reverseBits(static_cast<unsigned>(k), logN);
-    t.roots[index] = ShoupConstant(power, q);
-    t.inverseRoots[index] = ShoupConstant(inversePower, q);
-    power = mulMod(power, root, m);
-    inversePower = mulMod(inversePower, inverseRoot, m);
-  }
-  t.inverseDegree = ShoupConstant(invertModSlow(n % q, q), q);
-  return t;
-}
-
 std::vector<int> limbRange(size_t first, size_t last) {
   std::vector<int> limbs;
   for (size_t i = first; i < last; ++i)
@@ -248,17 +220,16 @@ public:
 
 private:
   cuda::NttLimb uploadTwiddles(const NttTables &tables) {
-    Twiddles t = twiddlesFor(tables);
     const std::string prime = std::to_string(tables.modulus().value);
     tables_.emplace_back(
-        DeviceArray<ShoupConstant>(t.roots, stream.get(),
+        DeviceArray<ShoupConstant>(tables.rootPowers(), stream.get(),
                                    "the twiddles of " + prime));
     const ShoupConstant *roots = tables_.back().data();
     tables_.emplace_back(
-        DeviceArray<ShoupConstant>(t.inverseRoots, stream.get(),
+        DeviceArray<ShoupConstant>(tables.inverseRootPowers(), stream.get(),
                                    "the inverse twiddles of " + prime));
     return {tables.modulus().value, roots, tables_.back().data(),
-            t.inverseDegree};
+            tables.inverseDegree()};
   }
 
   template <typename T>

@@ -72,34 +72,6 @@ size_t alignUp(size_t bytes) {
   return (bytes + kAlignment - 1) / kAlignment * kAlignment;
 }
 
-/// The twiddles of one prime, as NttTables builds them (ntt.cpp): the powers
-/// of the same psi in the same bit-reversed order.
-struct Twiddles {
-  std::vector<ShoupConstant> roots, inverseRoots;
-  ShoupConstant inverseDegree;
-};
-
-Twiddles twiddlesFor(const NttTables &tables) {
-  const uint64_t q = tables.modulus().value;
-  const size_t n = tables.degree();
-  const unsigned logN = static_cast<unsigned>(__builtin_ctzll(n));
-  const Modulus &m = tables.modulus();
-  const uint64_t root = tables.root(), inverseRoot = invertModSlow(root, q);
-  Twiddles t;
-  t.roots.resize(n);
-  t.inverseRoots.resize(n);
-  uint64_t power = 1, inversePower = 1;
-  for (size_t k = 0; k < n; ++k) {
-    unsigned index = reverseBits(static_cast<unsigned>(k), logN);
-    t.roots[index] = ShoupConstant(power, q);
-    t.inverseRoots[index] = ShoupConstant(inversePower, q);
-    power = mulMod(power, root, m);
-    inversePower = mulMod(inversePower, inverseRoot, m);
-  }
-  t.inverseDegree = ShoupConstant(invertModSlow(n % q, q), q);
-  return t;
-}
-
 /// The tables region, laid out twice: first with base 0 to learn its size,
 /// then with the allocation's address, so that the plans' pointers are the
 /// device addresses of the words the image puts there.
@@ -200,7 +172,7 @@ namespace {
 /// `d` (and the constants' copies) at them; `moduli` receives what moduli()
 /// hands out per basis, `spareModuli` what it hands out for a bad index.
 void placeTables(const RfRuntime &s,
-                 const std::map<uint64_t, Twiddles> &twiddles,
+                 const std::map<uint64_t, const NttTables *> &twiddles,
                  TableImage &image, CudaState &d,
                  std::vector<const uint64_t *> &moduli,
                  const uint64_t *&spareModuli) {
@@ -208,7 +180,7 @@ void placeTables(const RfRuntime &s,
   std::map<uint64_t, std::pair<const ShoupConstant *, const ShoupConstant *>>
       placed;
   for (const auto &[q, t] : twiddles)
-    placed[q] = {image.put(t.roots), image.put(t.inverseRoots)};
+    placed[q] = {image.put(t->rootPowers()), image.put(t->inverseRootPowers())};
 
   moduli.clear();
   d.ntt.clear();
@@ -220,7 +192,7 @@ void placeTables(const RfRuntime &s,
       for (size_t i = 0; i < plan.moduli.size(); ++i) {
         const uint64_t q = plan.moduli[i];
         limbs.push_back({q, placed.at(q).first, placed.at(q).second,
-                         twiddles.at(q).inverseDegree});
+                         twiddles.at(q)->inverseDegree()});
       }
       ntt = {image.put(limbs), static_cast<int>(limbs.size())};
     }
@@ -543,12 +515,11 @@ void cudaAttach(RfRuntime &s) {
       throw Error("basis " + std::to_string(b) + " has too many moduli");
 
   // The tables: twiddles once per prime that some transformable basis has.
-  std::map<uint64_t, Twiddles> twiddles;
+  std::map<uint64_t, const NttTables *> twiddles;
   for (const BasisPlan &plan : s.bases)
     if (plan.nttProblem.empty())
       for (size_t i = 0; i < plan.moduli.size(); ++i)
-        if (!twiddles.count(plan.moduli[i]))
-          twiddles.emplace(plan.moduli[i], twiddlesFor(*plan.ntt[i]));
+        twiddles.emplace(plan.moduli[i], plan.ntt[i]);
   std::vector<const uint64_t *> moduli;
   const uint64_t *spareModuli = nullptr;
   TableImage measure(0);

@@ -32,6 +32,14 @@ public:
   void forward(uint64_t *values) const;
   void inverse(uint64_t *values) const;
 
+  /// The twiddles, for drivers that upload them (the GPU computes with the
+  /// very same constants): psi^bitrev(k), psi^-bitrev(k), N^{-1}.
+  const std::vector<ShoupConstant> &rootPowers() const { return rootPowers_; }
+  const std::vector<ShoupConstant> &inverseRootPowers() const {
+    return inverseRootPowers_;
+  }
+  ShoupConstant inverseDegree() const { return inverseDegree_; }
+
 private:
   size_t n_;
   unsigned logN_;
