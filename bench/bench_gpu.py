@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""GPU benchmarks of ringfuse: HMult, Add and the batched forward NTT.
+"""GPU benchmarks of ringfuse: HMult, Add, the batched forward NTT, encryption and decryption.
 
     python bench/bench_gpu.py [--device cuda|cpu] [--quick] [--out bench/results/<name>.json]
 
@@ -12,7 +12,11 @@ the CPU driver):
 2. Add: the compiled circuit `x + y` at the same sets;
 3. the forward NTT of 21 limbs of 60-bit primes at logN = 14 ... 17: a kernel
    program written as MLIR text (one `kernel.launch "ntt_forward"`), emitted
-   with `ringfuse-translate` and built as `rf.compile` builds programs.
+   with `ringfuse-translate` and built as `rf.compile` builds programs;
+4. public-key encryption and decryption (to the plaintext polynomial, no slot
+   decoding) at the six sets: on the GPU with `gpu_time_encrypt_public` and
+   `gpu_time_decrypt` (inputs uploaded once, one CUDA graph per run, CUDA
+   events around each replay), on the CPU one call each under perf_counter.
 
 Prints a table beside Phantom's numbers (H200, same method) and writes the
 numbers as JSON. Every program is checked before and after timing: HMult and
@@ -72,6 +76,12 @@ PHANTOM_HMULT_US: dict[tuple[int, int, int], float] = dict(
     zip(SETS, (226.0, 325.0, 281.0, 783.0, 517.0, 2283.0))
 )
 PHANTOM_NTT_US: dict[int, float] = dict(zip(NTT_LOG_N, (22.0, 29.0, 43.0, 81.0)))
+# Phantom's encryption (public key) and decryption over the six sets, as the
+# issue gives them: a range only, not per set.
+PHANTOM_CLIENT_RANGE_US: dict[str, tuple[float, float]] = {
+    "encrypt_public": (185.0, 608.0),
+    "decrypt": (40.0, 142.0),
+}
 COPY_CEILING_TBPS = 4.25  # H200 device-to-device copy, read + write (toolchain.md)
 L2_MB = 50  # H100 / H200
 
@@ -96,8 +106,19 @@ METHOD_CUDA = (
     "only partly. The schedule reuses its buffers in place, so later replays compute on "
     "earlier replays' words: the same work on other values (modular arithmetic whose "
     "time does not depend on them). Each program is checked before and after timing "
-    "(see each measurement's 'checked'). Encryption and decryption do not run on the "
-    "GPU yet and are not measured."
+    "(see each measurement's 'checked'). Encryption (public key) and decryption: "
+    "gpu_time_encrypt_public / gpu_time_decrypt upload the key and the plaintext or "
+    "ciphertext once and allocate every working buffer before timing; each of the "
+    "{warmup} + {iterations} runs is captured into a CUDA graph of its own (an "
+    "encryption takes three fresh sampling domains per run), the graphs are replayed back "
+    "to back and each of the last {iterations} is timed with CUDA events on the stream. "
+    "Encryption: sampling u, e_0, e_1 on the device, the products with the key, inverse "
+    "NTTs, division by P, adding round(Q m / t). Decryption: forward NTT of c_1, product "
+    "with s, inverse NTT, adding c_0, HPS scaling to the plaintext polynomial (no slot "
+    "decoding); c_1 is restored by a device-to-device copy before each run, outside the "
+    "events. The last timed run of each is compared word for word with the CPU "
+    "reference. Phantom's encryption and decryption are given only as ranges over the "
+    "six sets (the issue's numbers)."
 )
 METHOD_CPU = (
     "Program.time_runs on the CPU driver (single-threaded reference kernels, no GPU): "
@@ -105,7 +126,9 @@ METHOD_CPU = (
     "uniformly random residues) are bound to the program's host buffers once, the "
     "schedule runs {warmup} times as warm-up, then {iterations} times, each timed with "
     "steady_clock. Reported: median, min, max, p10 and p90, in microseconds. A dry run "
-    "of the GPU benchmark's code path, not a CPU baseline worth comparing."
+    "of the GPU benchmark's code path, not a CPU baseline worth comparing. Encryption "
+    "(public key) and decryption (to the plaintext polynomial): one call each of the CPU "
+    "reference functions, timed with time.perf_counter (iterations = 1)."
 )
 
 
@@ -377,6 +400,85 @@ def circuit_record(
     return record
 
 
+def measure_client(
+    bench: CircuitBench,
+    params: rf.Params,
+    keys: rf.KeySet,
+    device: str,
+    runs: tuple[int, int],
+    seed: int,
+) -> list[dict[str, Any]]:
+    """Public-key encryption and decryption at one parameter set: two records."""
+    rt = runtime()
+    rng = np.random.default_rng(seed)
+    xs = random_slots(rng, params.poly_modulus_degree)
+    plaintext = keys.encode(xs)._native
+    ciphertext = keys.encrypt(xs)._native
+    public_key, secret_key = keys.public_key._native, keys.secret_key._native
+    prng = rt.Prng.from_seed(hashlib.sha256(f"bench-client-{seed}".encode()).digest())
+    reference = np.asarray(rt.decrypt(secret_key, ciphertext).coefficients, dtype=np.uint64)
+    if not np.array_equal(keys.decrypt(rf.Ciphertext(params, ciphertext)), xs):
+        raise AssertionError(f"encryption at {params!r} does not decrypt to its slots")
+    warmup, iterations = runs
+    if device == "cuda":
+        # Untimed: the GPU operations give the CPU's plaintext and a decryptable ciphertext.
+        gpu_plain = np.asarray(rt.gpu_decrypt(secret_key, ciphertext).coefficients, dtype=np.uint64)
+        if not np.array_equal(gpu_plain, reference):
+            raise AssertionError(f"gpu_decrypt at {params!r} differs from the CPU's decrypt")
+        fresh = rt.gpu_encrypt_public(public_key, plaintext, prng)
+        if not np.array_equal(keys.decrypt(rf.Ciphertext(params, fresh)), xs):
+            raise AssertionError(f"gpu_encrypt_public at {params!r} does not decrypt to its slots")
+        # Timed; each also compares its last timed run with the CPU reference.
+        encrypt = Stats.of(rt.gpu_time_encrypt_public(public_key, plaintext, prng, warmup, iterations))
+        decrypt = Stats.of(rt.gpu_time_decrypt(secret_key, ciphertext, warmup, iterations))
+        checked = (
+            "before timing: gpu_decrypt equals the CPU's decrypt, gpu_encrypt_public "
+            "decrypts to the slots; after timing: the last timed run equals the CPU "
+            "reference word for word (encryption: same sampling domains)"
+        )
+        timed_warmup = warmup
+    else:
+        started = time.perf_counter()
+        fresh = rt.encrypt_public(public_key, plaintext, prng)
+        encrypt_us = (time.perf_counter() - started) * 1e6
+        started = time.perf_counter()
+        plain = rt.decrypt(secret_key, ciphertext)
+        decrypt_us = (time.perf_counter() - started) * 1e6
+        if not np.array_equal(keys.decrypt(rf.Ciphertext(params, fresh)), xs):
+            raise AssertionError(f"encrypt_public at {params!r} does not decrypt to its slots")
+        if not np.array_equal(keys.decode(rf.Plaintext(params, plain)), xs):
+            raise AssertionError(f"decrypt at {params!r} does not give the slots")
+        encrypt, decrypt = Stats.of([encrypt_us]), Stats.of([decrypt_us])
+        checked = "the timed encryption decrypts to the slots; the timed decryption decodes to them"
+        timed_warmup = 0
+    return [
+        client_record("encrypt_public", bench, params, encrypt, timed_warmup, checked),
+        client_record("decrypt", bench, params, decrypt, timed_warmup, checked),
+    ]
+
+
+def client_record(
+    name: str, bench: CircuitBench, params: rf.Params, stats: Stats, warmup: int, checked: str
+) -> dict[str, Any]:
+    n, q, p = params.poly_modulus_degree, len(params.coeff_modulus), len(params.special_modulus)
+    low, high = PHANTOM_CLIENT_RANGE_US[name]
+    return {
+        "name": name,
+        "log_n": bench.log_n,
+        "log_q": bench.log_q,
+        "log_p": bench.log_p,
+        "q_primes": q,
+        "p_primes": p,
+        "dnum": params.dnum,
+        "plaintext_modulus": T,
+        "ciphertext_mib": mib(2 * q * n),
+        "warmup": warmup,
+        "checked": checked,
+        **vars(stats),
+        "phantom_range_us": [low, high],
+    }
+
+
 def random_residues(
     rng: np.random.Generator, moduli: Sequence[int], n: int
 ) -> npt.NDArray[np.uint64]:
@@ -529,19 +631,22 @@ def table_rows(records: Sequence[dict[str, Any]]) -> list[list[str]]:
         else:
             label = f"logN={r['log_n']} logQ={r['log_q']} logP={r['log_p']} dnum={r['dnum']}"
             extra = f"key {r['key_mib']:.1f} MiB" if r["name"] == "hmult" else ""
+        phantom = fmt(r.get("phantom_us"), 0)
+        if "phantom_range_us" in r:
+            low, high = r["phantom_range_us"]
+            phantom = f"{fmt(low, 0)}-{fmt(high, 0)} (range)"
+            extra = f"n={r['iterations']}"
         rows.append(
             [
                 r["name"],
                 label,
                 fmt(r["median_us"]),
                 f"{fmt(r['p10_us'])}-{fmt(r['p90_us'])}",
-                fmt(r.get("phantom_us"), 0),
+                phantom,
                 fmt(r.get("ratio_to_phantom"), 2),
                 extra,
             ]
         )
-    rows.append(["encrypt", "(GPU)", "not implemented", "", "", "", ""])
-    rows.append(["decrypt", "(GPU)", "not implemented", "", "", "", ""])
     return rows
 
 
@@ -549,7 +654,10 @@ def print_table(records: Sequence[dict[str, Any]], device: str, name: str) -> No
     header = ["benchmark", "parameters", "median us", "p10-p90 us", "Phantom us", "x Phantom", ""]
     rows = [header, *table_rows(records)]
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
-    print(f"\nringfuse on {device} ({name}); Phantom: H200, same method")
+    print(
+        f"\nringfuse on {device} ({name}); Phantom: H200, same method "
+        "(encrypt/decrypt: the issue's range over the six sets)"
+    )
     for index, row in enumerate(rows):
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
         if index == 0:
@@ -629,6 +737,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         records.append(
             measure_circuit(bench, params[s], keys[s], cache, device, runs, args.seed + index)
         )
+    for index, s in enumerate(sets):
+        bench = CircuitBench("client", *s)
+        print(f"measuring encrypt_public, decrypt {bench.label} ...", file=sys.stderr, flush=True)
+        records.extend(
+            measure_client(bench, params[s], keys[s], device, runs, args.seed + 100 + index)
+        )
     for log_n in ntt_sizes:
         print(f"measuring ntt_forward {NttBench(log_n).label} ...", file=sys.stderr, flush=True)
         records.append(measure_ntt(NttBench(log_n), libraries, device, runs, args.seed + log_n))
@@ -646,14 +760,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "warmup": runs[0],
         "iterations": runs[1],
         "measurements": records,
-        "not_implemented": [
-            {"name": "encrypt", "note": "encryption on the GPU is a later step"},
-            {"name": "decrypt", "note": "decryption on the GPU is a later step"},
-        ],
         "reference": {
             "phantom_h200_us": {
                 "hmult_hps": {f"{n},{q},{p}": us for (n, q, p), us in PHANTOM_HMULT_US.items()},
                 "ntt_forward_21_limbs": {str(n): us for n, us in PHANTOM_NTT_US.items()},
+                "client_ranges_over_the_six_sets": {
+                    name: list(bounds) for name, bounds in PHANTOM_CLIENT_RANGE_US.items()
+                },
             },
             "copy_ceiling_tbps": COPY_CEILING_TBPS,
         },

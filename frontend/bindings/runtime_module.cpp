@@ -250,6 +250,14 @@ PYBIND11_MODULE(_runtime, m) {
   m.def("gpu_encrypt_public", &gpu::encryptPublic, heavy);
   m.def("gpu_encrypt_symmetric", &gpu::encryptSymmetric, heavy);
   m.def("gpu_decrypt", &gpu::decrypt, heavy);
+  // Device times (microseconds) of the two operations' GPU work: inputs
+  // uploaded once, each run a CUDA graph timed with CUDA events
+  // (gpu_client.h). The last run is checked against the CPU reference.
+  m.def("gpu_time_encrypt_public", &gpu::timeEncryptPublic, heavy,
+        py::arg("public_key"), py::arg("plaintext"), py::arg("prng"),
+        py::arg("warmup"), py::arg("iterations"));
+  m.def("gpu_time_decrypt", &gpu::timeDecrypt, heavy, py::arg("secret_key"),
+        py::arg("ciphertext"), py::arg("warmup"), py::arg("iterations"));
 
   // Reference operations (the compiled circuits use the kernel program).
   m.def("add", &add, heavy);

@@ -606,29 +606,294 @@ void checkCiphertext(const Context &context, const Ciphertext &ct) {
     throw Error("ciphertext and key belong to different parameter sets");
 }
 
-/// encryption.cpp's modDownToQ and addScaledPlaintext: components (two
-/// polynomials over QP in coefficient form, back to back) divided by P into
-/// a ciphertext over Q, plus round(Q m / t) on c_0.
+void checkPublicKey(const Context &context, const PublicKey &key) {
+  const size_t qpWords = context.qp().size() * context.degree();
+  if (key.b.size() != qpWords || key.a.size() != qpWords)
+    throw Error("malformed public key: " + std::to_string(key.b.size()) +
+                " and " + std::to_string(key.a.size()) + " words, expected " +
+                std::to_string(qpWords) + " each");
+}
+
+/// encryption.cpp's modDownToQ and addScaledPlaintext on the device:
+/// components (two polynomials over QP in coefficient form, back to back)
+/// divided by P into ct (2 qWords), plus round(Q m / t) on c_0; m (N words)
+/// is on the device, scaled (qWords) is working memory. Launches only.
+void modDownAndAddPlaintext(GpuContext &g, const uint64_t *components,
+                            const uint64_t *m, uint64_t *scaled,
+                            uint64_t *ct) {
+  const size_t n = g.n, qWords = g.qSize * n, qpWords = g.qpSize * n;
+  const cudaStream_t stream = g.stream.get();
+  for (size_t k = 0; k < 2; ++k)
+    cuda::launchScaleRound(g.modDown, n, components + k * qpWords,
+                           ct + k * qWords, stream);
+  cuda::launchScaleUp(g.scaleUp, n, m, scaled, stream);
+  launchWords(addKernel, "addKernel", qWords, stream,
+              static_cast<const uint64_t *>(scaled),
+              static_cast<const Modulus *>(g.qpModuli.data()), n, qWords, ct);
+}
+
+/// modDownAndAddPlaintext with the plaintext from the host, the ciphertext
+/// downloaded, and the call's work waited for.
 Ciphertext finishEncryption(GpuContext &g, const ContextPtr &owner,
                             const DeviceArray<uint64_t> &components,
                             const Plaintext &plaintext) {
-  const size_t n = g.n, qWords = g.qSize * n, qpWords = g.qpSize * n;
+  const size_t qWords = g.qSize * g.n;
   const cudaStream_t stream = g.stream.get();
   DeviceArray<uint64_t> ct(2 * qWords, stream, "a ciphertext");
-  for (size_t k = 0; k < 2; ++k)
-    cuda::launchScaleRound(g.modDown, n, components.data() + k * qpWords,
-                           ct.data() + k * qWords, stream);
   DeviceArray<uint64_t> m(plaintext.coefficients, stream, "a plaintext");
   DeviceArray<uint64_t> scaled(qWords, stream, "a scaled plaintext");
-  cuda::launchScaleUp(g.scaleUp, n, m.data(), scaled.data(), stream);
-  launchWords(addKernel, "addKernel", qWords, stream,
-              static_cast<const uint64_t *>(scaled.data()),
-              static_cast<const Modulus *>(g.qpModuli.data()), n, qWords,
-              ct.data());
+  modDownAndAddPlaintext(g, components.data(), m.data(), scaled.data(),
+                         ct.data());
   Ciphertext result{owner, 2, std::vector<uint64_t>(2 * qWords)};
   ct.download(result.data.data(), 2 * qWords, "a ciphertext");
   finish(g, "encryption");
   return result;
+}
+
+/// The device memory of one public-key encryption: the key (b then a, NTT
+/// form over QP) and the plaintext uploaded, working buffers allocated, all
+/// on g's stream.
+struct PublicEncryptionBuffers {
+  PublicEncryptionBuffers(GpuContext &g, const PublicKey &key,
+                          const Plaintext &plaintext)
+      : keyParts(2 * g.qpSize * g.n, g.stream.get(), "a public key"),
+        m(plaintext.coefficients, g.stream.get(), "a plaintext"),
+        u(g.qpSize * g.n, g.stream.get(), "the encryption mask u"),
+        components(2 * g.qpSize * g.n, g.stream.get(), "an encryption"),
+        scaled(g.qSize * g.n, g.stream.get(), "a scaled plaintext"),
+        ct(2 * g.qSize * g.n, g.stream.get(), "a ciphertext") {
+    const size_t qpWords = g.qpSize * g.n;
+    check(cudaMemcpyAsync(keyParts.data(), key.b.data(),
+                          qpWords * sizeof(uint64_t), cudaMemcpyHostToDevice,
+                          g.stream.get()),
+          "uploading a public key");
+    check(cudaMemcpyAsync(keyParts.data() + qpWords, key.a.data(),
+                          qpWords * sizeof(uint64_t), cudaMemcpyHostToDevice,
+                          g.stream.get()),
+          "uploading a public key");
+  }
+  DeviceArray<uint64_t> keyParts, m, u, components, scaled, ct;
+};
+
+/// The device work of one public-key encryption into b.ct: u (ternary), then
+/// c_k = INTT(key_k * u) + e_k over QP (k = 0: b, 1: a), divided by P, plus
+/// round(Q m / t) on c_0. Three fresh domains from prng, in the CPU's order
+/// (u, e_0, e_1). Launches only: no transfer, no allocation.
+void encryptPublicOnDevice(GpuContext &g, Prng &prng,
+                           PublicEncryptionBuffers &b) {
+  const size_t n = g.n, qpWords = g.qpSize * n;
+  const cudaStream_t stream = g.stream.get();
+  const Modulus *moduli = g.qpModuli.data();
+  sampleSmall(g, prng, /*gaussian=*/false, g.qpSize, /*accumulate=*/false,
+              nullptr, b.u.data());
+  cuda::launchNttForward(g.qpNtt, n, b.u.data(), stream);
+  for (size_t k = 0; k < 2; ++k) {
+    uint64_t *component = b.components.data() + k * qpWords;
+    launchWords(multiplyKernel, "multiplyKernel", qpWords, stream,
+                static_cast<const uint64_t *>(b.keyParts.data() + k * qpWords),
+                static_cast<const uint64_t *>(b.u.data()), moduli, n, qpWords,
+                component);
+    cuda::launchNttInverse(g.qpNtt, n, component, stream);
+    sampleSmall(g, prng, /*gaussian=*/true, g.qpSize, /*accumulate=*/true,
+                nullptr, component);
+  }
+  modDownAndAddPlaintext(g, b.components.data(), b.m.data(), b.scaled.data(),
+                         b.ct.data());
+}
+
+/// The device memory of one decryption: the ciphertext (twice: `pristine`
+/// as uploaded, `work` transformed in place), s over Q, s^k, the sum and
+/// the plaintext.
+struct DecryptionBuffers {
+  DecryptionBuffers(GpuContext &g, const SecretKey &key, const Ciphertext &ct,
+                    bool keepPristine)
+      : size(ct.size),
+        work(ct.data, g.stream.get(), "a ciphertext"),
+        s(key.nttQP.data(), g.qSize * g.n, g.stream.get(), "a secret key"),
+        power(g.qSize * g.n, g.stream.get(), "a secret key"),
+        sum(g.qSize * g.n, g.stream.get(), "a decryption"),
+        m(g.n, g.stream.get(), "a plaintext") {
+    if (keepPristine)
+      pristine = DeviceArray<uint64_t>(ct.data, g.stream.get(), "a ciphertext");
+  }
+  size_t size;
+  DeviceArray<uint64_t> work, s, power, sum, m, pristine;
+};
+
+/// Before a decryption on b: work and power as decryptOnDevice expects them
+/// (the ciphertext as uploaded, s). Device-to-device copies.
+void resetDecryption(GpuContext &g, DecryptionBuffers &b) {
+  const size_t words = g.qSize * g.n;
+  const cudaStream_t stream = g.stream.get();
+  check(cudaMemcpyAsync(b.power.data(), b.s.data(), words * sizeof(uint64_t),
+                        cudaMemcpyDeviceToDevice, stream),
+        "copying a secret key");
+  if (b.pristine.data())
+    check(cudaMemcpyAsync(b.work.data(), b.pristine.data(),
+                          b.size * words * sizeof(uint64_t),
+                          cudaMemcpyDeviceToDevice, stream),
+          "copying a ciphertext");
+}
+
+/// The device work of one decryption into b.m (after resetDecryption):
+/// encryption.cpp's innerProductWithKey (sum_{k>=1} c_k s^k in NTT form over
+/// Q, back to coefficients, plus c_0), then HPS simple scaling round(t x / Q)
+/// mod t (Context::decryptionScaling). Transforms b.work's components k >= 1
+/// and b.power in place. Launches and a memset only: no transfer, no
+/// allocation.
+void decryptOnDevice(GpuContext &g, DecryptionBuffers &b) {
+  const size_t n = g.n, words = g.qSize * n;
+  const cudaStream_t stream = g.stream.get();
+  const Modulus *moduli = g.qpModuli.data();
+  b.sum.zero("a decryption");
+  for (size_t k = 1; k < b.size; ++k) {
+    uint64_t *term = b.work.data() + k * words;
+    cuda::launchNttForward(g.qNtt, n, term, stream);
+    launchWords(multiplyAccumulateKernel, "multiplyAccumulateKernel", words,
+                stream, static_cast<const uint64_t *>(term),
+                static_cast<const uint64_t *>(b.power.data()), moduli, n,
+                words, b.sum.data());
+    if (k + 1 < b.size)
+      launchWords(multiplyKernel, "multiplyKernel", words, stream,
+                  static_cast<const uint64_t *>(b.power.data()),
+                  static_cast<const uint64_t *>(b.s.data()), moduli, n, words,
+                  b.power.data());
+  }
+  cuda::launchNttInverse(g.qNtt, n, b.sum.data(), stream);
+  launchWords(addKernel, "addKernel", words, stream,
+              static_cast<const uint64_t *>(b.work.data()), moduli, n, words,
+              b.sum.data());
+  cuda::launchScaleRound(g.decryptScale, n, b.sum.data(), b.m.data(), stream);
+}
+
+/// Pairs of CUDA events, destroyed with their holder.
+class EventPairs {
+public:
+  explicit EventPairs(size_t count)
+      : starts_(count, nullptr), stops_(count, nullptr) {
+    for (size_t i = 0; i < count; ++i) {
+      check(cudaEventCreate(&starts_[i]), "creating a timing event");
+      check(cudaEventCreate(&stops_[i]), "creating a timing event");
+    }
+  }
+  ~EventPairs() {
+    // Errors are ignored: a destructor cannot report them.
+    for (cudaEvent_t event : starts_)
+      if (event)
+        cudaEventDestroy(event);
+    for (cudaEvent_t event : stops_)
+      if (event)
+        cudaEventDestroy(event);
+    cudaGetLastError();
+  }
+  EventPairs(const EventPairs &) = delete;
+  EventPairs &operator=(const EventPairs &) = delete;
+
+  cudaEvent_t start(size_t i) const { return starts_[i]; }
+  cudaEvent_t stop(size_t i) const { return stops_[i]; }
+
+  /// Each pair's time in microseconds (the stream waited for first).
+  std::vector<double> microseconds() const {
+    std::vector<double> result;
+    result.reserve(starts_.size());
+    for (size_t i = 0; i < starts_.size(); ++i) {
+      float milliseconds = 0;
+      check(cudaEventElapsedTime(&milliseconds, starts_[i], stops_[i]),
+            "reading a timing event");
+      result.push_back(1000.0 * static_cast<double>(milliseconds));
+    }
+    return result;
+  }
+
+private:
+  std::vector<cudaEvent_t> starts_, stops_;
+};
+
+/// An instantiated CUDA graph, destroyed with its holder.
+class GraphExec {
+public:
+  explicit GraphExec(cudaGraphExec_t exec) : exec_(exec) {}
+  ~GraphExec() {
+    if (exec_)
+      cudaGraphExecDestroy(exec_);
+    cudaGetLastError();
+  }
+  GraphExec(GraphExec &&other) noexcept
+      : exec_(std::exchange(other.exec_, nullptr)) {}
+  GraphExec(const GraphExec &) = delete;
+  GraphExec &operator=(const GraphExec &) = delete;
+  GraphExec &operator=(GraphExec &&) = delete;
+  cudaGraphExec_t get() const { return exec_; }
+
+private:
+  cudaGraphExec_t exec_ = nullptr;
+};
+
+/// What `body` queues on g's stream, captured into an instantiated graph.
+template <typename Body>
+GraphExec captureGraph(GpuContext &g, const char *operation, Body &body) {
+  const cudaStream_t stream = g.stream.get();
+  cudaGetLastError(); // nothing stale may be blamed on a captured launch
+  check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal),
+        std::string("starting the capture of ") + operation);
+  try {
+    body();
+  } catch (...) {
+    cudaGraph_t partial = nullptr;
+    cudaStreamEndCapture(stream, &partial);
+    if (partial)
+      cudaGraphDestroy(partial);
+    cudaGetLastError();
+    throw;
+  }
+  cudaGraph_t graph = nullptr;
+  check(cudaStreamEndCapture(stream, &graph),
+        std::string("ending the capture of ") + operation);
+  if (!graph)
+    throw Error(std::string("GPU client: capturing ") + operation +
+                " gave no graph");
+  cudaGraphExec_t exec = nullptr;
+  const cudaError_t instantiated = cudaGraphInstantiate(&exec, graph, 0);
+  cudaGraphDestroy(graph);
+  check(instantiated, std::string("instantiating the graph of ") + operation);
+  return GraphExec(exec);
+}
+
+/// Times the device work of `body` (launches on g's stream only). Each of
+/// the warmup + iterations runs is captured into a graph of its own first
+/// (body may differ per run: fresh sampling domains); then the graphs are
+/// replayed in order, `before` (device-to-device resets, not timed) ahead of
+/// each, and each timed replay bracketed by two CUDA events on the stream.
+/// All queued back to back, then one wait: the events see the GPU's work,
+/// not the host's launch latency. Each timed replay's microseconds.
+template <typename Before, typename Body>
+std::vector<double> timeOnStream(GpuContext &g, size_t warmup,
+                                 size_t iterations, const char *operation,
+                                 Before before, Body body) {
+  if (iterations == 0)
+    throw Error(std::string("timing ") + operation +
+                ": iterations must be at least 1");
+  const cudaStream_t stream = g.stream.get();
+  finish(g, (std::string("uploading the inputs of ") + operation).c_str());
+  std::vector<GraphExec> graphs;
+  graphs.reserve(warmup + iterations);
+  for (size_t i = 0; i < warmup + iterations; ++i)
+    graphs.push_back(captureGraph(g, operation, body));
+  EventPairs events(iterations);
+  for (size_t i = 0; i < warmup + iterations; ++i) {
+    before();
+    const bool timed = i >= warmup;
+    if (timed)
+      check(cudaEventRecord(events.start(i - warmup), stream),
+            "recording a timing event");
+    check(cudaGraphLaunch(graphs[i].get(), stream),
+          std::string("launching the graph of ") + operation);
+    if (timed)
+      check(cudaEventRecord(events.stop(i - warmup), stream),
+            "recording a timing event");
+  }
+  finish(g, (std::string("timed runs of ") + operation).c_str());
+  return events.microseconds();
 }
 
 } // namespace
@@ -797,44 +1062,16 @@ Ciphertext encryptPublic(const PublicKey &key, const Plaintext &plaintext,
     throw Error("public key has no parameter set");
   const Context &context = *key.context;
   checkPlaintext(context, plaintext);
-  const size_t qpWords = context.qp().size() * context.degree();
-  if (key.b.size() != qpWords || key.a.size() != qpWords)
-    throw Error("malformed public key: " + std::to_string(key.b.size()) +
-                " and " + std::to_string(key.a.size()) + " words, expected " +
-                std::to_string(qpWords) + " each");
+  checkPublicKey(context, key);
   std::lock_guard<std::mutex> guard(clientLock());
   GpuContext &g = gpuContextFor(key.context);
-  const cudaStream_t stream = g.stream.get();
-  const size_t n = g.n;
-  const Modulus *moduli = g.qpModuli.data();
-
-  // u, ternary, in NTT form over QP.
-  DeviceArray<uint64_t> u(qpWords, stream, "the encryption mask u");
-  sampleSmall(g, prng, /*gaussian=*/false, g.qpSize, /*accumulate=*/false,
-              nullptr, u.data());
-  cuda::launchNttForward(g.qpNtt, n, u.data(), stream);
-
-  // c_k = INTT(key_k * u) + e_k over QP, k = 0 (b), 1 (a).
-  DeviceArray<uint64_t> parts(2 * qpWords, stream, "a public key");
-  check(cudaMemcpyAsync(parts.data(), key.b.data(), qpWords * sizeof(uint64_t),
-                        cudaMemcpyHostToDevice, stream),
-        "uploading a public key");
-  check(cudaMemcpyAsync(parts.data() + qpWords, key.a.data(),
-                        qpWords * sizeof(uint64_t), cudaMemcpyHostToDevice,
-                        stream),
-        "uploading a public key");
-  DeviceArray<uint64_t> components(2 * qpWords, stream, "an encryption");
-  for (size_t k = 0; k < 2; ++k) {
-    uint64_t *component = components.data() + k * qpWords;
-    launchWords(multiplyKernel, "multiplyKernel", qpWords, stream,
-                static_cast<const uint64_t *>(parts.data() + k * qpWords),
-                static_cast<const uint64_t *>(u.data()), moduli, n, qpWords,
-                component);
-    cuda::launchNttInverse(g.qpNtt, n, component, stream);
-    sampleSmall(g, prng, /*gaussian=*/true, g.qpSize, /*accumulate=*/true,
-                nullptr, component);
-  }
-  return finishEncryption(g, key.context, components, plaintext);
+  PublicEncryptionBuffers buffers(g, key, plaintext);
+  encryptPublicOnDevice(g, prng, buffers);
+  const size_t qWords = g.qSize * g.n;
+  Ciphertext result{key.context, 2, std::vector<uint64_t>(2 * qWords)};
+  buffers.ct.download(result.data.data(), 2 * qWords, "a ciphertext");
+  finish(g, "encryption");
+  return result;
 }
 
 Ciphertext encryptSymmetric(const SecretKey &key, const Plaintext &plaintext,
@@ -869,42 +1106,76 @@ Plaintext decrypt(const SecretKey &key, const Ciphertext &ct) {
   checkCiphertext(context, ct);
   std::lock_guard<std::mutex> guard(clientLock());
   GpuContext &g = gpuContextFor(key.context);
-  const cudaStream_t stream = g.stream.get();
-  const size_t n = g.n, words = g.qSize * n;
-  const Modulus *moduli = g.qpModuli.data();
-
-  // encryption.cpp's innerProductWithKey: sum_{k>=1} c_k s^k in NTT form
-  // over Q, back to coefficients, plus c_0.
-  DeviceArray<uint64_t> components(ct.data, stream, "a ciphertext");
-  DeviceArray<uint64_t> s(key.nttQP.data(), words, stream, "a secret key");
-  DeviceArray<uint64_t> power(key.nttQP.data(), words, stream, "a secret key");
-  DeviceArray<uint64_t> sum(words, stream, "a decryption");
-  sum.zero("a decryption");
-  for (size_t k = 1; k < ct.size; ++k) {
-    uint64_t *term = components.data() + k * words;
-    cuda::launchNttForward(g.qNtt, n, term, stream);
-    launchWords(multiplyAccumulateKernel, "multiplyAccumulateKernel", words,
-                stream, static_cast<const uint64_t *>(term),
-                static_cast<const uint64_t *>(power.data()), moduli, n, words,
-                sum.data());
-    if (k + 1 < ct.size)
-      launchWords(multiplyKernel, "multiplyKernel", words, stream,
-                  static_cast<const uint64_t *>(power.data()),
-                  static_cast<const uint64_t *>(s.data()), moduli, n, words,
-                  power.data());
-  }
-  cuda::launchNttInverse(g.qNtt, n, sum.data(), stream);
-  launchWords(addKernel, "addKernel", words, stream,
-              static_cast<const uint64_t *>(components.data()), moduli, n,
-              words, sum.data());
-
-  // HPS simple scaling: round(t x / Q) mod t (Context::decryptionScaling).
-  DeviceArray<uint64_t> m(n, stream, "a plaintext");
-  cuda::launchScaleRound(g.decryptScale, n, sum.data(), m.data(), stream);
-  Plaintext plaintext{key.context, std::vector<uint64_t>(n)};
-  m.download(plaintext.coefficients.data(), n, "a plaintext");
+  DecryptionBuffers buffers(g, key, ct, /*keepPristine=*/false);
+  resetDecryption(g, buffers);
+  decryptOnDevice(g, buffers);
+  Plaintext plaintext{key.context, std::vector<uint64_t>(g.n)};
+  buffers.m.download(plaintext.coefficients.data(), g.n, "a plaintext");
   finish(g, "decryption");
   return plaintext;
+}
+
+// Timing --------------------------------------------------------------------------
+
+std::vector<double> timeEncryptPublic(const PublicKey &key,
+                                      const Plaintext &plaintext, Prng &prng,
+                                      size_t warmup, size_t iterations) {
+  if (!key.context)
+    throw Error("public key has no parameter set");
+  const Context &context = *key.context;
+  checkPlaintext(context, plaintext);
+  checkPublicKey(context, key);
+  std::vector<double> microseconds;
+  std::vector<uint64_t> last;
+  Prng lastPrng = prng; // the Prng as the last run starts (set below)
+  {
+    std::lock_guard<std::mutex> guard(clientLock());
+    GpuContext &g = gpuContextFor(key.context);
+    PublicEncryptionBuffers buffers(g, key, plaintext);
+    size_t run = 0;
+    microseconds = timeOnStream(
+        g, warmup, iterations, "public-key encryption", [] {}, [&] {
+          if (++run == warmup + iterations)
+            lastPrng = prng;
+          encryptPublicOnDevice(g, prng, buffers);
+        });
+    const size_t qWords = g.qSize * g.n;
+    last.resize(2 * qWords);
+    buffers.ct.download(last.data(), 2 * qWords, "a ciphertext");
+    finish(g, "downloading the last timed encryption");
+  }
+  // The last timed run must have computed the CPU reference's ciphertext
+  // for the same domains, word for word.
+  if (ringfuse::runtime::encryptPublic(key, plaintext, lastPrng).data != last)
+    throw Error("timeEncryptPublic: the last timed encryption differs from "
+                "the CPU reference's ciphertext");
+  return microseconds;
+}
+
+std::vector<double> timeDecrypt(const SecretKey &key, const Ciphertext &ct,
+                                size_t warmup, size_t iterations) {
+  checkSecret(key);
+  const Context &context = *key.context;
+  checkCiphertext(context, ct);
+  std::vector<double> microseconds;
+  std::vector<uint64_t> last;
+  {
+    std::lock_guard<std::mutex> guard(clientLock());
+    GpuContext &g = gpuContextFor(key.context);
+    DecryptionBuffers buffers(g, key, ct, /*keepPristine=*/true);
+    microseconds = timeOnStream(
+        g, warmup, iterations, "decryption",
+        [&] { resetDecryption(g, buffers); },
+        [&] { decryptOnDevice(g, buffers); });
+    last.resize(g.n);
+    buffers.m.download(last.data(), g.n, "a plaintext");
+    finish(g, "downloading the last timed decryption");
+  }
+  // The last timed run must have computed what the CPU reference computes.
+  if (ringfuse::runtime::decrypt(key, ct).coefficients != last)
+    throw Error("timeDecrypt: the last timed decryption differs from the CPU "
+                "reference's plaintext");
+  return microseconds;
 }
 
 } // namespace ringfuse::runtime::gpu

@@ -401,7 +401,8 @@ def executable(tmp_path_factory: pytest.TempPathFactory, cache_dir: Path) -> Pat
     directory = tmp_path_factory.mktemp("served")
     (directory / "circuit.py").write_text(CIRCUIT_FILE)
     completed = subprocess.run(
-        [sys.executable, "-m", "ringfuse.ringfusec", "circuit.py", "-o", "circuit"],
+        [sys.executable, "-m", "ringfuse.ringfusec", "circuit.py", "-o", "circuit",
+         "--target", TARGET],
         cwd=directory, capture_output=True, text=True, check=False,
         env={**os.environ, "PYTHONPATH": str(REPO_ROOT / "frontend"),
              "RINGFUSE_CACHE_DIR": str(cache_dir)},
