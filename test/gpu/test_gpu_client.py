@@ -158,6 +158,26 @@ def test_gpu_decryption_of_a_three_component_ciphertext(
             np.asarray(_runtime.gpu_decode_slots(got)).astype(object), expected)
 
 
+def test_gpu_timings_of_encryption_and_decryption(key_pair: tuple[rf.KeySet, rf.KeySet]) -> None:
+    # Each timing call checks its last run against the CPU reference itself
+    # (it raises otherwise); here: one positive time per timed run, a
+    # three-component ciphertext restored between runs, bad counts refused.
+    cpu, _ = key_pair
+    values = values_for(cpu.params, 9)
+    plaintext = cpu.encode(values)._native
+    pk, sk = cpu.public_key._native, cpu.secret_key._native
+    prng = _runtime.Prng.from_seed(SEED)
+    times = _runtime.gpu_time_encrypt_public(pk, plaintext, prng, 2, 5)
+    assert len(times) == 5 and all(0 < us < 1e6 for us in times)
+    product = _runtime.multiply_hps(cpu.encrypt(values)._native, cpu.encrypt(values)._native)
+    times = _runtime.gpu_time_decrypt(sk, product, 2, 5)
+    assert len(times) == 5 and all(0 < us < 1e6 for us in times)
+    with pytest.raises(Exception, match="iterations must be at least 1"):
+        _runtime.gpu_time_decrypt(sk, product, 1, 0)
+    with pytest.raises(Exception, match="iterations must be at least 1"):
+        _runtime.gpu_time_encrypt_public(pk, plaintext, prng, 1, 0)
+
+
 def test_gpu_keyset_rejects_unknown_devices(params: rf.Params) -> None:
     with pytest.raises(ValueError, match='"cpu" or "cuda"'):
         params.keygen(seed=SEED, device="gpu")
