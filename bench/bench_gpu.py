@@ -368,6 +368,22 @@ def mib(words: int) -> float:
     return round(words * 8 / 2**20, 2)
 
 
+def parameter_fields(name: str, bench: CircuitBench, params: rf.Params) -> dict[str, Any]:
+    """The fields every record at one of the six parameter sets starts with."""
+    n, q = params.poly_modulus_degree, len(params.coeff_modulus)
+    return {
+        "name": name,
+        "log_n": bench.log_n,
+        "log_q": bench.log_q,
+        "log_p": bench.log_p,
+        "q_primes": q,
+        "p_primes": len(params.special_modulus),
+        "dnum": params.dnum,
+        "plaintext_modulus": T,
+        "ciphertext_mib": mib(2 * q * n),
+    }
+
+
 def circuit_record(
     bench: CircuitBench, params: rf.Params, stats: Stats, replays_graph: bool, warmup: int
 ) -> dict[str, Any]:
@@ -378,15 +394,7 @@ def circuit_record(
         else None
     )
     record: dict[str, Any] = {
-        "name": bench.name,
-        "log_n": bench.log_n,
-        "log_q": bench.log_q,
-        "log_p": bench.log_p,
-        "q_primes": q,
-        "p_primes": p,
-        "dnum": params.dnum,
-        "plaintext_modulus": T,
-        "ciphertext_mib": mib(2 * q * n),
+        **parameter_fields(bench.name, bench, params),
         "key_mib": mib(2 * params.dnum * (q + p) * n) if bench.name == "hmult" else 0.0,
         "warmup": warmup,
         "replays_graph": replays_graph,
@@ -460,18 +468,9 @@ def measure_client(
 def client_record(
     name: str, bench: CircuitBench, params: rf.Params, stats: Stats, warmup: int, checked: str
 ) -> dict[str, Any]:
-    n, q, p = params.poly_modulus_degree, len(params.coeff_modulus), len(params.special_modulus)
     low, high = PHANTOM_CLIENT_RANGE_US[name]
     return {
-        "name": name,
-        "log_n": bench.log_n,
-        "log_q": bench.log_q,
-        "log_p": bench.log_p,
-        "q_primes": q,
-        "p_primes": p,
-        "dnum": params.dnum,
-        "plaintext_modulus": T,
-        "ciphertext_mib": mib(2 * q * n),
+        **parameter_fields(name, bench, params),
         "warmup": warmup,
         "checked": checked,
         **vars(stats),

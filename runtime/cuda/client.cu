@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kernels.cuh"
+#include "timing_events.cuh"
 
 #include "ringfuse/runtime/error.h"
 #include "ringfuse/runtime/gpu_client.h"
@@ -766,49 +767,6 @@ void decryptOnDevice(GpuContext &g, DecryptionBuffers &b) {
   cuda::launchScaleRound(g.decryptScale, n, b.sum.data(), b.m.data(), stream);
 }
 
-/// Pairs of CUDA events, destroyed with their holder.
-class EventPairs {
-public:
-  explicit EventPairs(size_t count)
-      : starts_(count, nullptr), stops_(count, nullptr) {
-    for (size_t i = 0; i < count; ++i) {
-      check(cudaEventCreate(&starts_[i]), "creating a timing event");
-      check(cudaEventCreate(&stops_[i]), "creating a timing event");
-    }
-  }
-  ~EventPairs() {
-    // Errors are ignored: a destructor cannot report them.
-    for (cudaEvent_t event : starts_)
-      if (event)
-        cudaEventDestroy(event);
-    for (cudaEvent_t event : stops_)
-      if (event)
-        cudaEventDestroy(event);
-    cudaGetLastError();
-  }
-  EventPairs(const EventPairs &) = delete;
-  EventPairs &operator=(const EventPairs &) = delete;
-
-  cudaEvent_t start(size_t i) const { return starts_[i]; }
-  cudaEvent_t stop(size_t i) const { return stops_[i]; }
-
-  /// Each pair's time in microseconds (the stream waited for first).
-  std::vector<double> microseconds() const {
-    std::vector<double> result;
-    result.reserve(starts_.size());
-    for (size_t i = 0; i < starts_.size(); ++i) {
-      float milliseconds = 0;
-      check(cudaEventElapsedTime(&milliseconds, starts_[i], stops_[i]),
-            "reading a timing event");
-      result.push_back(1000.0 * static_cast<double>(milliseconds));
-    }
-    return result;
-  }
-
-private:
-  std::vector<cudaEvent_t> starts_, stops_;
-};
-
 /// An instantiated CUDA graph, destroyed with its holder.
 class GraphExec {
 public:
@@ -879,18 +837,16 @@ std::vector<double> timeOnStream(GpuContext &g, size_t warmup,
   graphs.reserve(warmup + iterations);
   for (size_t i = 0; i < warmup + iterations; ++i)
     graphs.push_back(captureGraph(g, operation, body));
-  EventPairs events(iterations);
+  cuda::TimingEvents events(iterations);
   for (size_t i = 0; i < warmup + iterations; ++i) {
     before();
     const bool timed = i >= warmup;
     if (timed)
-      check(cudaEventRecord(events.start(i - warmup), stream),
-            "recording a timing event");
+      events.recordStart(i - warmup, stream);
     check(cudaGraphLaunch(graphs[i].get(), stream),
           std::string("launching the graph of ") + operation);
     if (timed)
-      check(cudaEventRecord(events.stop(i - warmup), stream),
-            "recording a timing event");
+      events.recordStop(i - warmup, stream);
   }
   finish(g, (std::string("timed runs of ") + operation).c_str());
   return events.microseconds();

@@ -22,6 +22,7 @@
 //===----------------------------------------------------------------------===//
 #include "../cpu/program_internal.h"
 #include "kernels.cuh"
+#include "timing_events.cuh"
 
 #include "ringfuse/runtime/error.h"
 #include "ringfuse/runtime/number_theory.h"
@@ -744,35 +745,6 @@ void finishRun(RfRuntime &s, const std::string &when) {
                 "stays unusable");
 }
 
-/// CUDA events for timed runs, destroyed with the holder.
-class EventPairs {
-public:
-  explicit EventPairs(size_t count) : starts_(count), stops_(count) {
-    for (size_t i = 0; i < count; ++i) {
-      check(cudaEventCreate(&starts_[i]), "creating a timing event");
-      check(cudaEventCreate(&stops_[i]), "creating a timing event");
-    }
-  }
-  ~EventPairs() {
-    // Errors are ignored, as in CudaState's destructor.
-    for (cudaEvent_t event : starts_)
-      if (event)
-        cudaEventDestroy(event);
-    for (cudaEvent_t event : stops_)
-      if (event)
-        cudaEventDestroy(event);
-    cudaGetLastError();
-  }
-  EventPairs(const EventPairs &) = delete;
-  EventPairs &operator=(const EventPairs &) = delete;
-
-  cudaEvent_t start(size_t i) const { return starts_[i]; }
-  cudaEvent_t stop(size_t i) const { return stops_[i]; }
-
-private:
-  std::vector<cudaEvent_t> starts_, stops_;
-};
-
 } // namespace
 
 namespace ringfuse::runtime::detail {
@@ -849,25 +821,15 @@ std::vector<double> cudaTimeRuns(RfRuntime &s,
     runScheduleChecked(s);
   // Every timed run queued behind the last, then one wait: the events see
   // the replays back to back, not the host's launch latency.
-  EventPairs events(iterations);
+  ringfuse::runtime::cuda::TimingEvents events(iterations);
   for (size_t i = 0; i < iterations; ++i) {
-    check(cudaEventRecord(events.start(i), d.stream),
-          "recording a timing event");
+    events.recordStart(i, d.stream);
     runScheduleChecked(s);
-    check(cudaEventRecord(events.stop(i), d.stream),
-          "recording a timing event");
+    events.recordStop(i, d.stream);
   }
   finishRun(s, " in a timed run");
   d.successfulRuns += warmup + iterations;
-  std::vector<double> microseconds;
-  microseconds.reserve(iterations);
-  for (size_t i = 0; i < iterations; ++i) {
-    float milliseconds = 0;
-    check(cudaEventElapsedTime(&milliseconds, events.start(i), events.stop(i)),
-          "reading a timing event");
-    microseconds.push_back(1000.0 * milliseconds);
-  }
-  return microseconds;
+  return events.microseconds();
 }
 
 bool cudaReplaysGraph(const RfRuntime &s) {
