@@ -1,31 +1,13 @@
 //===- encoding.cpp - slots and coefficients of plaintexts ----------------===//
 #include "ringfuse/runtime/bfv.h"
 
+#include "argument_checks.h"
+
 #include "ringfuse/runtime/error.h"
 
 namespace ringfuse::runtime {
 
-namespace {
-void checkValues(const Context &context, const uint64_t *values, size_t count,
-                 size_t capacity, const char *what) {
-  if (count > capacity)
-    throw Error(std::to_string(count) + " values do not fit the " +
-                std::to_string(capacity) + " " + what);
-  for (size_t i = 0; i < count; ++i)
-    if (values[i] >= context.plaintextModulus())
-      throw Error("value " + std::to_string(values[i]) + " at index " +
-                  std::to_string(i) + " is not below the plaintext modulus " +
-                  std::to_string(context.plaintextModulus()));
-}
-
-void requireBatching(const Context &context) {
-  if (!context.supportsBatching())
-    throw Error("batching (slots) needs a prime plaintext modulus = 1 mod 2N; "
-                "t = " + std::to_string(context.plaintextModulus()) +
-                " with N = " + std::to_string(context.degree()) +
-                " is not one. Encode coefficients instead.");
-}
-} // namespace
+using namespace detail;
 
 Plaintext encodeSlots(const ContextPtr &context, const uint64_t *values,
                       size_t count) {

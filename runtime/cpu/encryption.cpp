@@ -1,6 +1,7 @@
 //===- encryption.cpp - encryption, decryption, noise measurement ---------===//
 #include "ringfuse/runtime/bfv.h"
 
+#include "argument_checks.h"
 #include "poly.h"
 #include "ringfuse/runtime/error.h"
 
@@ -40,15 +41,6 @@ void addScaledPlaintext(const Context &context, const Plaintext &plaintext,
   }
 }
 
-void checkPlaintext(const Context &context, const Plaintext &plaintext) {
-  if (plaintext.coefficients.size() != context.degree())
-    throw Error("plaintext has " + std::to_string(plaintext.coefficients.size()) +
-                " coefficients, expected N = " + std::to_string(context.degree()));
-  for (uint64_t m : plaintext.coefficients)
-    if (m >= context.plaintextModulus())
-      throw Error("plaintext coefficient " + std::to_string(m) +
-                  " is not below t = " + std::to_string(context.plaintextModulus()));
-}
 
 /// sum_{k >= 1} c_k s^k + c_0 over Q, coefficient form.
 std::vector<uint64_t> innerProductWithKey(const SecretKey &key,
@@ -71,19 +63,13 @@ std::vector<uint64_t> innerProductWithKey(const SecretKey &key,
   return sum;
 }
 
-void checkCiphertext(const Context &context, const Ciphertext &ct) {
-  if (ct.size < 2 || ct.data.size() != ct.size * ct.componentWords())
-    throw Error("malformed ciphertext: " + std::to_string(ct.size) +
-                " components in " + std::to_string(ct.data.size()) + " words");
-  if (ct.context->fingerprint() != context.fingerprint())
-    throw Error("ciphertext and key belong to different parameter sets");
-}
 } // namespace
 
 Ciphertext encryptPublic(const PublicKey &key, const Plaintext &plaintext,
                          Prng &prng) {
   const Context &context = *key.context;
   checkPlaintext(context, plaintext);
+  checkPublicKey(context, key);
   const size_t n = context.degree();
   Limbs limbs = qpLimbs(context, context.qp().size());
 

@@ -1,6 +1,7 @@
 //===- keys.cpp - secret, public, relinearization and Galois keys ---------===//
 #include "ringfuse/runtime/bfv.h"
 
+#include "argument_checks.h"
 #include "poly.h"
 #include "ringfuse/runtime/error.h"
 
@@ -103,9 +104,7 @@ GaloisKeys generateGaloisKeys(const SecretKey &secret,
   GaloisKeys keys{secret.context, {}};
   Limbs limbs = qpLimbs(context, context.qp().size());
   for (uint64_t g : galoisElements) {
-    if (g % 2 == 0 || g >= 2 * n)
-      throw Error("Galois element " + std::to_string(g) +
-                  " is not an odd number below 2N = " + std::to_string(2 * n));
+    checkGaloisElement(context, g);
     if (keys.keys.count(g))
       continue;
     // s(X^g) in coefficient form, then NTT over QP.

@@ -8,6 +8,8 @@
 
 #include "ringfuse/runtime/prng.h"
 
+#include "argument_checks.h"
+
 #include "ringfuse/runtime/error.h"
 
 #include <cerrno>
@@ -85,18 +87,7 @@ Prng Prng::fromOs() { return Prng(Seed::fromOs()); }
 // Whole polynomials
 //===----------------------------------------------------------------------===//
 
-namespace {
-
-/// Coefficient indices are ChaCha20 block counters, hence 32-bit.
-void checkIndexSpace(size_t limbs, size_t n, const char *what) {
-  constexpr uint64_t indexCount = uint64_t{1} << 32;
-  if (n != 0 && limbs > indexCount / n)
-    throw Error(std::string(what) + ": " + std::to_string(limbs) + " x " +
-                std::to_string(n) +
-                " coefficients exceed the 2^32 indices of one sampling call");
-}
-
-} // namespace
+using detail::checkIndexSpace;
 
 void sampleUniformPolynomial(Prng &prng, const uint64_t *moduli, size_t limbs,
                              size_t n, uint64_t *out) {

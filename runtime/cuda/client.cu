@@ -9,6 +9,7 @@
 // order. Hence the same words as the CPU, bit for bit.
 //
 //===----------------------------------------------------------------------===//
+#include "../cpu/argument_checks.h"
 #include "kernels.cuh"
 #include "timing_events.cuh"
 
@@ -26,6 +27,15 @@
 #include <utility>
 
 namespace ringfuse::runtime::gpu {
+
+// The CPU reference's argument checks (argument_checks.h), same messages.
+using runtime::detail::checkCiphertext;
+using runtime::detail::checkGaloisElement;
+using runtime::detail::checkIndexSpace;
+using runtime::detail::checkPlaintext;
+using runtime::detail::checkPublicKey;
+using runtime::detail::checkValues;
+using runtime::detail::requireBatching;
 
 namespace {
 
@@ -468,16 +478,6 @@ void launchWords(Kernel kernel, const char *name, size_t words,
   checkLaunch(name);
 }
 
-/// prng.cpp's 32-bit index rule, checked as the CPU checks it (before the
-/// domain is taken).
-void checkIndexSpace(size_t limbs, size_t n, const char *what) {
-  constexpr uint64_t indexCount = uint64_t{1} << 32;
-  if (n != 0 && limbs > indexCount / n)
-    throw Error(std::string(what) + ": " + std::to_string(limbs) + " x " +
-                std::to_string(n) +
-                " coefficients exceed the 2^32 indices of one sampling call");
-}
-
 /// A uniform polynomial over QP, sampled in NTT form, into out.
 void sampleUniformQP(GpuContext &g, Prng &prng, uint64_t *out) {
   checkIndexSpace(g.qpSize, g.n, "sampleUniformPolynomial");
@@ -564,55 +564,6 @@ void checkSecret(const SecretKey &secret) {
                 " NTT words and " + std::to_string(secret.coefficients.size()) +
                 " coefficients, expected " + std::to_string(words) + " and " +
                 std::to_string(c.degree()));
-}
-
-// encoding.cpp's and encryption.cpp's argument checks, with their messages.
-
-void requireBatching(const Context &context) {
-  if (!context.supportsBatching())
-    throw Error("batching (slots) needs a prime plaintext modulus = 1 mod 2N; "
-                "t = " + std::to_string(context.plaintextModulus()) +
-                " with N = " + std::to_string(context.degree()) +
-                " is not one. Encode coefficients instead.");
-}
-
-void checkValues(const Context &context, const uint64_t *values, size_t count,
-                 size_t capacity, const char *what) {
-  if (count > capacity)
-    throw Error(std::to_string(count) + " values do not fit the " +
-                std::to_string(capacity) + " " + what);
-  for (size_t i = 0; i < count; ++i)
-    if (values[i] >= context.plaintextModulus())
-      throw Error("value " + std::to_string(values[i]) + " at index " +
-                  std::to_string(i) + " is not below the plaintext modulus " +
-                  std::to_string(context.plaintextModulus()));
-}
-
-void checkPlaintext(const Context &context, const Plaintext &plaintext) {
-  if (plaintext.coefficients.size() != context.degree())
-    throw Error("plaintext has " + std::to_string(plaintext.coefficients.size()) +
-                " coefficients, expected N = " + std::to_string(context.degree()));
-  for (uint64_t m : plaintext.coefficients)
-    if (m >= context.plaintextModulus())
-      throw Error("plaintext coefficient " + std::to_string(m) +
-                  " is not below t = " + std::to_string(context.plaintextModulus()));
-}
-
-void checkCiphertext(const Context &context, const Ciphertext &ct) {
-  if (!ct.context || ct.size < 2 ||
-      ct.data.size() != ct.size * ct.componentWords())
-    throw Error("malformed ciphertext: " + std::to_string(ct.size) +
-                " components in " + std::to_string(ct.data.size()) + " words");
-  if (ct.context->fingerprint() != context.fingerprint())
-    throw Error("ciphertext and key belong to different parameter sets");
-}
-
-void checkPublicKey(const Context &context, const PublicKey &key) {
-  const size_t qpWords = context.qp().size() * context.degree();
-  if (key.b.size() != qpWords || key.a.size() != qpWords)
-    throw Error("malformed public key: " + std::to_string(key.b.size()) +
-                " and " + std::to_string(key.a.size()) + " words, expected " +
-                std::to_string(qpWords) + " each");
 }
 
 /// encryption.cpp's modDownToQ and addScaledPlaintext on the device:
@@ -941,9 +892,7 @@ GaloisKeys generateGaloisKeys(const SecretKey &secret,
               static_cast<int>(g.qpSize), n, sCoefficients.data());
   DeviceArray<uint64_t> rotated(words, stream, "s(X^g)");
   for (uint64_t element : galoisElements) {
-    if (element % 2 == 0 || element >= 2 * n)
-      throw Error("Galois element " + std::to_string(element) +
-                  " is not an odd number below 2N = " + std::to_string(2 * n));
+    checkGaloisElement(*secret.context, element);
     if (keys.keys.count(element))
       continue;
     cuda::launchAutomorphism(g.qpValues.data(), static_cast<int>(g.qpSize), n,

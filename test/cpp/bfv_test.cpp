@@ -164,6 +164,22 @@ TEST(Encryption, DecryptionRefusesAnotherParameterSet) {
   EXPECT_THROW(decrypt(keyB, ct), Error);
 }
 
+TEST(Encryption, RefusesMalformedKeysAndCiphertexts) {
+  auto context = secureContext(1 << 12, 65537);
+  Prng prng = seededPrng(4);
+  SecretKey secret = generateSecretKey(context, prng);
+  PublicKey key = generatePublicKey(secret, prng);
+  std::vector<uint64_t> zero(1, 0);
+  Plaintext plaintext = encodeCoefficients(context, zero.data(), 1);
+  key.a.pop_back();
+  EXPECT_THROW(encryptPublic(key, plaintext, prng), Error);
+  Ciphertext ct = encryptSymmetric(secret, plaintext, prng);
+  ct.data.pop_back();
+  EXPECT_THROW(decrypt(secret, ct), Error);
+  ct.context = nullptr;
+  EXPECT_THROW(decrypt(secret, ct), Error);
+}
+
 class KeyOperations : public ::testing::Test {
 protected:
   void SetUp() override {
