@@ -89,31 +89,55 @@ __global__ void nttForwardStage(NttPlan plan, uint64_t *data, size_t n,
   x[gap] = b;
 }
 
+struct ForwardButterfly {
+  __device__ void operator()(uint64_t &a, uint64_t &b, const ShoupConstant &w,
+                             uint64_t q) const {
+    forwardButterfly(a, b, w, q);
+  }
+};
+struct InverseButterfly {
+  __device__ void operator()(uint64_t &a, uint64_t &b, const ShoupConstant &w,
+                             uint64_t q) const {
+    inverseButterfly(a, b, w, q);
+  }
+};
+
+/// One stage (gap 2^logGap) of the butterflies of this block's chunk of a
+/// limb, in shared memory: the stage's butterflies with both words in the
+/// chunk, each with the twiddle of its group in the whole limb.
+template <typename Butterfly>
+__device__ void chunkStage(uint64_t *chunkWords, size_t chunk, size_t n,
+                           unsigned logGap, const ShoupConstant *powers,
+                           uint64_t q, Butterfly butterfly) {
+  const size_t gap = size_t(1) << logGap, groups = n >> (logGap + 1);
+  const size_t chunkStart = size_t(blockIdx.x) * chunk;
+  const size_t firstButterfly = chunkStart / 2;
+  for (size_t t = threadIdx.x; t < chunk / 2; t += blockDim.x) {
+    const size_t global = firstButterfly + t;
+    const size_t g = global >> logGap, j = global & (gap - 1);
+    const size_t x = 2 * g * gap + j - chunkStart;
+    uint64_t a = chunkWords[x], b = chunkWords[x + gap];
+    butterfly(a, b, powers[groups + g], q);
+    chunkWords[x] = a;
+    chunkWords[x + gap] = b;
+  }
+}
+
 /// The remaining forward stages (gap from firstGap down to 1) of one chunk
 /// (blockIdx.x) of one limb (blockIdx.y) in shared memory, then the final
 /// reduction to [0, q).
 __global__ void nttForwardChunk(NttPlan plan, uint64_t *data, size_t n,
                                 unsigned logChunk, unsigned logFirstGap) {
   extern __shared__ uint64_t chunkWords[];
-  const size_t chunk = size_t(1) << logChunk, half = chunk / 2;
+  const size_t chunk = size_t(1) << logChunk;
   const NttLimb limb = plan.limbs[blockIdx.y];
   uint64_t *words = data + size_t(blockIdx.y) * n + size_t(blockIdx.x) * chunk;
   for (size_t e = threadIdx.x; e < chunk; e += blockDim.x)
     chunkWords[e] = words[e];
   __syncthreads();
-  const size_t firstButterfly = size_t(blockIdx.x) * half;
   for (int logGap = static_cast<int>(logFirstGap); logGap >= 0; --logGap) {
-    const size_t gap = size_t(1) << logGap;
-    const size_t groups = n >> (logGap + 1);
-    for (size_t t = threadIdx.x; t < half; t += blockDim.x) {
-      const size_t global = firstButterfly + t;
-      const size_t g = global >> logGap, j = global & (gap - 1);
-      const size_t x = 2 * g * gap + j - size_t(blockIdx.x) * chunk;
-      uint64_t a = chunkWords[x], b = chunkWords[x + gap];
-      forwardButterfly(a, b, limb.rootPowers[groups + g], limb.q);
-      chunkWords[x] = a;
-      chunkWords[x + gap] = b;
-    }
+    chunkStage(chunkWords, chunk, n, static_cast<unsigned>(logGap),
+               limb.rootPowers, limb.q, ForwardButterfly{});
     __syncthreads();
   }
   for (size_t e = threadIdx.x; e < chunk; e += blockDim.x)
@@ -127,25 +151,15 @@ __global__ void nttInverseChunk(NttPlan plan, uint64_t *data, size_t n,
                                 unsigned logChunk, unsigned logLastGap,
                                 int scale) {
   extern __shared__ uint64_t chunkWords[];
-  const size_t chunk = size_t(1) << logChunk, half = chunk / 2;
+  const size_t chunk = size_t(1) << logChunk;
   const NttLimb limb = plan.limbs[blockIdx.y];
   uint64_t *words = data + size_t(blockIdx.y) * n + size_t(blockIdx.x) * chunk;
   for (size_t e = threadIdx.x; e < chunk; e += blockDim.x)
     chunkWords[e] = words[e];
   __syncthreads();
-  const size_t firstButterfly = size_t(blockIdx.x) * half;
   for (unsigned logGap = 0; logGap <= logLastGap; ++logGap) {
-    const size_t gap = size_t(1) << logGap;
-    const size_t groups = n >> (logGap + 1);
-    for (size_t t = threadIdx.x; t < half; t += blockDim.x) {
-      const size_t global = firstButterfly + t;
-      const size_t g = global >> logGap, j = global & (gap - 1);
-      const size_t x = 2 * g * gap + j - size_t(blockIdx.x) * chunk;
-      uint64_t a = chunkWords[x], b = chunkWords[x + gap];
-      inverseButterfly(a, b, limb.inverseRootPowers[groups + g], limb.q);
-      chunkWords[x] = a;
-      chunkWords[x + gap] = b;
-    }
+    chunkStage(chunkWords, chunk, n, logGap, limb.inverseRootPowers, limb.q,
+               InverseButterfly{});
     __syncthreads();
   }
   for (size_t e = threadIdx.x; e < chunk; e += blockDim.x)
