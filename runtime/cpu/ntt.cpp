@@ -38,71 +38,119 @@ uint64_t minimalPrimitiveRoot(uint64_t q, size_t twoN) {
   return smallest;
 }
 
-NttTables::NttTables(uint64_t q, size_t n)
-    : n_(n), logN_(__builtin_ctzll(n)), modulus_(q) {
+namespace {
+
+void checkDegree(size_t n) {
   if (!isValidRingDegree(n))
-    throw Error("NTT size " + std::to_string(n) + " is not a power of two in [2, 2^17]");
-  if (q >= (uint64_t(1) << 62))
-    throw Error("NTT modulus " + std::to_string(q) +
-                " is not below 2^62 (lazy butterflies need two spare bits)");
-  root_ = minimalPrimitiveRoot(q, 2 * n);
-  uint64_t inverseRoot = invertModSlow(root_, q);
-  rootPowers_.resize(n);
-  inverseRootPowers_.resize(n);
-  uint64_t power = 1, inversePower = 1;
-  for (size_t k = 0; k < n; ++k) {
-    unsigned index = reverseBits(k, logN_);
-    rootPowers_[index] = ShoupConstant(power, q);
-    inverseRootPowers_[index] = ShoupConstant(inversePower, q);
-    power = mulMod(power, root_, modulus_);
-    inversePower = mulMod(inversePower, inverseRoot, modulus_);
-  }
-  inverseDegree_ = ShoupConstant(invertModSlow(n % q, q), q);
+    throw Error("NTT size " + std::to_string(n) +
+                " is not a power of two in [2, 2^17]");
 }
 
-void NttTables::forward(uint64_t *a) const {
-  const uint64_t q = modulus_.value, twoQ = 2 * q;
-  size_t gap = n_;
-  for (size_t groups = 1; groups < n_; groups <<= 1) {
+/// psi^bitrev(k) and psi^-bitrev(k) at k, with Shoup companions.
+template <typename Word, typename Shoup>
+void buildRootPowers(Word q, size_t n, uint64_t root, std::vector<Shoup> &powers,
+                     std::vector<Shoup> &inversePowers) {
+  const unsigned logN = __builtin_ctzll(n);
+  const Modulus m(q);
+  const uint64_t inverseRoot = invertModSlow(root, q);
+  powers.resize(n);
+  inversePowers.resize(n);
+  uint64_t power = 1, inversePower = 1;
+  for (size_t k = 0; k < n; ++k) {
+    const unsigned index = reverseBits(k, logN);
+    powers[index] = Shoup(static_cast<Word>(power), q);
+    inversePowers[index] = Shoup(static_cast<Word>(inversePower), q);
+    power = mulMod(power, root, m);
+    inversePower = mulMod(inversePower, inverseRoot, m);
+  }
+}
+
+/// Cooley-Tukey over one limb; inputs below 4q (x is brought below 2q, so
+/// x + y < 4q and x - y + 2q < 4q), outputs canonical.
+template <typename Word, typename Shoup>
+void forwardLazy(Word *a, size_t n, const Shoup *powers, Word q) {
+  const Word twoQ = 2 * q;
+  size_t gap = n;
+  for (size_t groups = 1; groups < n; groups <<= 1) {
     gap >>= 1;
     for (size_t g = 0; g < groups; ++g) {
-      const ShoupConstant w = rootPowers_[groups + g];
-      uint64_t *x = a + 2 * g * gap, *y = x + gap;
+      const Shoup w = powers[groups + g];
+      Word *x = a + 2 * g * gap, *y = x + gap;
       for (size_t j = 0; j < gap; ++j) {
-        // Inputs below 4q; x is brought below 2q, so x + y < 4q and
-        // x - y + 2q < 4q.
-        uint64_t u = x[j] >= twoQ ? x[j] - twoQ : x[j];
-        uint64_t v = mulShoupLazy(y[j], w, q);
+        Word u = x[j] >= twoQ ? x[j] - twoQ : x[j];
+        Word v = mulShoupLazy(y[j], w, q);
         x[j] = u + v;
         y[j] = u - v + twoQ;
       }
     }
   }
-  for (size_t j = 0; j < n_; ++j) {
-    uint64_t v = a[j] >= twoQ ? a[j] - twoQ : a[j];
+  for (size_t j = 0; j < n; ++j) {
+    Word v = a[j] >= twoQ ? a[j] - twoQ : a[j];
     a[j] = v >= q ? v - q : v;
   }
 }
 
-void NttTables::inverse(uint64_t *a) const {
-  const uint64_t q = modulus_.value, twoQ = 2 * q;
+/// Gentleman-Sande over one limb; values stay below 2q, then N^{-1}.
+template <typename Word, typename Shoup>
+void inverseLazy(Word *a, size_t n, const Shoup *inversePowers,
+                 Shoup inverseDegree, Word q) {
+  const Word twoQ = 2 * q;
   size_t gap = 1;
-  for (size_t groups = n_ >> 1; groups >= 1; groups >>= 1) {
+  for (size_t groups = n >> 1; groups >= 1; groups >>= 1) {
     for (size_t g = 0; g < groups; ++g) {
-      const ShoupConstant w = inverseRootPowers_[groups + g];
-      uint64_t *x = a + 2 * g * gap, *y = x + gap;
+      const Shoup w = inversePowers[groups + g];
+      Word *x = a + 2 * g * gap, *y = x + gap;
       for (size_t j = 0; j < gap; ++j) {
-        // Inputs below 2q stay below 2q.
-        uint64_t u = x[j], v = y[j];
-        uint64_t sum = u + v;
+        Word u = x[j], v = y[j];
+        Word sum = u + v;
         x[j] = sum >= twoQ ? sum - twoQ : sum;
-        y[j] = mulShoupLazy(u - v + twoQ, w, q);
+        y[j] = mulShoupLazy(static_cast<Word>(u - v + twoQ), w, q);
       }
     }
     gap <<= 1;
   }
-  for (size_t j = 0; j < n_; ++j)
-    a[j] = mulShoup(a[j], inverseDegree_, q);
+  for (size_t j = 0; j < n; ++j)
+    a[j] = mulShoup(a[j], inverseDegree, q);
+}
+
+} // namespace
+
+NttTables::NttTables(uint64_t q, size_t n)
+    : n_(n), logN_(__builtin_ctzll(n)), modulus_(q) {
+  checkDegree(n);
+  if (q >= (uint64_t(1) << 62))
+    throw Error("NTT modulus " + std::to_string(q) +
+                " is not below 2^62 (lazy butterflies need two spare bits)");
+  root_ = minimalPrimitiveRoot(q, 2 * n);
+  buildRootPowers(q, n, root_, rootPowers_, inverseRootPowers_);
+  inverseDegree_ = ShoupConstant(invertModSlow(n % q, q), q);
+}
+
+void NttTables::forward(uint64_t *a) const {
+  forwardLazy(a, n_, rootPowers_.data(), modulus_.value);
+}
+
+void NttTables::inverse(uint64_t *a) const {
+  inverseLazy(a, n_, inverseRootPowers_.data(), inverseDegree_, modulus_.value);
+}
+
+NttTables32::NttTables32(uint32_t q, size_t n) : n_(n), q_(q) {
+  checkDegree(n);
+  if (q >= (uint32_t(1) << 30))
+    throw Error("32-bit NTT modulus " + std::to_string(q) +
+                " is not below 2^30 (lazy butterflies need two spare bits)");
+  root_ = static_cast<uint32_t>(minimalPrimitiveRoot(q, 2 * n));
+  buildRootPowers(q, n, root_, rootPowers_, inverseRootPowers_);
+  inverseDegree_ = ShoupConstant32(
+      static_cast<uint32_t>(invertModSlow(n % q, q)), q);
+}
+
+void NttTables32::forward(uint32_t *a) const {
+  forwardLazy(a, n_, rootPowers_.data(), q_);
+}
+
+void NttTables32::inverse(uint32_t *a) const {
+  inverseLazy(a, n_, inverseRootPowers_.data(), inverseDegree_, q_);
 }
 
 std::vector<size_t> batchingSlotPositions(size_t n) {

@@ -1,8 +1,7 @@
 //===- kernels.cu - the CUDA driver's library kernels ---------------------===//
 //
-// One thread per butterfly (NTT), per coefficient (base conversion,
-// scale-and-round, scale-up) or per word (automorphism, key switching's inner
-// product). Every formula is the CPU reference's, on the same helpers.
+// One thread per coefficient (base conversion, scale-and-round, scale-up) or
+// per word (automorphism, key switching's inner product); the NTT is ntt.cu's. Every formula is the CPU reference's, on the same helpers.
 //
 //===----------------------------------------------------------------------===//
 #include "kernels.cuh"
@@ -18,178 +17,8 @@ namespace {
 
 constexpr unsigned kThreads = 256;
 
-/// Throws if the launch just made failed (bad configuration, no kernel image
-/// for this GPU, an earlier sticky fault).
-void checkLaunch(const char *kernel) {
-  cudaError_t error = cudaGetLastError();
-  if (error != cudaSuccess)
-    throw Error(std::string("CUDA kernel ") + kernel +
-                " failed to launch: " + cudaGetErrorName(error) + " (" +
-                cudaGetErrorString(error) + ")");
-}
-
-unsigned log2Exact(size_t value) {
-  unsigned bits = 0;
-  while ((size_t(1) << bits) < value)
-    ++bits;
-  return bits;
-}
-
 dim3 gridFor(size_t threads, unsigned rows = 1) {
   return dim3(static_cast<unsigned>((threads + kThreads - 1) / kThreads), rows);
-}
-
-// The NTT -----------------------------------------------------------------
-//
-// ntt.cpp's loops, reorganized: stage by stage, butterfly t of a stage with
-// half-distance gap = 2^logGap lies in group g = t / gap at offset j = t % gap
-// and pairs x = 2 g gap + j with y = x + gap, with twiddle [groups + g]. The
-// lazy bounds are ntt.cpp's (forward: below 4q; inverse: below 2q), and the
-// final reduction gives the canonical residues in [0, q), so the outputs are
-// the CPU's whatever the grouping of the work.
-
-__device__ inline void forwardButterfly(uint64_t &x, uint64_t &y,
-                                        ShoupConstant w, uint64_t q) {
-  const uint64_t twoQ = 2 * q;
-  uint64_t u = x >= twoQ ? x - twoQ : x;
-  uint64_t v = mulShoupLazy(y, w, q);
-  x = u + v;
-  y = u - v + twoQ;
-}
-
-__device__ inline uint64_t forwardFinal(uint64_t a, uint64_t q) {
-  const uint64_t twoQ = 2 * q;
-  uint64_t v = a >= twoQ ? a - twoQ : a;
-  return v >= q ? v - q : v;
-}
-
-__device__ inline void inverseButterfly(uint64_t &x, uint64_t &y,
-                                        ShoupConstant w, uint64_t q) {
-  const uint64_t twoQ = 2 * q;
-  uint64_t u = x, v = y;
-  uint64_t sum = u + v;
-  x = sum >= twoQ ? sum - twoQ : sum;
-  y = mulShoupLazy(u - v + twoQ, w, q);
-}
-
-/// One forward stage over every limb (blockIdx.y), in global memory: the
-/// stages whose pairs are more than a chunk apart.
-__global__ void nttForwardStage(NttPlan plan, uint64_t *data, size_t n,
-                                size_t groups, unsigned logGap) {
-  const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (t >= n / 2)
-    return;
-  const NttLimb limb = plan.limbs[blockIdx.y];
-  const size_t gap = size_t(1) << logGap;
-  const size_t g = t >> logGap, j = t & (gap - 1);
-  uint64_t *x = data + size_t(blockIdx.y) * n + 2 * g * gap + j;
-  uint64_t a = x[0], b = x[gap];
-  forwardButterfly(a, b, limb.rootPowers[groups + g], limb.q);
-  x[0] = a;
-  x[gap] = b;
-}
-
-struct ForwardButterfly {
-  __device__ void operator()(uint64_t &a, uint64_t &b, const ShoupConstant &w,
-                             uint64_t q) const {
-    forwardButterfly(a, b, w, q);
-  }
-};
-struct InverseButterfly {
-  __device__ void operator()(uint64_t &a, uint64_t &b, const ShoupConstant &w,
-                             uint64_t q) const {
-    inverseButterfly(a, b, w, q);
-  }
-};
-
-/// One stage (gap 2^logGap) of the butterflies of this block's chunk of a
-/// limb, in shared memory: the stage's butterflies with both words in the
-/// chunk, each with the twiddle of its group in the whole limb.
-template <typename Butterfly>
-__device__ void chunkStage(uint64_t *chunkWords, size_t chunk, size_t n,
-                           unsigned logGap, const ShoupConstant *powers,
-                           uint64_t q, Butterfly butterfly) {
-  const size_t gap = size_t(1) << logGap, groups = n >> (logGap + 1);
-  const size_t chunkStart = size_t(blockIdx.x) * chunk;
-  const size_t firstButterfly = chunkStart / 2;
-  for (size_t t = threadIdx.x; t < chunk / 2; t += blockDim.x) {
-    const size_t global = firstButterfly + t;
-    const size_t g = global >> logGap, j = global & (gap - 1);
-    const size_t x = 2 * g * gap + j - chunkStart;
-    uint64_t a = chunkWords[x], b = chunkWords[x + gap];
-    butterfly(a, b, powers[groups + g], q);
-    chunkWords[x] = a;
-    chunkWords[x + gap] = b;
-  }
-}
-
-/// The remaining forward stages (gap from firstGap down to 1) of one chunk
-/// (blockIdx.x) of one limb (blockIdx.y) in shared memory, then the final
-/// reduction to [0, q).
-__global__ void nttForwardChunk(NttPlan plan, uint64_t *data, size_t n,
-                                unsigned logChunk, unsigned logFirstGap) {
-  extern __shared__ uint64_t chunkWords[];
-  const size_t chunk = size_t(1) << logChunk;
-  const NttLimb limb = plan.limbs[blockIdx.y];
-  uint64_t *words = data + size_t(blockIdx.y) * n + size_t(blockIdx.x) * chunk;
-  for (size_t e = threadIdx.x; e < chunk; e += blockDim.x)
-    chunkWords[e] = words[e];
-  __syncthreads();
-  for (int logGap = static_cast<int>(logFirstGap); logGap >= 0; --logGap) {
-    chunkStage(chunkWords, chunk, n, static_cast<unsigned>(logGap),
-               limb.rootPowers, limb.q, ForwardButterfly{});
-    __syncthreads();
-  }
-  for (size_t e = threadIdx.x; e < chunk; e += blockDim.x)
-    words[e] = forwardFinal(chunkWords[e], limb.q);
-}
-
-/// The first inverse stages (gap from 1 up to lastGap) of one chunk of one
-/// limb in shared memory; with `scale` (the whole limb was one chunk), the
-/// final multiplication by N^{-1}.
-__global__ void nttInverseChunk(NttPlan plan, uint64_t *data, size_t n,
-                                unsigned logChunk, unsigned logLastGap,
-                                int scale) {
-  extern __shared__ uint64_t chunkWords[];
-  const size_t chunk = size_t(1) << logChunk;
-  const NttLimb limb = plan.limbs[blockIdx.y];
-  uint64_t *words = data + size_t(blockIdx.y) * n + size_t(blockIdx.x) * chunk;
-  for (size_t e = threadIdx.x; e < chunk; e += blockDim.x)
-    chunkWords[e] = words[e];
-  __syncthreads();
-  for (unsigned logGap = 0; logGap <= logLastGap; ++logGap) {
-    chunkStage(chunkWords, chunk, n, logGap, limb.inverseRootPowers, limb.q,
-               InverseButterfly{});
-    __syncthreads();
-  }
-  for (size_t e = threadIdx.x; e < chunk; e += blockDim.x)
-    words[e] = scale ? mulShoup(chunkWords[e], limb.inverseDegree, limb.q)
-                     : chunkWords[e];
-}
-
-/// One inverse stage over every limb in global memory; the last one (gap =
-/// N/2, which touches every word once) also multiplies by N^{-1}.
-__global__ void nttInverseStage(NttPlan plan, uint64_t *data, size_t n,
-                                size_t groups, unsigned logGap, int scale) {
-  const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (t >= n / 2)
-    return;
-  const NttLimb limb = plan.limbs[blockIdx.y];
-  const size_t gap = size_t(1) << logGap;
-  const size_t g = t >> logGap, j = t & (gap - 1);
-  uint64_t *x = data + size_t(blockIdx.y) * n + 2 * g * gap + j;
-  uint64_t a = x[0], b = x[gap];
-  inverseButterfly(a, b, limb.inverseRootPowers[groups + g], limb.q);
-  if (scale) {
-    a = mulShoup(a, limb.inverseDegree, limb.q);
-    b = mulShoup(b, limb.inverseDegree, limb.q);
-  }
-  x[0] = a;
-  x[gap] = b;
-}
-
-unsigned chunkThreads(size_t chunk) {
-  return static_cast<unsigned>(std::min<size_t>(chunk / 2, 512));
 }
 
 // Base conversion, scale-and-round, scale-up ----------------------------------
@@ -331,41 +160,15 @@ __global__ void keySwitchKernel(KeySwitchPlan plan, uint64_t *out0,
 
 } // namespace
 
+void checkLaunch(const char *kernel) {
+  cudaError_t error = cudaGetLastError();
+  if (error != cudaSuccess)
+    throw Error(std::string("CUDA kernel ") + kernel +
+                " failed to launch: " + cudaGetErrorName(error) + " (" +
+                cudaGetErrorString(error) + ")");
+}
+
 // Launchers -------------------------------------------------------------------
-
-void launchNttForward(const NttPlan &plan, size_t n, uint64_t *data,
-                      cudaStream_t stream) {
-  const size_t chunk = std::min(n, kNttChunk);
-  const unsigned logN = log2Exact(n), logChunk = log2Exact(chunk);
-  // Stages whose pairs lie more than a chunk apart: gap = N/2 down to chunk.
-  unsigned logGap = logN - 1;
-  for (size_t groups = 1; logGap + 1 > logChunk; groups <<= 1, --logGap) {
-    nttForwardStage<<<gridFor(n / 2, plan.limbCount), kThreads, 0, stream>>>(
-        plan, data, n, groups, logGap);
-    checkLaunch("nttForwardStage");
-  }
-  nttForwardChunk<<<dim3(static_cast<unsigned>(n / chunk), plan.limbCount),
-                    chunkThreads(chunk), chunk * sizeof(uint64_t), stream>>>(
-      plan, data, n, logChunk, logGap);
-  checkLaunch("nttForwardChunk");
-}
-
-void launchNttInverse(const NttPlan &plan, size_t n, uint64_t *data,
-                      cudaStream_t stream) {
-  const size_t chunk = std::min(n, kNttChunk);
-  const unsigned logN = log2Exact(n), logChunk = log2Exact(chunk);
-  const bool whole = chunk == n;
-  nttInverseChunk<<<dim3(static_cast<unsigned>(n / chunk), plan.limbCount),
-                    chunkThreads(chunk), chunk * sizeof(uint64_t), stream>>>(
-      plan, data, n, logChunk, logChunk - 1, whole ? 1 : 0);
-  checkLaunch("nttInverseChunk");
-  for (unsigned logGap = logChunk; logGap < logN; ++logGap) {
-    const size_t groups = n >> (logGap + 1);
-    nttInverseStage<<<gridFor(n / 2, plan.limbCount), kThreads, 0, stream>>>(
-        plan, data, n, groups, logGap, logGap + 1 == logN ? 1 : 0);
-    checkLaunch("nttInverseStage");
-  }
-}
 
 void launchConvert(const ConvertPlan &plan, size_t n, const uint64_t *in,
                    uint64_t *out, cudaStream_t stream) {

@@ -15,6 +15,8 @@
 #ifndef RINGFUSE_RUNTIME_CUDA_KERNELS_CUH
 #define RINGFUSE_RUNTIME_CUDA_KERNELS_CUH
 
+#include "ntt.cuh"
+
 #include "ringfuse/runtime/fixed_point.h"
 #include "ringfuse/runtime/modarith.h"
 #include "ringfuse/runtime/rns.h"
@@ -26,29 +28,9 @@
 
 namespace ringfuse::runtime::cuda {
 
-/// Words of one limb that a shared-memory NTT block transforms (32 KiB: under
-/// the default 48 KiB limit, so no opt-in, and several blocks per SM). Larger
-/// limbs first run the stages whose butterflies span more than this over
-/// global memory, one launch per stage.
-constexpr size_t kNttChunk = 4096;
-
 /// Key switching's digits travel in the kernel's parameters (by value, so a
 /// captured graph keeps them): at most this many.
 constexpr int kMaxDigits = 128;
-
-/// One limb of an NTT-capable basis: its prime and the twiddles NttTables
-/// builds (psi^bitrev(k) and psi^-bitrev(k) with Shoup companions, N^{-1}).
-struct NttLimb {
-  uint64_t q;
-  const ShoupConstant *rootPowers;
-  const ShoupConstant *inverseRootPowers;
-  ShoupConstant inverseDegree;
-};
-
-struct NttPlan {
-  const NttLimb *limbs; // one per limb of the basis
-  int limbCount;
-};
 
 /// RfConverter from basis A to basis T (BaseConverter's formula for the
 /// moduli of T missing from A, a copy for the others).
@@ -95,12 +77,12 @@ struct KeySwitchPlan {
   const uint64_t *digits[kMaxDigits];
 };
 
+/// Throws Error naming `kernel` if the launch just made failed (bad
+/// configuration, no kernel image for this GPU, an earlier sticky fault).
+void checkLaunch(const char *kernel);
+
 // Launchers: enqueue on `stream`, throw Error if a launch fails.
 
-void launchNttForward(const NttPlan &plan, size_t n, uint64_t *data,
-                      cudaStream_t stream);
-void launchNttInverse(const NttPlan &plan, size_t n, uint64_t *data,
-                      cudaStream_t stream);
 /// out must not overlap in (the driver stages overlapping outputs).
 void launchConvert(const ConvertPlan &plan, size_t n, const uint64_t *in,
                    uint64_t *out, cudaStream_t stream);

@@ -280,6 +280,29 @@ TEST(Ntt, OutputIsTheEvaluationAtOddPowersInBitReversedOrder) {
   }
 }
 
+TEST(Ntt, The32BitTransformEqualsThe64BitOneOnTheSamePrime) {
+  for (unsigned logN = 1; logN <= 17; ++logN) {
+    const size_t n = size_t(1) << logN;
+    const uint64_t q = generatePrimes(30, 1, 2 * n, {}).front();
+    ASSERT_LT(q, uint64_t(1) << 30);
+    NttTables wide(q, n);
+    NttTables32 narrow(static_cast<uint32_t>(q), n);
+    EXPECT_EQ(narrow.root(), wide.root());
+    std::vector<uint64_t> a(n);
+    std::vector<uint32_t> a32(n);
+    for (size_t i = 0; i < n; ++i)
+      a32[i] = static_cast<uint32_t>(a[i] = randomBelow(q));
+    wide.forward(a.data());
+    narrow.forward(a32.data());
+    ASSERT_EQ(std::vector<uint64_t>(a32.begin(), a32.end()), a) << "N = " << n;
+    wide.inverse(a.data());
+    narrow.inverse(a32.data());
+    ASSERT_EQ(std::vector<uint64_t>(a32.begin(), a32.end()), a) << "N = " << n;
+  }
+  EXPECT_THROW(NttTables32(97, 64), Error);                      // not 1 mod 128
+  EXPECT_THROW(NttTables32((uint32_t(1) << 30) + 3, 2), Error);  // too wide
+}
+
 TEST(Ntt, RejectsUnfriendlyPrimes) {
   EXPECT_THROW(NttTables(97, 64), Error);                     // 97 != 1 mod 128
   EXPECT_THROW(NttTables((uint64_t(1) << 62) + 135, 2), Error); // too wide

@@ -1,0 +1,578 @@
+//===- ntt.cu - the hierarchical GPU NTT ----------------------------------===//
+//
+// Stage s of the transform (s = 0 .. log N - 1) pairs the words x and
+// x + N / 2^(s+1) of each group g = x >> (log N - s) with the twiddle
+// powers[2^s + g], as ntt.cpp does. A step transforms M = 2^LOG_M words per
+// column (column step) or per row (row step); within it, a round of RK stages
+// gives each thread groups of 2^RK words spaced d = M >> (s0 + RK) apart,
+// which the thread transforms in registers: the groups are closed under those
+// stages. Rounds exchange words through shared memory.
+//
+// Lazy bounds are ntt.cpp's: forward values stay below 4q (so q < 2^62 for
+// 64-bit words and q < 2^30 for 32-bit words), inverse values below 2q.
+//
+//===----------------------------------------------------------------------===//
+#include "ntt.cuh"
+
+#include "kernels.cuh"
+
+#include "ringfuse/runtime/error.h"
+
+#include <utility>
+
+namespace ringfuse::runtime::cuda {
+
+namespace {
+
+/// Columns per column-step block: 16 neighbouring words of each row, so every
+/// load and store of the step fills whole 32-byte sectors.
+constexpr unsigned kColumns = 16;
+/// Threads a row-step block aims for (rows are packed until it has them).
+constexpr unsigned kRowStepThreads = 256;
+/// The shared memory a block may use without opting in.
+constexpr size_t kSharedLimit = 48 * 1024;
+
+__host__ __device__ constexpr unsigned logOf(unsigned value) {
+  return value <= 1 ? 0 : 1 + logOf(value / 2);
+}
+
+__host__ __device__ constexpr unsigned minOf(unsigned a, unsigned b) { return a < b ? a : b; }
+
+// Butterflies --------------------------------------------------------------
+
+/// Cooley-Tukey: (x, y) -> (x + w y, x - w y), given v = w y below 2q.
+template <typename Word>
+__device__ __forceinline__ void forwardButterfly(Word &x, Word &y, Word v,
+                                                 Word twoQ) {
+  const Word u = x >= twoQ ? x - twoQ : x;
+  x = u + v;
+  y = u - v + twoQ;
+}
+
+/// Gentleman-Sande, first half: x + y (below 2q) and the difference x - y + 2q
+/// that the twiddle multiplies.
+template <typename Word>
+__device__ __forceinline__ Word inverseButterflySum(Word &x, Word y,
+                                                    Word twoQ) {
+  const Word difference = x - y + twoQ;
+  const Word sum = x + y;
+  x = sum >= twoQ ? sum - twoQ : sum;
+  return difference;
+}
+
+// Twiddles -------------------------------------------------------------------
+
+/// The column step's twiddles, powers[2^s + group] for s < log N1, from a copy
+/// of powers[0, N1) in shared memory.
+template <typename Word> struct ColumnTwiddles {
+  const Shoup<Word> *powers;
+  Word q;
+
+  __device__ __forceinline__ Word times(Word y, unsigned stage,
+                                        unsigned group) const {
+    return mulShoupLazy(y, powers[(1u << stage) + group], q);
+  }
+};
+
+/// The row step's twiddles for one row, copied to shared memory when the
+/// block starts: stage logN1 + s of row r, group h within the row, is
+/// powers[2^(logN1 + s) + r 2^s + h], kept at rowPowers[2^s + h]. From stage
+/// otFrom on, only the h = 0 entry is kept and the twiddle is taken as that
+/// times powers[h] (the indices' bits are disjoint, so psi^bitrev of their
+/// sum is the product): a table of N2 / 2 words that every row of the limb
+/// shares, in sharedPowers.
+template <typename Word> struct RowTwiddles {
+  const Shoup<Word> *rowPowers;
+  const Shoup<Word> *sharedPowers;
+  unsigned otFrom;
+  Word q;
+
+  __device__ __forceinline__ Word times(Word y, unsigned stage,
+                                        unsigned group) const {
+    if (stage >= otFrom)
+      return mulShoupLazy(mulShoupLazy(y, rowPowers[1u << stage], q),
+                          sharedPowers[group], q);
+    return mulShoupLazy(y, rowPowers[(1u << stage) + group], q);
+  }
+};
+
+// Rounds -------------------------------------------------------------------
+
+/// One round of RK stages, from stage s0 of an M-word transform, for the
+/// thread at index j < M / R of it. Forward rounds run their stages in
+/// increasing order (Cooley-Tukey), inverse rounds in decreasing order
+/// (Gentleman-Sande) over the same groups. load(p) / store(p, word) address
+/// word p of the transform.
+template <typename Word, unsigned LOG_M, unsigned R, unsigned RK, bool FORWARD,
+          typename Load, typename Store, typename Twiddles>
+__device__ __forceinline__ void round(unsigned j, unsigned s0, Load load,
+                                      Store store, const Twiddles &twiddles,
+                                      Word q) {
+  constexpr unsigned kSpan = 1u << RK, kGroups = R / kSpan;
+  constexpr unsigned kThreadsPerTransform = (1u << LOG_M) / R;
+  const unsigned logD = LOG_M - s0 - RK;
+  const Word twoQ = 2 * q;
+  unsigned base[kGroups];
+#pragma unroll
+  for (unsigned m = 0; m < kGroups; ++m) {
+    const unsigned g = j + m * kThreadsPerTransform;
+    base[m] = ((g >> logD) << (logD + RK)) | (g & ((1u << logD) - 1));
+  }
+  Word x[R];
+#pragma unroll
+  for (unsigned m = 0; m < kGroups; ++m)
+#pragma unroll
+    for (unsigned i = 0; i < kSpan; ++i)
+      x[m * kSpan + i] = load(base[m] + (i << logD));
+
+#pragma unroll
+  for (unsigned step = 0; step < RK; ++step) {
+    const unsigned u = FORWARD ? step : RK - 1 - step;
+    const unsigned half = kSpan >> (u + 1);
+    const unsigned stage = s0 + u;
+#pragma unroll
+    for (unsigned m = 0; m < kGroups; ++m)
+#pragma unroll
+      for (unsigned i = 0; i < kSpan; ++i) {
+        if (i & half)
+          continue;
+        const unsigned group = (base[m] + (i << logD)) >> (LOG_M - stage);
+        Word &a = x[m * kSpan + i], &b = x[m * kSpan + i + half];
+        if constexpr (FORWARD) {
+          forwardButterfly(a, b, twiddles.times(b, stage, group), twoQ);
+        } else {
+          b = twiddles.times(inverseButterflySum(a, b, twoQ), stage, group);
+        }
+      }
+  }
+
+#pragma unroll
+  for (unsigned m = 0; m < kGroups; ++m)
+#pragma unroll
+    for (unsigned i = 0; i < kSpan; ++i)
+      store(base[m] + (i << logD), x[m * kSpan + i]);
+}
+
+/// All rounds of one M-word transform: log R stages each, the first round
+/// (in forward order) taking what is left over. The first round run reads
+/// with firstLoad and the last one writes with lastStore; the others go
+/// through shared memory (shared(p) is a reference to word p's slot).
+template <typename Word, unsigned LOG_M, unsigned R, bool FORWARD,
+          typename FirstLoad, typename LastStore, typename Shared,
+          typename Twiddles>
+__device__ __forceinline__ void transform(unsigned j, FirstLoad firstLoad,
+                                          LastStore lastStore, Shared shared,
+                                          const Twiddles &twiddles, Word q) {
+  constexpr unsigned kLogR = logOf(R);
+  constexpr unsigned kRounds = (LOG_M + kLogR - 1) / kLogR;
+  constexpr unsigned kFirstStages = LOG_M - (kRounds - 1) * kLogR;
+  auto sharedLoad = [&](unsigned p) { return shared(p); };
+  auto sharedStore = [&](unsigned p, Word w) { shared(p) = w; };
+  if constexpr (kRounds == 1) {
+    round<Word, LOG_M, R, kFirstStages, FORWARD>(j, 0, firstLoad, lastStore,
+                                                 twiddles, q);
+  } else if constexpr (FORWARD) {
+    round<Word, LOG_M, R, kFirstStages, true>(j, 0, firstLoad, sharedStore,
+                                              twiddles, q);
+    for (unsigned k = 1; k + 1 < kRounds; ++k) {
+      __syncthreads();
+      round<Word, LOG_M, R, kLogR, true>(j, kFirstStages + (k - 1) * kLogR,
+                                         sharedLoad, sharedStore, twiddles, q);
+    }
+    __syncthreads();
+    round<Word, LOG_M, R, kLogR, true>(j, LOG_M - kLogR, sharedLoad, lastStore,
+                                       twiddles, q);
+  } else {
+    round<Word, LOG_M, R, kLogR, false>(j, LOG_M - kLogR, firstLoad,
+                                        sharedStore, twiddles, q);
+    for (unsigned k = kRounds - 2; k >= 1; --k) {
+      __syncthreads();
+      round<Word, LOG_M, R, kLogR, false>(j, kFirstStages + (k - 1) * kLogR,
+                                          sharedLoad, sharedStore, twiddles, q);
+    }
+    __syncthreads();
+    round<Word, LOG_M, R, kFirstStages, false>(j, 0, sharedLoad, lastStore,
+                                               twiddles, q);
+  }
+}
+
+// Kernels ------------------------------------------------------------------
+
+/// The column step: stages [0, log N1) on kColumns neighbouring columns
+/// (blockIdx.x) of one limb (blockIdx.y), straight from and to global memory
+/// (each access is a row of kColumns words); shared memory holds the words
+/// between rounds, row-major, and powers[0, N1). The inverse's last stage
+/// also multiplies by N^{-1}.
+template <typename Word, bool FORWARD, unsigned LOG_M, unsigned R>
+__global__ void __launch_bounds__(minOf(1024, kColumns *(1u << LOG_M) / R))
+    columnStep(BasicNttPlan<Word> plan, Word *data, unsigned logN) {
+  extern __shared__ __align__(16) unsigned char sharedBytes[];
+  constexpr unsigned kM = 1u << LOG_M;
+  Shoup<Word> *powers = reinterpret_cast<Shoup<Word> *>(sharedBytes);
+  Word *words = reinterpret_cast<Word *>(powers + kM);
+
+  const BasicNttLimb<Word> limb = plan.limbs[blockIdx.y];
+  const Shoup<Word> *table = FORWARD ? limb.rootPowers : limb.inverseRootPowers;
+  for (unsigned k = threadIdx.x; k < kM; k += blockDim.x)
+    powers[k] = table[k];
+  __syncthreads();
+
+  const size_t rowLength = size_t(1) << (logN - LOG_M);
+  const unsigned column = threadIdx.x % kColumns, j = threadIdx.x / kColumns;
+  Word *columnWords = data + size_t(blockIdx.y) * (rowLength << LOG_M) +
+                      size_t(blockIdx.x) * kColumns + column;
+  const Word q = limb.q;
+  const Shoup<Word> inverseDegree = limb.inverseDegree;
+  auto load = [&](unsigned p) { return columnWords[p * rowLength]; };
+  auto store = [&](unsigned p, Word w) {
+    if constexpr (!FORWARD)
+      w = mulShoup(w, inverseDegree, q);
+    columnWords[p * rowLength] = w;
+  };
+  auto shared = [&](unsigned p) -> Word & {
+    return words[p * kColumns + column];
+  };
+  transform<Word, LOG_M, R, FORWARD>(j, load, store, shared,
+                                     ColumnTwiddles<Word>{powers, q}, q);
+}
+
+/// Word p of a row's slot in shared memory: XOR-swizzled within each 32
+/// words so that both the strided accesses of the first rounds and the
+/// R-contiguous ones of the last round hit distinct banks.
+template <unsigned LOG_M, unsigned R>
+__device__ __forceinline__ unsigned swizzled(unsigned p) {
+  if constexpr (LOG_M < 5)
+    return p;
+  else
+    return p ^ ((p >> logOf(R)) & 31u);
+}
+
+/// The row step: stages [log N1, log N) on `rowsPerBlock` rows of N2 = 2^LOG_M
+/// words of one limb (blockIdx.y). The block first copies its rows'
+/// twiddles to shared memory (RowTwiddles). Forward: the first round reads
+/// global memory (coalesced: its groups are strided by N2 / 2^RK), the last
+/// writes shared memory, which is then copied out with the final reduction
+/// to [0, q). Inverse: the mirror image, and no N^{-1} (the column step, or
+/// the last store when N1 = 1, applies it).
+template <typename Word, bool FORWARD, unsigned LOG_M, unsigned R>
+__global__ void __launch_bounds__(
+    (1u << LOG_M) / R > kRowStepThreads ? (1u << LOG_M) / R : kRowStepThreads)
+    rowStep(BasicNttPlan<Word> plan, Word *data, unsigned logN1,
+            unsigned rowsPerBlock, unsigned otStages) {
+  extern __shared__ __align__(16) unsigned char sharedBytes[];
+  constexpr unsigned kM = 1u << LOG_M, kThreadsPerRow = kM / R;
+  Shoup<Word> *rowPowers = reinterpret_cast<Shoup<Word> *>(sharedBytes);
+  Shoup<Word> *sharedPowers = rowPowers + rowsPerBlock * kM;
+  Word *words = reinterpret_cast<Word *>(sharedPowers + kM / 2);
+
+  const BasicNttLimb<Word> limb = plan.limbs[blockIdx.y];
+  const Shoup<Word> *powers =
+      FORWARD ? limb.rootPowers : limb.inverseRootPowers;
+  const Word q = limb.q, twoQ = 2 * q;
+  const unsigned otFrom = LOG_M - otStages;
+  const size_t firstRow = size_t(blockIdx.x) * rowsPerBlock;
+  for (unsigned e = threadIdx.x; e < rowsPerBlock * kM; e += blockDim.x) {
+    const unsigned k = e & (kM - 1);
+    if (k == 0)
+      continue;
+    const unsigned stage = 31 - __clz(k), group = k - (1u << stage);
+    if (stage >= otFrom && group != 0)
+      continue;
+    const size_t row = firstRow + (e >> LOG_M);
+    rowPowers[e] = powers[(size_t(1) << (logN1 + stage)) + (row << stage) + group];
+  }
+  if (otStages > 0)
+    for (unsigned h = threadIdx.x; h < kM / 2; h += blockDim.x)
+      sharedPowers[h] = powers[h];
+
+  const size_t limbWords = size_t(1) << (logN1 + LOG_M);
+  Word *blockWords = data + size_t(blockIdx.y) * limbWords + (firstRow << LOG_M);
+  const unsigned rowInBlock = threadIdx.x / kThreadsPerRow;
+  const unsigned j = threadIdx.x % kThreadsPerRow;
+  Word *rowWords = blockWords + (size_t(rowInBlock) << LOG_M);
+  Word *rowSlot = words + (rowInBlock << LOG_M);
+  const unsigned blockWordCount = rowsPerBlock << LOG_M;
+  const bool scale = !FORWARD && logN1 == 0;
+  const Shoup<Word> inverseDegree = limb.inverseDegree;
+
+  const RowTwiddles<Word> twiddles{rowPowers + (rowInBlock << LOG_M),
+                                   sharedPowers, otFrom, q};
+  auto shared = [&](unsigned p) -> Word & {
+    return rowSlot[swizzled<LOG_M, R>(p)];
+  };
+  auto sharedStore = [&](unsigned p, Word w) { shared(p) = w; };
+  auto globalLoad = [&](unsigned p) { return rowWords[p]; };
+  auto globalStore = [&](unsigned p, Word w) {
+    rowWords[p] = scale ? mulShoup(w, inverseDegree, q) : w;
+  };
+
+  if constexpr (FORWARD) {
+    __syncthreads();
+    transform<Word, LOG_M, R, true>(j, globalLoad, sharedStore, shared,
+                                    twiddles, q);
+    __syncthreads();
+    for (unsigned e = threadIdx.x; e < blockWordCount; e += blockDim.x) {
+      Word v = words[((e >> LOG_M) << LOG_M) +
+                     swizzled<LOG_M, R>(e & (kM - 1))];
+      v = v >= twoQ ? v - twoQ : v;
+      blockWords[e] = v >= q ? v - q : v;
+    }
+  } else {
+    for (unsigned e = threadIdx.x; e < blockWordCount; e += blockDim.x)
+      words[((e >> LOG_M) << LOG_M) + swizzled<LOG_M, R>(e & (kM - 1))] =
+          blockWords[e];
+    __syncthreads();
+    auto sharedLoad = [&](unsigned p) { return shared(p); };
+    transform<Word, LOG_M, R, false>(j, sharedLoad, globalStore, shared,
+                                     twiddles, q);
+  }
+}
+
+// Launching ----------------------------------------------------------------
+
+constexpr unsigned kMaxColumnLog = 9;
+constexpr unsigned kMaxRowLog = 11;
+
+bool isRadix(unsigned radix) { return radix == 4 || radix == 8 || radix == 16; }
+
+size_t columnSharedBytes(unsigned wordBytes, unsigned logN1) {
+  const size_t m = size_t(1) << logN1;
+  return m * 2 * wordBytes + m * kColumns * wordBytes;
+}
+
+unsigned columnThreads(unsigned logN1, unsigned radix) {
+  return kColumns * (1u << logN1) / radix;
+}
+
+template <typename Word, bool FORWARD, unsigned LOG_M, unsigned R>
+void launchColumnSized(const BasicNttPlan<Word> &plan, unsigned logN,
+                       Word *data, cudaStream_t stream) {
+  const unsigned columns = 1u << (logN - LOG_M);
+  const dim3 grid(columns / kColumns, static_cast<unsigned>(plan.limbCount));
+  columnStep<Word, FORWARD, LOG_M, R>
+      <<<grid, columnThreads(LOG_M, R),
+         columnSharedBytes(sizeof(Word), LOG_M), stream>>>(plan, data, logN);
+  checkLaunch(FORWARD ? "nttColumnStep (forward)" : "nttColumnStep (inverse)");
+}
+
+/// A row-step block's shared memory: per row its words and its twiddles,
+/// plus the table of N2 / 2 twiddles the rows share.
+size_t rowSharedBytes(unsigned wordBytes, unsigned logN2, unsigned rows) {
+  const size_t m = size_t(1) << logN2;
+  return rows * m * wordBytes * 3 + m / 2 * 2 * wordBytes;
+}
+
+/// Rows per row-step block: enough for kRowStepThreads threads, while the
+/// block's shared memory stays within the default limit (one row may not).
+unsigned rowsPerBlock(unsigned wordBytes, unsigned logN1, unsigned logN2,
+                      unsigned radix) {
+  const unsigned threadsPerRow = (1u << logN2) / radix;
+  unsigned rows =
+      threadsPerRow >= kRowStepThreads ? 1 : kRowStepThreads / threadsPerRow;
+  while (rows > 1 && rowSharedBytes(wordBytes, logN2, rows) > kSharedLimit)
+    rows /= 2;
+  return minOf(rows, 1u << logN1);
+}
+
+/// Kernels whose blocks need more than 48 KiB of shared memory must say so
+/// once, before their first launch.
+template <typename Kernel> void allowSharedBytes(Kernel kernel, size_t bytes) {
+  if (bytes <= kSharedLimit)
+    return;
+  cudaError_t error = cudaFuncSetAttribute(
+      kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+      static_cast<int>(bytes));
+  if (error != cudaSuccess)
+    throw Error(std::string("cannot give an NTT step ") +
+                std::to_string(bytes) + " bytes of shared memory: " +
+                cudaGetErrorString(error));
+}
+
+template <typename Word, bool FORWARD, unsigned LOG_M, unsigned R>
+void launchRowSized(const BasicNttPlan<Word> &plan, unsigned logN1,
+                    unsigned otStages, Word *data, cudaStream_t stream) {
+  const unsigned rows = rowsPerBlock(sizeof(Word), logN1, LOG_M, R);
+  const dim3 grid((1u << logN1) / rows, static_cast<unsigned>(plan.limbCount));
+  const unsigned threads = rows * ((1u << LOG_M) / R);
+  const size_t bytes = rowSharedBytes(sizeof(Word), LOG_M, rows);
+  // Once per kernel, for the most rows any launch of it packs.
+  static const bool allowed =
+      (allowSharedBytes(rowStep<Word, FORWARD, LOG_M, R>,
+                        rowSharedBytes(sizeof(Word), LOG_M,
+                                       rowsPerBlock(sizeof(Word), 31, LOG_M, R))),
+       true);
+  (void)allowed;
+  rowStep<Word, FORWARD, LOG_M, R>
+      <<<grid, threads, bytes, stream>>>(plan, data, logN1, rows, otStages);
+  checkLaunch(FORWARD ? "nttRowStep (forward)" : "nttRowStep (inverse)");
+}
+
+template <typename Word, bool FORWARD> struct ColumnLauncher {
+  const BasicNttPlan<Word> &plan;
+  unsigned logN;
+  Word *data;
+  cudaStream_t stream;
+
+  template <unsigned LOG, unsigned R> void launch() const {
+    launchColumnSized<Word, FORWARD, LOG, R>(plan, logN, data, stream);
+  }
+};
+
+template <typename Word, bool FORWARD> struct RowLauncher {
+  const BasicNttPlan<Word> &plan;
+  unsigned logN1, otStages;
+  Word *data;
+  cudaStream_t stream;
+
+  template <unsigned LOG, unsigned R> void launch() const {
+    launchRowSized<Word, FORWARD, LOG, R>(plan, logN1, otStages, data, stream);
+  }
+};
+
+/// Calls launcher.launch<LOG, R>() for the runtime (log, radix), R clipped to
+/// the transform's size.
+template <unsigned... Logs, typename Launch>
+void dispatch(std::integer_sequence<unsigned, Logs...>, unsigned log,
+              unsigned radix, const Launch &launcher) {
+  auto byRadix = [&](auto logConstant) {
+    constexpr unsigned kLog = decltype(logConstant)::value;
+    switch (radix) {
+    case 4:
+      launcher.template launch<kLog, minOf(4, 1u << kLog)>();
+      break;
+    case 8:
+      launcher.template launch<kLog, minOf(8, 1u << kLog)>();
+      break;
+    default:
+      launcher.template launch<kLog, minOf(16, 1u << kLog)>();
+      break;
+    }
+  };
+  ((log == Logs ? (byRadix(std::integral_constant<unsigned, Logs>{}), 0) : 0),
+   ...);
+}
+
+template <typename Word, bool FORWARD>
+void launchNtt(const BasicNttPlan<Word> &plan, size_t n, const NttShape &shape,
+               Word *data, cudaStream_t stream) {
+  if (plan.limbCount == 0)
+    return;
+  unsigned logN = 0;
+  while ((size_t(1) << logN) < n)
+    ++logN;
+  std::string why;
+  if (!isSupportedNttShape(sizeof(Word), logN, shape, &why))
+    throw Error("NTT shape not supported: " + why);
+  const unsigned logN2 = logN - shape.logN1;
+  const ColumnLauncher<Word, FORWARD> column{plan, logN, data, stream};
+  const RowLauncher<Word, FORWARD> row{plan, shape.logN1, shape.otStages, data,
+                                       stream};
+  constexpr auto kColumnLogs =
+      std::integer_sequence<unsigned, 4, 5, 6, 7, 8, 9>{};
+  constexpr auto kRowLogs =
+      std::integer_sequence<unsigned, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11>{};
+  if (FORWARD && shape.logN1 > 0)
+    dispatch(kColumnLogs, shape.logN1, shape.radix, column);
+  dispatch(kRowLogs, logN2, shape.radix, row);
+  if (!FORWARD && shape.logN1 > 0)
+    dispatch(kColumnLogs, shape.logN1, shape.radix, column);
+}
+
+} // namespace
+
+bool isSupportedNttShape(unsigned wordBytes, unsigned logN,
+                         const NttShape &shape, std::string *why) {
+  // The description is built only on refusal: launches call this too.
+  auto refuse = [&](const char *reason) {
+    if (why)
+      *why = std::string(reason) + " (logN1 = " + std::to_string(shape.logN1) +
+             ", radix " + std::to_string(shape.radix) + ", " +
+             std::to_string(shape.otStages) + " OT stages, " +
+             std::to_string(wordBytes) + "-byte words, logN = " +
+             std::to_string(logN) + ")";
+    return false;
+  };
+  if (wordBytes != 4 && wordBytes != 8)
+    return refuse("words must be 4 or 8 bytes");
+  if (logN < 1 || logN > 17)
+    return refuse("logN must be in [1, 17]");
+  if (!isRadix(shape.radix))
+    return refuse("the radix must be 4, 8 or 16");
+  if (shape.logN1 >= logN)
+    return refuse("logN1 must leave a row step");
+  const unsigned logN2 = logN - shape.logN1;
+  if (logN2 > kMaxRowLog)
+    return refuse("rows above 2^11 words do not fit one block");
+  if (shape.otStages > logN2)
+    return refuse("more OT stages than row-step stages");
+  if (shape.logN1 == 0)
+    return true;
+  if (shape.logN1 < 4 || shape.logN1 > kMaxColumnLog)
+    return refuse("logN1 must be 0 or in [4, 9]");
+  if (logN2 < 4)
+    return refuse("the column step needs rows of at least 16 words");
+  if (columnThreads(shape.logN1, shape.radix) > 1024)
+    return refuse("the column step would need more than 1024 threads");
+  if (columnSharedBytes(wordBytes, shape.logN1) > kSharedLimit)
+    return refuse("the column step would need more than 48 KiB of shared "
+                  "memory");
+  return true;
+}
+
+NttShape defaultNttShape(unsigned wordBytes, unsigned logN) {
+  // The fastest shapes of bench/tune_transforms.py's sweep on an H200 for 21
+  // limbs of 60-bit primes (42 of 30-bit primes): one block per limb up to
+  // 2^11 words, then N1 = 64 (128 at 64-bit logN 17), radix 4 for 64-bit
+  // words up to logN 16, radix 8 above and for 32-bit words from logN 15,
+  // on-the-fly twiddling of the last two stages from logN 15.
+  if (logN <= kMaxRowLog)
+    return {0, 4, 0};
+  const bool wide = wordBytes == 8;
+  const unsigned logN1 = wide && logN == 17 ? 7 : 6;
+  const unsigned radix = (wide ? logN >= 17 : logN >= 15) ? 8 : 4;
+  const unsigned otStages = logN >= 15 ? 2 : 0;
+  return {logN1, radix, otStages};
+}
+
+template <typename Word>
+void launchNttForward(const BasicNttPlan<Word> &plan, size_t n,
+                      const NttShape &shape, Word *data, cudaStream_t stream) {
+  launchNtt<Word, true>(plan, n, shape, data, stream);
+}
+
+template <typename Word>
+void launchNttInverse(const BasicNttPlan<Word> &plan, size_t n,
+                      const NttShape &shape, Word *data, cudaStream_t stream) {
+  launchNtt<Word, false>(plan, n, shape, data, stream);
+}
+
+template void launchNttForward<uint64_t>(const NttPlan &, size_t,
+                                         const NttShape &, uint64_t *,
+                                         cudaStream_t);
+template void launchNttInverse<uint64_t>(const NttPlan &, size_t,
+                                         const NttShape &, uint64_t *,
+                                         cudaStream_t);
+template void launchNttForward<uint32_t>(const NttPlan32 &, size_t,
+                                         const NttShape &, uint32_t *,
+                                         cudaStream_t);
+template void launchNttInverse<uint32_t>(const NttPlan32 &, size_t,
+                                         const NttShape &, uint32_t *,
+                                         cudaStream_t);
+
+void launchNttForward(const NttPlan &plan, size_t n, uint64_t *data,
+                      cudaStream_t stream) {
+  unsigned logN = 0;
+  while ((size_t(1) << logN) < n)
+    ++logN;
+  launchNtt<uint64_t, true>(plan, n, defaultNttShape(8, logN), data, stream);
+}
+
+void launchNttInverse(const NttPlan &plan, size_t n, uint64_t *data,
+                      cudaStream_t stream) {
+  unsigned logN = 0;
+  while ((size_t(1) << logN) < n)
+    ++logN;
+  launchNtt<uint64_t, false>(plan, n, defaultNttShape(8, logN), data, stream);
+}
+
+} // namespace ringfuse::runtime::cuda

@@ -1,0 +1,95 @@
+//===- ntt.cuh - the hierarchical GPU NTT -----------------------*- CUDA -*-===//
+//
+// The negacyclic NTT of every limb of a polynomial in one launch per step,
+// after ntt-gpu-on-the-fly-twiddling: N = N1 x N2, where a column step runs
+// the first log N1 Cooley-Tukey stages on N2 columns of N1 words (stride N2,
+// coalesced because each block takes 16 neighbouring columns), and a row step
+// runs the last log N2 stages on N1 contiguous rows of N2 words. Inside a
+// step each thread holds `radix` words in registers and runs log(radix)
+// stages on them before exchanging through shared memory. The inverse runs
+// the same steps backwards with Gentleman-Sande butterflies.
+//
+// On-the-fly twiddling (OT) for the last `otStages` stages of the row step:
+// the twiddle of stage s = log N1 + s', row r, group h < 2^s' factors as
+// rootPowers[2^s + r 2^s'] * rootPowers[h] (both psi^bitrev), so the product
+// y * w is taken as two Shoup products with tabulated constants, and the
+// row step reads log N2 twiddles per row plus a table of N2 / 2 words that
+// every row shares, instead of N2 - 1 per row.
+//
+// Every variant computes ntt.cpp's transform (natural order in, bit-reversed
+// out; canonical residues), so the words equal NttTables::forward / inverse
+// whatever the shape.
+//
+//===----------------------------------------------------------------------===//
+#ifndef RINGFUSE_RUNTIME_CUDA_NTT_CUH
+#define RINGFUSE_RUNTIME_CUDA_NTT_CUH
+
+#include "ringfuse/runtime/modarith.h"
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace ringfuse::runtime::cuda {
+
+template <typename Word> struct ShoupOf;
+template <> struct ShoupOf<uint64_t> { using type = ShoupConstant; };
+template <> struct ShoupOf<uint32_t> { using type = ShoupConstant32; };
+template <typename Word> using Shoup = typename ShoupOf<Word>::type;
+
+/// One limb of an NTT-capable basis: its prime and the twiddles NttTables
+/// builds (psi^bitrev(k) and psi^-bitrev(k) with Shoup companions, N^{-1}).
+template <typename Word> struct BasicNttLimb {
+  Word q;
+  const Shoup<Word> *rootPowers;
+  const Shoup<Word> *inverseRootPowers;
+  Shoup<Word> inverseDegree;
+};
+
+template <typename Word> struct BasicNttPlan {
+  const BasicNttLimb<Word> *limbs; // one per limb of the basis, on the device
+  int limbCount;
+};
+
+using NttLimb = BasicNttLimb<uint64_t>;
+using NttPlan = BasicNttPlan<uint64_t>;
+using NttLimb32 = BasicNttLimb<uint32_t>;
+using NttPlan32 = BasicNttPlan<uint32_t>;
+
+/// How one transform is decomposed: log N1 (0: the row step alone, the whole
+/// limb in one block), the words each thread holds, and how many of the last
+/// stages twiddle on the fly.
+struct NttShape {
+  unsigned logN1 = 0;
+  unsigned radix = 8;
+  unsigned otStages = 0;
+};
+
+/// Whether `shape` is one this file instantiates for `wordBytes`-byte words
+/// and N = 2^logN; if not, `why` says what is wrong.
+bool isSupportedNttShape(unsigned wordBytes, unsigned logN,
+                         const NttShape &shape, std::string *why = nullptr);
+
+/// The shape used when nothing chose one (tuned on an H200 for 21 limbs).
+NttShape defaultNttShape(unsigned wordBytes, unsigned logN);
+
+/// In place on plan.limbCount limbs of n words each (limb i at data + i n).
+/// Throws Error for an unsupported shape or a failed launch.
+template <typename Word>
+void launchNttForward(const BasicNttPlan<Word> &plan, size_t n,
+                      const NttShape &shape, Word *data, cudaStream_t stream);
+template <typename Word>
+void launchNttInverse(const BasicNttPlan<Word> &plan, size_t n,
+                      const NttShape &shape, Word *data, cudaStream_t stream);
+
+/// The default shape for n.
+void launchNttForward(const NttPlan &plan, size_t n, uint64_t *data,
+                      cudaStream_t stream);
+void launchNttInverse(const NttPlan &plan, size_t n, uint64_t *data,
+                      cudaStream_t stream);
+
+} // namespace ringfuse::runtime::cuda
+
+#endif // RINGFUSE_RUNTIME_CUDA_NTT_CUH

@@ -1,0 +1,191 @@
+//===- ntt_test.cpp - the GPU NTT against the CPU reference ---------------===//
+//
+// Every decomposition ntt.cu supports (both word sizes, every ring degree of
+// the runtime, every N1, radix and number of on-the-fly stages) transforms
+// several limbs in one launch and must give NttTables::forward / inverse
+// (NttTables32 for 32-bit words) word for word.
+//
+// Compiled by nvcc (CUDA source despite the .cpp name: see CMakeLists.txt).
+//
+//===----------------------------------------------------------------------===//
+#include "ntt.cuh"
+
+#include "ringfuse/runtime/ntt.h"
+#include "ringfuse/runtime/number_theory.h"
+
+#include "test_support.h"
+
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ringfuse::runtime {
+namespace {
+using testing::randomBelow;
+
+void check(cudaError_t error, const char *what) {
+  ASSERT_EQ(error, cudaSuccess) << what << ": " << cudaGetErrorString(error);
+}
+
+bool haveDevice() {
+  int count = 0;
+  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+}
+
+/// A device copy of a host vector, freed with the object.
+template <typename T> class DeviceVector {
+public:
+  explicit DeviceVector(const std::vector<T> &host) : size_(host.size()) {
+    EXPECT_EQ(cudaMalloc(&data_, sizeof(T) * size_), cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(data_, host.data(), sizeof(T) * size_,
+                         cudaMemcpyHostToDevice),
+              cudaSuccess);
+  }
+  DeviceVector(const DeviceVector &) = delete;
+  DeviceVector &operator=(const DeviceVector &) = delete;
+  ~DeviceVector() { cudaFree(data_); }
+
+  T *data() const { return data_; }
+  std::vector<T> toHost() const {
+    std::vector<T> host(size_);
+    EXPECT_EQ(cudaMemcpy(host.data(), data_, sizeof(T) * size_,
+                         cudaMemcpyDeviceToHost),
+              cudaSuccess);
+    return host;
+  }
+
+private:
+  T *data_ = nullptr;
+  size_t size_;
+};
+
+template <typename Word> struct TablesOf;
+template <> struct TablesOf<uint64_t> { using type = NttTables; };
+template <> struct TablesOf<uint32_t> { using type = NttTables32; };
+
+template <typename Word> Word modulusOf(const NttTables &t) {
+  return t.modulus().value;
+}
+template <typename Word> Word modulusOf(const NttTables32 &t) {
+  return t.modulus();
+}
+
+/// `limbs` primes of the word size, their CPU tables and a device plan.
+template <typename Word> class LimbSet {
+public:
+  using Tables = typename TablesOf<Word>::type;
+
+  LimbSet(unsigned logN, size_t limbs) : n_(size_t(1) << logN) {
+    const unsigned bits = sizeof(Word) == 8 ? 60 : 30;
+    for (uint64_t q : findPrimesBelow(bits, limbs, 2 * n_,
+                                      [](uint64_t) { return false; }))
+      tables_.push_back(std::make_unique<Tables>(static_cast<Word>(q), n_));
+    std::vector<cuda::BasicNttLimb<Word>> plan;
+    for (const auto &t : tables_) {
+      powers_.push_back(std::make_unique<DeviceVector<Shoup>>(t->rootPowers()));
+      inversePowers_.push_back(
+          std::make_unique<DeviceVector<Shoup>>(t->inverseRootPowers()));
+      plan.push_back({modulusOf<Word>(*t), powers_.back()->data(),
+                      inversePowers_.back()->data(), t->inverseDegree()});
+    }
+    limbs_ = std::make_unique<DeviceVector<cuda::BasicNttLimb<Word>>>(plan);
+  }
+
+  cuda::BasicNttPlan<Word> plan() const {
+    return {limbs_->data(), static_cast<int>(tables_.size())};
+  }
+  size_t limbCount() const { return tables_.size(); }
+  const Tables &tables(size_t limb) const { return *tables_[limb]; }
+
+  std::vector<Word> randomWords() const {
+    std::vector<Word> words(limbCount() * n_);
+    for (size_t limb = 0; limb < limbCount(); ++limb)
+      for (size_t i = 0; i < n_; ++i)
+        words[limb * n_ + i] =
+            static_cast<Word>(randomBelow(modulusOf<Word>(tables(limb))));
+    return words;
+  }
+
+  std::vector<Word> cpuForward(std::vector<Word> words) const {
+    for (size_t limb = 0; limb < limbCount(); ++limb)
+      tables(limb).forward(words.data() + limb * n_);
+    return words;
+  }
+
+private:
+  using Shoup = cuda::Shoup<Word>;
+  size_t n_;
+  std::vector<std::unique_ptr<Tables>> tables_;
+  std::vector<std::unique_ptr<DeviceVector<Shoup>>> powers_, inversePowers_;
+  std::unique_ptr<DeviceVector<cuda::BasicNttLimb<Word>>> limbs_;
+};
+
+std::string describe(unsigned logN, const cuda::NttShape &shape) {
+  return "logN " + std::to_string(logN) + ", logN1 " +
+         std::to_string(shape.logN1) + ", radix " +
+         std::to_string(shape.radix) + ", OT " +
+         std::to_string(shape.otStages);
+}
+
+/// Every supported shape at logN, forward and inverse, against the CPU.
+template <typename Word> void checkEveryShape(unsigned logN) {
+  const LimbSet<Word> limbs(logN, logN >= 16 ? 3 : 4);
+  const size_t n = size_t(1) << logN;
+  const std::vector<Word> input = limbs.randomWords();
+  const std::vector<Word> expected = limbs.cpuForward(input);
+  unsigned shapes = 0;
+  for (unsigned logN1 : {0u, 4u, 5u, 6u, 7u, 8u, 9u})
+    for (unsigned radix : {4u, 8u, 16u})
+      for (unsigned ot : {0u, 1u, 2u}) {
+        const cuda::NttShape shape{logN1, radix, ot};
+        if (!cuda::isSupportedNttShape(sizeof(Word), logN, shape))
+          continue;
+        ++shapes;
+        DeviceVector<Word> data(input);
+        cuda::launchNttForward<Word>(limbs.plan(), n, shape, data.data(), 0);
+        check(cudaDeviceSynchronize(), "forward");
+        ASSERT_EQ(data.toHost(), expected)
+            << sizeof(Word) * 8 << "-bit forward, " << describe(logN, shape);
+        cuda::launchNttInverse<Word>(limbs.plan(), n, shape, data.data(), 0);
+        check(cudaDeviceSynchronize(), "inverse");
+        ASSERT_EQ(data.toHost(), input)
+            << sizeof(Word) * 8 << "-bit inverse, " << describe(logN, shape);
+      }
+  EXPECT_GT(shapes, 0u) << "no shape at logN " << logN;
+}
+
+TEST(GpuNtt, EveryShapeMatchesTheCpuReferenceWith64BitWords) {
+  if (!haveDevice())
+    GTEST_SKIP() << "no CUDA device";
+  for (unsigned logN = 1; logN <= 17; ++logN)
+    checkEveryShape<uint64_t>(logN);
+}
+
+TEST(GpuNtt, EveryShapeMatchesTheCpuReferenceWith32BitWords) {
+  if (!haveDevice())
+    GTEST_SKIP() << "no CUDA device";
+  for (unsigned logN = 1; logN <= 17; ++logN)
+    checkEveryShape<uint32_t>(logN);
+}
+
+TEST(GpuNtt, DefaultShapesAreSupportedAndUnsupportedShapesAreRefused) {
+  for (unsigned wordBytes : {4u, 8u})
+    for (unsigned logN = 1; logN <= 17; ++logN)
+      EXPECT_TRUE(cuda::isSupportedNttShape(
+          wordBytes, logN, cuda::defaultNttShape(wordBytes, logN)))
+          << wordBytes << "-byte words, logN " << logN;
+  std::string why;
+  EXPECT_FALSE(cuda::isSupportedNttShape(8, 17, {0, 8, 0}, &why));
+  EXPECT_NE(why.find("2^11"), std::string::npos) << why;
+  EXPECT_FALSE(cuda::isSupportedNttShape(8, 16, {8, 6, 0}, &why));
+  EXPECT_NE(why.find("radix"), std::string::npos) << why;
+  EXPECT_FALSE(cuda::isSupportedNttShape(8, 16, {9, 8, 0}, &why));
+  EXPECT_NE(why.find("48 KiB"), std::string::npos) << why;
+  EXPECT_TRUE(cuda::isSupportedNttShape(4, 16, {9, 8, 0}));
+}
+
+} // namespace
+} // namespace ringfuse::runtime
