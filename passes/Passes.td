@@ -81,6 +81,38 @@ def PolyToRNS : Pass<"poly-to-rns", "::mlir::ModuleOp"> {
   let dependentDialects = ["::ringfuse::rns::RNSDialect"];
 }
 
+def RNSAssignDomains : Pass<"rns-assign-domains", "::mlir::ModuleOp"> {
+  let summary = "Choose coefficient or evaluation form per value; fewest transforms";
+  let description = [{
+    Keeps data in the evaluation domain across ops where that saves transforms
+    (the "state machine" of the HDGT paper, Section 3). The input's ntt/intt
+    are treated as domain edges and stripped; every other value is a
+    polynomial whose domain is fixed by its producer (rns.mul and
+    rns.key_switch_inner_product: evaluation; rns.convert, rns.scale_round,
+    rns.scale_up and function arguments: coefficient) or free (add, sub, neg,
+    mul_scalar, extract, automorphism: either domain, operands in the
+    result's). Users fix what they need the same way; function results are
+    coefficient form (the program ABI). A polynomial used in the other domain
+    pays one transform, weighted by its limb count; the cheapest assignment is
+    an exact minimum s-t cut (DomainAssignment), never costlier than the
+    input's. Then exactly one rns.ntt / rns.intt is made per polynomial and
+    needed domain, before its first user; constants are transformed at
+    compile time. Rejects functions it cannot reason about: arguments or
+    results in evaluation form, ops of other dialects, several blocks.
+  }];
+  let dependentDialects = ["::ringfuse::rns::RNSDialect"];
+  let statistics = [
+    Statistic<"numTransformsBefore", "transforms-before",
+              "Number of rns.ntt and rns.intt ops in the input">,
+    Statistic<"numTransformsAfter", "transforms-after",
+              "Number of rns.ntt and rns.intt ops in the output">,
+    Statistic<"numTransformLimbsAfter", "transform-limbs-after",
+              "Limbs transformed at run time after the pass">,
+    Statistic<"numConstantsTransformed", "constants-transformed",
+              "Number of constants transformed at compile time">
+  ];
+}
+
 def RNSToKernel : Pass<"rns-to-kernel", "::mlir::ModuleOp"> {
   let summary = "RNS operations to kernels on buffers, fused and planned";
   let description = [{
@@ -88,8 +120,8 @@ def RNSToKernel : Pass<"rns-to-kernel", "::mlir::ModuleOp"> {
     neg, mul, mul_scalar) whose intermediate values have a single use fuse
     into one generated `kernel.elementwise`; everything else becomes a
     library-kernel launch (NTTs in place when their input is dead after
-    them, base conversion, scale-and-round, automorphism, the key-switch inner
-    product); limb ranges become views. Finally each allocation gets a slot,
+    them, base conversion, scale-and-round, automorphism (marked `evaluation`
+    in that domain), the key-switch inner product); limb ranges become views. Finally each allocation gets a slot,
     reusing the slots of buffers no longer live (same size).
   }];
   let dependentDialects = ["::ringfuse::kernel::KernelDialect"];

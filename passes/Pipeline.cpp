@@ -16,6 +16,9 @@ void buildRingfusePipeline(mlir::OpPassManager &pm) {
   pm.addPass(createPolyToRNS());
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
+  pm.addPass(createRNSAssignDomains());
+  pm.addPass(mlir::createCanonicalizerPass());
+  pm.addPass(mlir::createCSEPass());
   pm.addPass(createRNSToKernel());
 }
 
@@ -23,7 +26,7 @@ void registerRingfusePipeline() {
   mlir::PassPipelineRegistration<>(
       "ringfuse-pipeline",
       "Traced bfv IR to the kernel program: parameters, bfv-to-poly, "
-      "poly-to-rns (HPS), rns-to-kernel",
+      "poly-to-rns (HPS), rns-assign-domains, rns-to-kernel",
       buildRingfusePipeline);
 }
 

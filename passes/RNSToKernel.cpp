@@ -126,7 +126,8 @@ private:
     ++numKernels_;
     return kernel::LaunchOp::create(
         builder_, loc(), builder_.getStringAttr(kernel), ins, outs, UnitAttr(),
-        IntegerAttr(), rns::BasisAttr(), IntegerAttr(), IntegerAttr());
+        IntegerAttr(), rns::BasisAttr(), IntegerAttr(), IntegerAttr(),
+        UnitAttr());
   }
 
   /// out = in, as a generated kernel.
@@ -185,6 +186,8 @@ private:
           Value out = define(op.getResult(), alloc(op.getType()));
           auto kernel = launch("automorphism", {buffers_[op.getInput()]}, {out});
           kernel.setGaloisElement(op.getGaloisElement());
+          // Buffers do not carry the domain: the launch says which kernel.
+          kernel.setEvaluation(op.getType().getEvaluation());
           return success();
         })
         .Case<rns::KeySwitchInnerProductOp>([&](auto op) {

@@ -178,4 +178,11 @@ void applyAutomorphism(const uint64_t *in, size_t n, uint64_t galoisElement,
   }
 }
 
+void applyEvaluationAutomorphism(const uint64_t *in, size_t n,
+                                 uint64_t galoisElement, uint64_t *out) {
+  const unsigned logN = __builtin_ctzll(n);
+  for (size_t j = 0; j < n; ++j)
+    out[j] = in[evaluationAutomorphismSource(j, logN, galoisElement)];
+}
+
 } // namespace ringfuse::runtime

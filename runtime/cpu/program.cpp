@@ -400,6 +400,17 @@ void automorphismKernel(RfRuntime *s, int basis, uint64_t galoisElement,
   });
 }
 
+void automorphismEvaluationKernel(RfRuntime *s, int basis,
+                                  uint64_t galoisElement, const uint64_t *in,
+                                  uint64_t *out) {
+  guarded(s, "automorphism_evaluation", [&] {
+    const BasisPlan &plan = checkAutomorphism(s, basis, galoisElement, in, out);
+    const size_t n = s->n;
+    for (size_t i = 0; i < plan.moduli.size(); ++i)
+      applyEvaluationAutomorphism(in + i * n, n, galoisElement, out + i * n);
+  });
+}
+
 /// out0 = sum_j digits[j] * b_j, out1 = sum_j digits[j] * a_j over QP, summed
 /// in digit order as evaluation.cpp's keySwitch accumulates them.
 void keySwitchInnerProductKernel(RfRuntime *s, int key,
@@ -435,8 +446,9 @@ void noLaunchCheck(RfRuntime *, const char *, int) {}
 const RfKernels kCpuKernels = {
     bufferKernel,     moduliKernel,       nttForwardKernel,
     nttInverseKernel, convertKernel,      scaleRoundKernel,
-    scaleUpKernel,    automorphismKernel, keySwitchInnerProductKernel,
-    noStream,         noLaunchCheck,
+    scaleUpKernel,    automorphismKernel, automorphismEvaluationKernel,
+    keySwitchInnerProductKernel,          noStream,
+    noLaunchCheck,
 };
 
 // Loading ---------------------------------------------------------------------

@@ -342,6 +342,17 @@ void automorphismKernel(RfRuntime *s, int basis, uint64_t galoisElement,
   });
 }
 
+void automorphismEvaluationKernel(RfRuntime *s, int basis,
+                                  uint64_t galoisElement, const uint64_t *in,
+                                  uint64_t *out) {
+  guarded(s, "automorphism_evaluation", [&] {
+    const BasisPlan &plan = checkAutomorphism(s, basis, galoisElement, in, out);
+    CudaState &d = stateOf(s);
+    cuda::launchEvaluationAutomorphism(static_cast<int>(plan.moduli.size()),
+                                       s->n, galoisElement, in, out, d.stream);
+  });
+}
+
 void keySwitchInnerProductKernel(RfRuntime *s, int key,
                                  const uint64_t *const *digits, uint64_t *out0,
                                  uint64_t *out1) {
@@ -375,8 +386,9 @@ void checkLaunchKernel(RfRuntime *s, const char *kernel, int cudaError) {
 const RfKernels kCudaKernels = {
     bufferKernel,     moduliKernel,       nttForwardKernel,
     nttInverseKernel, convertKernel,      scaleRoundKernel,
-    scaleUpKernel,    automorphismKernel, keySwitchInnerProductKernel,
-    streamKernel,     checkLaunchKernel,
+    scaleUpKernel,    automorphismKernel, automorphismEvaluationKernel,
+    keySwitchInnerProductKernel,          streamKernel,
+    checkLaunchKernel,
 };
 
 // Running

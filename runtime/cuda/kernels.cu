@@ -7,6 +7,7 @@
 #include "kernels.cuh"
 
 #include "ringfuse/runtime/error.h"
+#include "ringfuse/runtime/ntt.h"
 
 #include <algorithm>
 #include <string>
@@ -136,6 +137,19 @@ __global__ void automorphismKernel(const uint64_t *moduli, uint64_t galois,
     out[limb * n + (position - n)] = negateMod(value, moduli[limb]);
 }
 
+/// ntt.cpp's applyEvaluationAutomorphism for word (limb, j): a gather
+/// through the index map the CPU reference uses.
+__global__ void evaluationAutomorphismKernel(uint64_t galois,
+                                             const uint64_t *in, uint64_t *out,
+                                             size_t n, unsigned logN) {
+  const size_t j = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (j >= n)
+    return;
+  const size_t limb = blockIdx.y;
+  out[limb * n + j] =
+      in[limb * n + evaluationAutomorphismSource(j, logN, galois)];
+}
+
 /// program.cpp's keySwitchInnerProductKernel for one word of QP: both sums
 /// in digit order. A digit may be an output's buffer: its word is read
 /// before the outputs' word is written, by this thread alone.
@@ -194,6 +208,16 @@ void launchAutomorphism(const uint64_t *moduli, int limbs, size_t n,
   automorphismKernel<<<gridFor(n, static_cast<unsigned>(limbs)), kThreads, 0,
                        stream>>>(moduli, galoisElement, in, out, n);
   checkLaunch("automorphismKernel");
+}
+
+void launchEvaluationAutomorphism(int limbs, size_t n, uint64_t galoisElement,
+                                  const uint64_t *in, uint64_t *out,
+                                  cudaStream_t stream) {
+  const unsigned logN = static_cast<unsigned>(__builtin_ctzll(n));
+  evaluationAutomorphismKernel<<<gridFor(n, static_cast<unsigned>(limbs)),
+                                 kThreads, 0, stream>>>(galoisElement, in, out,
+                                                        n, logN);
+  checkLaunch("evaluationAutomorphismKernel");
 }
 
 void launchKeySwitchInnerProduct(const KeySwitchPlan &plan, size_t n,

@@ -93,6 +93,10 @@ void launchScaleUp(const ScaleUpPlanView &plan, size_t n, const uint64_t *in,
 void launchAutomorphism(const uint64_t *moduli, int limbs, size_t n,
                         uint64_t galoisElement, const uint64_t *in,
                         uint64_t *out, cudaStream_t stream);
+/// The automorphism in evaluation form (a permutation; no moduli needed).
+void launchEvaluationAutomorphism(int limbs, size_t n, uint64_t galoisElement,
+                                  const uint64_t *in, uint64_t *out,
+                                  cudaStream_t stream);
 void launchKeySwitchInnerProduct(const KeySwitchPlan &plan, size_t n,
                                  uint64_t *out0, uint64_t *out1,
                                  cudaStream_t stream);

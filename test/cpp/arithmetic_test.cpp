@@ -332,5 +332,28 @@ TEST(Automorphism, IsARingHomomorphismAndComposes) {
   EXPECT_EQ(twice, direct);
 }
 
+TEST(Automorphism, InEvaluationFormIsTheTransformedCoefficientAutomorphism) {
+  for (size_t n : {2, 8, 64, 1024, 8192}) {
+    const uint64_t q = generatePrimes(50, 1, 2 * n, {}).front();
+    NttTables tables(q, n);
+    std::vector<uint64_t> x(n);
+    for (auto &v : x)
+      v = randomBelow(q);
+    std::vector<uint64_t> evaluation = x;
+    tables.forward(evaluation.data());
+    for (uint64_t g : {uint64_t(1), uint64_t(3), uint64_t(5), 2 * n - 1,
+                       uint64_t(3 * 3 * 3) % (2 * n) | 1, n + 1}) {
+      if (g >= 2 * n)
+        continue;
+      // ntt(applyAutomorphism(intt(ntt(x)))): the coefficient-form route.
+      std::vector<uint64_t> expected(n), actual(n);
+      applyAutomorphism(x.data(), n, g, q, expected.data());
+      tables.forward(expected.data());
+      applyEvaluationAutomorphism(evaluation.data(), n, g, actual.data());
+      EXPECT_EQ(actual, expected) << "N = " << n << ", g = " << g;
+    }
+  }
+}
+
 } // namespace
 } // namespace ringfuse::runtime

@@ -219,7 +219,8 @@ std::string loadError(const RfManifest &manifest) {
 TEST_F(ProgramTest, RefusesAnotherAbiVersion) {
   RfManifest m = *plainManifest();
   m.abi_version = RINGFUSE_PROGRAM_ABI_VERSION + 1;
-  EXPECT_MESSAGE(loadError(m), "ABI version 2");
+  EXPECT_MESSAGE(loadError(m),
+                 "ABI version " + std::to_string(m.abi_version));
   EXPECT_MESSAGE(errorOf([] { Program::fromFunctions(nullptr, emptyRun); }),
                  "ringfuse_manifest");
   EXPECT_MESSAGE(errorOf([] {

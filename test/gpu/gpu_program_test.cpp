@@ -15,6 +15,7 @@
 #include "ringfuse/runtime/bfv.h"
 #include "ringfuse/runtime/error.h"
 #include "ringfuse/runtime/modarith.h"
+#include "ringfuse/runtime/ntt.h"
 #include "ringfuse/runtime/program.h"
 
 #include "handwritten_programs.h"
@@ -377,44 +378,58 @@ template <typename Steps> void nttRun(RfRuntime *rt, const RfKernels *k) {
   k->ntt_inverse(rt, 0, b[3]);
 }
 
+/// Points the NTT program's manifest at a parameter set of degree n (three
+/// primes of Q, one of P) and returns it.
+ContextPtr prepareNttManifest(size_t n) {
+  ParameterRequest request;
+  request.polyModulusDegree = n;
+  request.plaintextModulus = 65537;
+  request.coeffModulusBits = {60, 50, 40};
+  request.specialModulusBits = {60};
+  request.allowInsecure = true;
+  ContextPtr context = Context::create(request);
+  gNttQ = context->q().values();
+  const size_t words = gNttQ.size() * n;
+  gNttBases[0] = {gNttQ.data(), static_cast<int>(gNttQ.size())};
+  for (size_t &b : gNttBuffers)
+    b = words;
+  RfManifest m{};
+  m.abi_version = RINGFUSE_PROGRAM_ABI_VERSION;
+  m.name = "ntt";
+  m.degree = n;
+  m.plaintext_modulus = 65537;
+  m.q = gNttQ.data();
+  m.q_count = static_cast<int>(gNttQ.size());
+  m.p = context->p().values().data();
+  m.p_count = static_cast<int>(context->p().size());
+  m.bases = gNttBases;
+  m.basis_count = 1;
+  m.buffer_words = gNttBuffers;
+  m.buffer_count = 4;
+  m.inputs = kNttInputs;
+  m.input_count = 1;
+  m.outputs = kNttOutputs;
+  m.output_count = 1;
+  gNttManifest = m;
+  return context;
+}
+
+/// A ciphertext of two uniformly random components over Q.
+Ciphertext randomComponents(const ContextPtr &context) {
+  const size_t n = context->degree(), words = gNttQ.size() * n;
+  Ciphertext x{context, 2, std::vector<uint64_t>(2 * words)};
+  for (size_t k = 0; k < 2; ++k)
+    for (size_t i = 0; i < gNttQ.size(); ++i)
+      for (size_t j = 0; j < n; ++j)
+        x.component(k)[i * n + j] = randomBelow(gNttQ[i]);
+  return x;
+}
+
 TEST_F(GpuProgramTest, NttMatchesTheCpuDriverAtEveryRingDegree) {
   for (size_t n : {2, 64, 2048, 4096, 16384, 32768}) {
-    ParameterRequest request;
-    request.polyModulusDegree = n;
-    request.plaintextModulus = 65537;
-    request.coeffModulusBits = {60, 50, 40};
-    request.specialModulusBits = {60};
-    request.allowInsecure = true;
-    ContextPtr context = Context::create(request);
-    gNttQ = context->q().values();
+    ContextPtr context = prepareNttManifest(n);
     const size_t words = gNttQ.size() * n;
-    gNttBases[0] = {gNttQ.data(), static_cast<int>(gNttQ.size())};
-    for (size_t &b : gNttBuffers)
-      b = words;
-    RfManifest m{};
-    m.abi_version = RINGFUSE_PROGRAM_ABI_VERSION;
-    m.name = "ntt";
-    m.degree = n;
-    m.plaintext_modulus = 65537;
-    m.q = gNttQ.data();
-    m.q_count = static_cast<int>(gNttQ.size());
-    m.p = context->p().values().data();
-    m.p_count = static_cast<int>(context->p().size());
-    m.bases = gNttBases;
-    m.basis_count = 1;
-    m.buffer_words = gNttBuffers;
-    m.buffer_count = 4;
-    m.inputs = kNttInputs;
-    m.input_count = 1;
-    m.outputs = kNttOutputs;
-    m.output_count = 1;
-    gNttManifest = m;
-
-    Ciphertext x{context, 2, std::vector<uint64_t>(2 * words)};
-    for (size_t k = 0; k < 2; ++k)
-      for (size_t i = 0; i < gNttQ.size(); ++i)
-        for (size_t j = 0; j < n; ++j)
-          x.component(k)[i * n + j] = randomBelow(gNttQ[i]);
+    Ciphertext x = randomComponents(context);
     SCOPED_TRACE("N = " + std::to_string(n));
     std::vector<Ciphertext> out = expectSameOnBothDrivers(
         nttManifest, nttRun<Host>, nttRun<Gpu>, {&x}, nullptr, nullptr);
@@ -423,6 +438,51 @@ TEST_F(GpuProgramTest, NttMatchesTheCpuDriverAtEveryRingDegree) {
         std::equal(x.component(1), x.component(1) + words, out[0].component(1)))
         << "INTT(NTT(x)) is not x";
   }
+}
+
+// The automorphism in evaluation form
+// ----------------------------------------------------------
+//
+// out = (X -> X^G of NTT(x0), in evaluation form; NTT(x1)) over Q: the CUDA
+// permutation against the CPU driver's, and both against the coefficient-form
+// automorphism followed by the NTT.
+
+uint64_t gEvaluationGalois;
+
+template <typename Steps>
+void evaluationAutomorphismRun(RfRuntime *rt, const RfKernels *k) {
+  const size_t words = gNttBuffers[0];
+  uint64_t *b[4];
+  for (int i = 0; i < 4; ++i)
+    b[i] = k->buffer(rt, i);
+  Steps::copy(rt, k, b[0], words, b[3]);
+  k->ntt_forward(rt, 0, b[3]);
+  k->automorphism_evaluation(rt, 0, gEvaluationGalois, b[3], b[2]);
+  Steps::copy(rt, k, b[1], words, b[3]);
+  k->ntt_forward(rt, 0, b[3]);
+}
+
+TEST_F(GpuProgramTest, EvaluationAutomorphismMatchesTheCpuDriver) {
+  for (size_t n : {64, 4096, 32768})
+    for (uint64_t g : {uint64_t(3), uint64_t(5), n + 1, 2 * n - 1}) {
+      ContextPtr context = prepareNttManifest(n);
+      gEvaluationGalois = g;
+      Ciphertext x = randomComponents(context);
+      SCOPED_TRACE("N = " + std::to_string(n) + ", g = " + std::to_string(g));
+      std::vector<Ciphertext> out = expectSameOnBothDrivers(
+          nttManifest, evaluationAutomorphismRun<Host>,
+          evaluationAutomorphismRun<Gpu>, {&x}, nullptr, nullptr);
+      ASSERT_EQ(out.size(), 1u);
+      for (size_t i = 0; i < gNttQ.size(); ++i) {
+        std::vector<uint64_t> expected(n);
+        applyAutomorphism(x.component(0) + i * n, n, g, gNttQ[i],
+                          expected.data());
+        NttTables(gNttQ[i], n).forward(expected.data());
+        EXPECT_TRUE(std::equal(expected.begin(), expected.end(),
+                               out[0].component(0) + i * n))
+            << "limb " << i << " is not NTT(automorphism(x0))";
+      }
+    }
 }
 
 // Errors ---------------------------------------------------------------------

@@ -190,7 +190,9 @@ private:
       int plan = manifest_.scaleUp(basisOf(launch.getIns()[0]), basisOf(launch.getOuts()[0]));
       os << llvm::formatv("  k->scale_up(rt, {0}, {1}, {2});\n", plan, in(0), out(0));
     } else if (kernel == "automorphism") {
-      os << llvm::formatv("  k->automorphism(rt, {0}, {1}ull, {2}, {3});\n",
+      os << llvm::formatv("  k->{0}(rt, {1}, {2}ull, {3}, {4});\n",
+                          launch.getEvaluation() ? "automorphism_evaluation"
+                                                 : "automorphism",
                           basisOf(launch.getIns()[0]), *launch.getGaloisElement(),
                           in(0), out(0));
     } else if (kernel == "key_switch_inner_product") {

@@ -71,6 +71,10 @@ LogicalResult LaunchOp::verify() {
                          << parameter << "'";
   };
   StringRef kernel = getKernel();
+  if (getEvaluation() && kernel != "automorphism")
+    return emitOpError() << "'" << kernel
+                         << "' has no evaluation-form variant; only "
+                            "automorphism takes 'evaluation'";
   if (kernel == "scale_round")
     return failure(failed(require(getNumerator().has_value(), "numerator")) ||
                    failed(require(getDivisor().has_value(), "divisor")));

@@ -54,7 +54,10 @@ def Kernel_LaunchOp : Kernel_Op<"launch", [AttrSizedOperandSegments]> {
     - `scale_round` {numerator, divisor}: ins(a) outs(b): round(numerator x
       / D) over b's basis (rns.scale_round).
     - `scale_up`: ins(m) outs(b): round(Q m / t) (rns.scale_up).
-    - `automorphism` {galois_element}: ins(a) outs(b), a and b distinct.
+    - `automorphism` {galois_element, evaluation?}: ins(a) outs(b), a and b
+      distinct: X -> X^g (rns.automorphism's semantics); with `evaluation`
+      the buffers hold evaluation form (the NTT's order) and the kernel
+      permutes words, else coefficient form.
     - `key_switch_inner_product` {key}: ins(d_0, ..., d_{dnum-1})
       outs(k0, k1), evaluation form over QP.
   }];
@@ -63,7 +66,7 @@ def Kernel_LaunchOp : Kernel_Op<"launch", [AttrSizedOperandSegments]> {
                        OptionalAttr<I64Attr>:$numerator,
                        OptionalAttr<RNS_BasisAttr>:$divisor,
                        OptionalAttr<I64Attr>:$galois_element,
-                       OptionalAttr<I64Attr>:$key);
+                       OptionalAttr<I64Attr>:$key, UnitAttr:$evaluation);
   let assemblyFormat = [{
     $kernel (`ins` `(` $ins^ `:` qualified(type($ins)) `)`)?
       `outs` `(` $outs `:` qualified(type($outs)) `)` attr-dict

@@ -170,8 +170,13 @@ def RNS_ScaleUpOp : RNS_Op<"scale_up"> {
 def RNS_AutomorphismOp : RNS_Op<"automorphism"> {
   let summary = "X -> X^g on every limb";
   let description = [{
+    g is odd and below 2N; the result has the input's type.
     Coefficient form: coefficient j of each limb moves to j*g mod 2N, negated
-    when that lands at or past N. g is odd and below 2N.
+    when that lands at or past N.
+    Evaluation form (the forward NTT's bit-reversed order, position j holding
+    a(psi^(2 bitrev(j) + 1))): a permutation without negations, since
+    a(X^g) at psi^e is a at psi^(e g): out[j] = in[k] where
+    2 bitrev(k) + 1 = (2 bitrev(j) + 1) g mod 2N, bitrev over log2 N bits.
   }];
   let arguments = (ins RNS_Poly:$input, I64Attr:$galoisElement);
   let results = (outs RNS_Poly:$output);

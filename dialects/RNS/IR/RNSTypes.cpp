@@ -35,20 +35,30 @@ void RNSDialect::registerTypes() {
       >();
 }
 
+/// A prime the NTT of degree N works with: 1 mod 2N, below 2^62.
+static bool isNttFriendly(uint64_t m, unsigned degree) {
+  return ringfuse::isPrime(m) && m % (2 * uint64_t(degree)) == 1 &&
+         m < (uint64_t(1) << 62);
+}
+
+bool PolyType::hasEvaluationDomain(unsigned degree, BasisAttr basis) {
+  return llvm::all_of(basis.getModuli(),
+                      [&](uint64_t m) { return isNttFriendly(m, degree); });
+}
+
 LogicalResult PolyType::verify(function_ref<InFlightDiagnostic()> emitError,
                                unsigned degree, BasisAttr basis,
                                bool evaluation) {
   if (!ringfuse::isValidRingDegree(degree))
     return emitError() << "ring degree N must be a power of two in [2, "
                        << ringfuse::kMaxRingDegree << "], got " << degree;
-  if (evaluation)
-    for (uint64_t m : basis.getModuli())
-      if (!ringfuse::isPrime(m) || m % (2 * uint64_t(degree)) != 1 ||
-          m >= (uint64_t(1) << 62))
-        return emitError() << "the evaluation domain needs NTT-friendly "
-                              "primes (1 mod 2N = "
-                           << 2 * uint64_t(degree) << ", below 2^62); "
-                           << m << " in basis " << basis.getName()
-                           << " is not one";
+  if (!evaluation)
+    return success();
+  for (uint64_t m : basis.getModuli())
+    if (!isNttFriendly(m, degree))
+      return emitError() << "the evaluation domain needs NTT-friendly "
+                            "primes (1 mod 2N = "
+                         << 2 * uint64_t(degree) << ", below 2^62); " << m
+                         << " in basis " << basis.getName() << " is not one";
   return success();
 }

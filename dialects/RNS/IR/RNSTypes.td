@@ -24,6 +24,12 @@ def RNS_Poly : TypeDef<RNS_Dialect, "Poly"> {
     PolyType withBasis(BasisAttr basis) const {
       return PolyType::get(getContext(), getDegree(), basis, getEvaluation());
     }
+    /// Whether this degree and basis have an evaluation domain: every modulus
+    /// an NTT-friendly prime (1 mod 2N, below 2^62).
+    bool supportsEvaluation() const {
+      return hasEvaluationDomain(getDegree(), getBasis());
+    }
+    static bool hasEvaluationDomain(unsigned degree, BasisAttr basis);
   }];
 }
 

@@ -4,7 +4,8 @@
 // RUN: ringfuse-translate --emit-cpp %s | FileCheck %s --check-prefix=CPU
 
 // A kernel program written by hand: 3 * (x + y) per limb, with the per-limb
-// residues of 3 as a constant table.
+// residues of 3 as a constant table, transformed and rotated (X -> X^3) in
+// evaluation form.
 #Q = #rns.basis<Q: [97, 193]>
 module {
   func.func @scaled_sum(%x: !kernel.buffer<16, #Q>, %y: !kernel.buffer<16, #Q>) -> !kernel.buffer<16, #Q>
@@ -18,7 +19,9 @@ module {
       kernel.yield %1
     }
     kernel.launch "ntt_forward" outs(%out : !kernel.buffer<16, #Q>)
-    return %out : !kernel.buffer<16, #Q>
+    %rotated = kernel.alloc {slot = 1} : !kernel.buffer<16, #Q>
+    kernel.launch "automorphism" ins(%out : !kernel.buffer<16, #Q>) outs(%rotated : !kernel.buffer<16, #Q>) {evaluation, galois_element = 3}
+    return %rotated : !kernel.buffer<16, #Q>
   }
 }
 
@@ -34,9 +37,11 @@ module {
 // CHECK: elementwise_0_kernel<<<1, 256, 0, stream>>>(k->moduli(rt, 0), b0, b1, b2);
 // CHECK-NEXT: k->check_launch(rt, "elementwise_0", static_cast<int>(cudaGetLastError()));
 // CHECK: k->ntt_forward(rt, 0, b2);
+// CHECK-NEXT: k->automorphism_evaluation(rt, 0, 3ull, b2, b3);
 
 // The CPU target loops over the same body.
 // CPU: const uint64_t elementwise_0_constant0[] = {3, 3};
 // CPU-NOT: __global__
 // CPU: for (size_t j = 0; j < N; ++j)
 // CPU-NEXT: elementwise_0(q, limb, limb * N + j, b0, b1, b2, elementwise_0_constant0);
+// CPU: k->automorphism_evaluation(rt, 0, 3ull, b2, b3);

@@ -47,6 +47,15 @@ func.func @f(%x: !kernel.buffer<16, #Q>) {
 
 #Q = #rns.basis<Q: [97, 193]>
 func.func @f(%x: !kernel.buffer<16, #Q>, %y: !kernel.buffer<16, #Q>) {
+  // expected-error@+1 {{'kernel.launch' op 'convert' has no evaluation-form variant; only automorphism takes 'evaluation'}}
+  kernel.launch "convert" ins(%x : !kernel.buffer<16, #Q>) outs(%y : !kernel.buffer<16, #Q>) {evaluation}
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+func.func @f(%x: !kernel.buffer<16, #Q>, %y: !kernel.buffer<16, #Q>) {
   // expected-error@+1 {{'kernel.launch' op 'automorphism' needs the parameter 'galois_element'}}
   kernel.launch "automorphism" ins(%x : !kernel.buffer<16, #Q>) outs(%y : !kernel.buffer<16, #Q>)
   return

@@ -159,10 +159,21 @@ func.func @f(%x: !rns.poly<16, #Q, coeff>) {
 
 // -----
 
+// Either domain, but the result's is the input's: the permutation of
+// evaluation form is no coefficient-form result.
 #Q = #rns.basis<Q: [97]>
 func.func @f(%x: !rns.poly<16, #Q, eval>) {
-  // expected-error@+1 {{'rns.automorphism' op needs its operand in coefficient form}}
-  %0 = rns.automorphism %x by 3 : !rns.poly<16, #Q, eval>
+  // expected-error@+1 {{'rns.automorphism' op mixes '!rns.poly<16, #rns.basis<Q: [97]>, eval>' and '!rns.poly<16, #rns.basis<Q: [97]>, coeff>'; convert or transform one first}}
+  %0 = "rns.automorphism"(%x) {galoisElement = 3 : i64} : (!rns.poly<16, #Q, eval>) -> !rns.poly<16, #Q, coeff>
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97]>
+func.func @f(%x: !rns.poly<16, #Q, eval>) {
+  // expected-error@+1 {{'rns.automorphism' op Galois element 33 is not an odd number in [1, 2N = 32)}}
+  %0 = rns.automorphism %x by 33 : !rns.poly<16, #Q, eval>
   return
 }
 

@@ -28,8 +28,10 @@ func.func @tensor_and_rescale(%x: !rns.poly<16, #Q, coeff>) -> !rns.poly<16, #Q,
   %s = rns.sub %a, %m : !rns.poly<16, #QB, eval>
   // CHECK: rns.neg
   %n = rns.neg %s : !rns.poly<16, #QB, eval>
+  // CHECK: rns.automorphism %{{.*}} by 5 : !rns.poly<16, #[[QB]], eval>
+  %rotated = rns.automorphism %n by 5 : !rns.poly<16, #QB, eval>
   // CHECK: rns.mul_scalar %{{.*}}, 123456789012345678901234567890 : !rns.poly<16, #[[QB]], eval>
-  %k = rns.mul_scalar %n, 123456789012345678901234567890 : !rns.poly<16, #QB, eval>
+  %k = rns.mul_scalar %rotated, 123456789012345678901234567890 : !rns.poly<16, #QB, eval>
   // CHECK: rns.intt %{{.*}} : !rns.poly<16, #[[QB]], eval> -> !rns.poly<16, #[[QB]], coeff>
   %c = rns.intt %k : !rns.poly<16, #QB, eval> -> !rns.poly<16, #QB, coeff>
   // CHECK: rns.scale_round %{{.*}} by 65537 over #[[Q]] : !rns.poly<16, #[[QB]], coeff> -> !rns.poly<16, #[[B]], coeff>

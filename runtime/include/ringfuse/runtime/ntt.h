@@ -94,6 +94,33 @@ std::vector<size_t> batchingSlotPositions(size_t n);
 void applyAutomorphism(const uint64_t *in, size_t n, uint64_t galoisElement,
                        uint64_t q, uint64_t *out);
 
+/// The same automorphism on one limb in evaluation form (the forward NTT's
+/// output): position j holds a(psi^(2 bitrev(j) + 1)), and a(X^g) there is
+/// a at psi^((2 bitrev(j) + 1) g), so the map is a permutation, without
+/// negations or a modulus: out[j] = in[k] for 2 bitrev(k) + 1 =
+/// (2 bitrev(j) + 1) g mod 2N. Equal to ntt(applyAutomorphism(intt(in))).
+void applyEvaluationAutomorphism(const uint64_t *in, size_t n,
+                                 uint64_t galoisElement, uint64_t *out);
+
+/// The low `bits` bits of `value` in reverse order (usable on the GPU).
+RF_HOST_DEVICE inline uint64_t reverseLowBits(uint64_t value, unsigned bits) {
+  uint64_t result = 0;
+  for (unsigned b = 0; b < bits; ++b, value >>= 1)
+    result = (result << 1) | (value & 1);
+  return result;
+}
+
+/// The input position that output position j of an evaluation-form
+/// automorphism reads: the one CPU reference and GPU kernel share.
+/// (2 bitrev(j) + 1) g < 2N * 2N <= 2^36: no overflow.
+RF_HOST_DEVICE inline uint64_t evaluationAutomorphismSource(
+    uint64_t j, unsigned logN, uint64_t galoisElement) {
+  const uint64_t twoN = uint64_t(2) << logN;
+  const uint64_t exponent =
+      ((2 * reverseLowBits(j, logN) + 1) * galoisElement) % twoN;
+  return reverseLowBits((exponent - 1) / 2, logN);
+}
+
 } // namespace ringfuse::runtime
 
 #endif // RINGFUSE_RUNTIME_NTT_H

@@ -28,7 +28,7 @@
 extern "C" {
 #endif
 
-#define RINGFUSE_PROGRAM_ABI_VERSION 1
+#define RINGFUSE_PROGRAM_ABI_VERSION 2
 
 typedef struct RfBasis {
   const uint64_t *moduli; /* pairwise coprime; NTT-capable if ever transformed */
@@ -124,6 +124,11 @@ typedef struct RfKernels {
   /* X -> X^g on every limb (coefficient form); in and out must differ. */
   void (*automorphism)(RfRuntime *, int basis, uint64_t galois_element,
                        const uint64_t *in, uint64_t *out);
+  /* The same automorphism in evaluation form (NTT output order): a
+   * permutation of every limb's words; in and out must differ. */
+  void (*automorphism_evaluation)(RfRuntime *, int basis,
+                                  uint64_t galois_element, const uint64_t *in,
+                                  uint64_t *out);
   /* Hybrid key switching's inner product in the evaluation domain over QP:
    * out0 = sum_j digits[j] * b_j, out1 = sum_j digits[j] * a_j for the key's
    * dnum digits (digits[j]: digit j extended to QP, evaluation form). */
