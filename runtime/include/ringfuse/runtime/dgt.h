@@ -211,7 +211,8 @@ public:
   Word modulus() const { return p_; }
   /// h, with h^(N/2) = i and order 2N.
   GaussianInteger<uint64_t> rootOfI() const { return rootOfI_; }
-  /// g = h0^4 for the real 2N-th root h0 of Appendix C: order N/2 in Z_p.
+  /// g = psi^4 for psi = minimalPrimitiveRoot(p, 2N) (NttTables' root):
+  /// order N/2 in Z_p.
   uint64_t rootOfUnity() const { return rootOfUnity_; }
 
   /// N words in [0, p), coefficient form -> DGT domain (the order above).
