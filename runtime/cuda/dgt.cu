@@ -82,23 +82,25 @@ __device__ void loadTwiddles(typename DgtWord<Word>::Shoup *to,
 /// Column tiles hold Gaussian k of line l at k T + l and give adjacent
 /// threads adjacent lines; row tiles hold it at l L + k and give adjacent
 /// threads adjacent pairs: either way a warp touches adjacent words once the
-/// pairs are a few apart, rather than words a whole line apart.
+/// pairs are a few apart, rather than words a whole line apart. Indices
+/// within a limb are below 2^17, so they are 32-bit (a 64-bit integer
+/// operation costs the GPU two); only a limb's base is a size_t.
 struct ButterflyAt {
-  size_t x, y, j;
+  unsigned x, y, j;
 };
 
 template <bool kColumns>
-__device__ ButterflyAt butterflyAt(size_t t, size_t len, unsigned logL,
+__device__ ButterflyAt butterflyAt(unsigned t, unsigned len, unsigned logL,
                                    unsigned logLines) {
-  size_t line, b;
+  unsigned line, b;
   if (kColumns) {
-    line = t & ((size_t(1) << logLines) - 1);
+    line = t & ((unsigned(1) << logLines) - 1);
     b = t >> logLines;
   } else {
-    b = t & ((size_t(1) << (logL - 1)) - 1);
+    b = t & ((unsigned(1) << (logL - 1)) - 1);
     line = t >> (logL - 1);
   }
-  const size_t j = b & (len - 1), k = 2 * b - j;
+  const unsigned j = b & (len - 1), k = 2 * b - j;
   if (kColumns)
     return {(k << logLines) + line, ((k + len) << logLines) + line, j};
   return {(line << logL) + k, (line << logL) + k + len, j};
@@ -108,10 +110,10 @@ __device__ ButterflyAt butterflyAt(size_t t, size_t len, unsigned logL,
 template <bool kColumns, typename Word>
 __device__ void gentlemanSandeStages(SharedTile<Word> s, unsigned logL,
                                      unsigned logLines, Word p) {
-  const size_t length = size_t(1) << logL;
-  const size_t butterflies = (length / 2) << logLines;
-  for (size_t len = length / 2; len >= 1; len /= 2) {
-    for (size_t t = threadIdx.x; t < butterflies; t += blockDim.x) {
+  const unsigned length = unsigned(1) << logL;
+  const unsigned butterflies = (length / 2) << logLines;
+  for (unsigned len = length / 2; len >= 1; len /= 2) {
+    for (unsigned t = threadIdx.x; t < butterflies; t += blockDim.x) {
       const ButterflyAt at = butterflyAt<kColumns>(t, len, logL, logLines);
       dgtForwardButterfly(s.re[at.x], s.im[at.x], s.re[at.y], s.im[at.y],
                           s.twiddles[len + at.j], p);
@@ -124,10 +126,10 @@ __device__ void gentlemanSandeStages(SharedTile<Word> s, unsigned logL,
 template <bool kColumns, typename Word>
 __device__ void cooleyTukeyStages(SharedTile<Word> s, unsigned logL,
                                   unsigned logLines, Word p) {
-  const size_t length = size_t(1) << logL;
-  const size_t butterflies = (length / 2) << logLines;
-  for (size_t len = 1; len < length; len *= 2) {
-    for (size_t t = threadIdx.x; t < butterflies; t += blockDim.x) {
+  const unsigned length = unsigned(1) << logL;
+  const unsigned butterflies = (length / 2) << logLines;
+  for (unsigned len = 1; len < length; len *= 2) {
+    for (unsigned t = threadIdx.x; t < butterflies; t += blockDim.x) {
       const ButterflyAt at = butterflyAt<kColumns>(t, len, logL, logLines);
       dgtInverseButterfly(s.re[at.x], s.im[at.x], s.re[at.y], s.im[at.y],
                           s.twiddles[len + at.j], p);
@@ -145,16 +147,16 @@ template <typename Word>
 __global__ void dgtForwardColumns(DgtPlan<Word> plan, Word *data,
                                   unsigned logTile) {
   const DgtLimb<Word> limb = plan.limbs[blockIdx.y];
-  const size_t rows = size_t(1) << plan.logRows;
-  const size_t m = size_t(1) << (plan.logN - 1), tile = rows << logTile;
-  const size_t c0 = size_t(blockIdx.x) << logTile;
+  const unsigned rows = unsigned(1) << plan.logRows;
+  const unsigned m = unsigned(1) << (plan.logN - 1), tile = rows << logTile;
+  const unsigned c0 = unsigned(blockIdx.x) << logTile;
   const unsigned logColumns = plan.logColumns;
   Word *re = data + (size_t(blockIdx.y) << plan.logN), *im = re + m;
   SharedTile<Word> s = carveShared<Word>(rows, tile);
   loadTwiddles<Word>(s.twiddles, limb.twiddles, rows);
-  for (size_t e = threadIdx.x; e < tile; e += blockDim.x) {
-    const size_t g = ((e >> logTile) << logColumns) + c0 +
-                     (e & ((size_t(1) << logTile) - 1));
+  for (unsigned e = threadIdx.x; e < tile; e += blockDim.x) {
+    const unsigned g = ((e >> logTile) << logColumns) + c0 +
+                     (e & ((unsigned(1) << logTile) - 1));
     Word a = re[g], b = im[g];
     dgtMultiplyGaussianLazy(a, b, limb.twist[g], limb.p);
     s.re[e] = a;
@@ -162,9 +164,9 @@ __global__ void dgtForwardColumns(DgtPlan<Word> plan, Word *data,
   }
   __syncthreads();
   gentlemanSandeStages<true>(s, plan.logRows, logTile, limb.p);
-  for (size_t e = threadIdx.x; e < tile; e += blockDim.x) {
-    const size_t g = ((e >> logTile) << logColumns) + c0 +
-                     (e & ((size_t(1) << logTile) - 1));
+  for (unsigned e = threadIdx.x; e < tile; e += blockDim.x) {
+    const unsigned g = ((e >> logTile) << logColumns) + c0 +
+                     (e & ((unsigned(1) << logTile) - 1));
     const auto w = limb.stepTwiddles[g];
     re[g] = mulShoupLazy(s.re[e], w, limb.p);
     im[g] = mulShoupLazy(s.im[e], w, limb.p);
@@ -177,24 +179,24 @@ template <typename Word>
 __global__ void dgtInverseColumns(DgtPlan<Word> plan, Word *data,
                                   unsigned logTile) {
   const DgtLimb<Word> limb = plan.limbs[blockIdx.y];
-  const size_t rows = size_t(1) << plan.logRows;
-  const size_t m = size_t(1) << (plan.logN - 1), tile = rows << logTile;
-  const size_t c0 = size_t(blockIdx.x) << logTile;
+  const unsigned rows = unsigned(1) << plan.logRows;
+  const unsigned m = unsigned(1) << (plan.logN - 1), tile = rows << logTile;
+  const unsigned c0 = unsigned(blockIdx.x) << logTile;
   const unsigned logColumns = plan.logColumns;
   Word *re = data + (size_t(blockIdx.y) << plan.logN), *im = re + m;
   SharedTile<Word> s = carveShared<Word>(rows, tile);
   loadTwiddles<Word>(s.twiddles, limb.inverseTwiddles, rows);
-  for (size_t e = threadIdx.x; e < tile; e += blockDim.x) {
-    const size_t g = ((e >> logTile) << logColumns) + c0 +
-                     (e & ((size_t(1) << logTile) - 1));
+  for (unsigned e = threadIdx.x; e < tile; e += blockDim.x) {
+    const unsigned g = ((e >> logTile) << logColumns) + c0 +
+                     (e & ((unsigned(1) << logTile) - 1));
     s.re[e] = re[g];
     s.im[e] = im[g];
   }
   __syncthreads();
   cooleyTukeyStages<true>(s, plan.logRows, logTile, limb.p);
-  for (size_t e = threadIdx.x; e < tile; e += blockDim.x) {
-    const size_t g = ((e >> logTile) << logColumns) + c0 +
-                     (e & ((size_t(1) << logTile) - 1));
+  for (unsigned e = threadIdx.x; e < tile; e += blockDim.x) {
+    const unsigned g = ((e >> logTile) << logColumns) + c0 +
+                     (e & ((unsigned(1) << logTile) - 1));
     Word a = s.re[e], b = s.im[e];
     dgtMultiplyGaussianLazy(a, b, limb.untwist[g], limb.p);
     re[g] = dgtReduceFromTwoP(a, limb.p);
@@ -210,19 +212,19 @@ template <typename Word>
 __global__ void dgtForwardRows(DgtPlan<Word> plan, Word *data,
                                unsigned logTile) {
   const DgtLimb<Word> limb = plan.limbs[blockIdx.y];
-  const size_t columns = size_t(1) << plan.logColumns;
-  const size_t m = size_t(1) << (plan.logN - 1), tile = columns << logTile;
+  const unsigned columns = unsigned(1) << plan.logColumns;
+  const unsigned m = unsigned(1) << (plan.logN - 1), tile = columns << logTile;
   Word *re = data + (size_t(blockIdx.y) << plan.logN) + blockIdx.x * tile;
   Word *im = re + m;
   SharedTile<Word> s = carveShared<Word>(columns, tile);
   loadTwiddles<Word>(s.twiddles, limb.twiddles, columns);
-  for (size_t e = threadIdx.x; e < tile; e += blockDim.x) {
+  for (unsigned e = threadIdx.x; e < tile; e += blockDim.x) {
     s.re[e] = re[e];
     s.im[e] = im[e];
   }
   __syncthreads();
   gentlemanSandeStages<false>(s, plan.logColumns, logTile, limb.p);
-  for (size_t e = threadIdx.x; e < tile; e += blockDim.x) {
+  for (unsigned e = threadIdx.x; e < tile; e += blockDim.x) {
     re[e] = dgtReduceFromTwoP(s.re[e], limb.p);
     im[e] = dgtReduceFromTwoP(s.im[e], limb.p);
   }
@@ -234,20 +236,20 @@ template <typename Word>
 __global__ void dgtInverseRows(DgtPlan<Word> plan, Word *data,
                                unsigned logTile) {
   const DgtLimb<Word> limb = plan.limbs[blockIdx.y];
-  const size_t columns = size_t(1) << plan.logColumns;
-  const size_t m = size_t(1) << (plan.logN - 1), tile = columns << logTile;
-  const size_t first = blockIdx.x * tile;
+  const unsigned columns = unsigned(1) << plan.logColumns;
+  const unsigned m = unsigned(1) << (plan.logN - 1), tile = columns << logTile;
+  const unsigned first = blockIdx.x * tile;
   Word *re = data + (size_t(blockIdx.y) << plan.logN) + first;
   Word *im = re + m;
   SharedTile<Word> s = carveShared<Word>(columns, tile);
   loadTwiddles<Word>(s.twiddles, limb.inverseTwiddles, columns);
-  for (size_t e = threadIdx.x; e < tile; e += blockDim.x) {
+  for (unsigned e = threadIdx.x; e < tile; e += blockDim.x) {
     s.re[e] = re[e];
     s.im[e] = im[e];
   }
   __syncthreads();
   cooleyTukeyStages<false>(s, plan.logColumns, logTile, limb.p);
-  for (size_t e = threadIdx.x; e < tile; e += blockDim.x) {
+  for (unsigned e = threadIdx.x; e < tile; e += blockDim.x) {
     const auto w = limb.inverseStepTwiddles[first + e];
     re[e] = mulShoupLazy(s.re[e], w, limb.p);
     im[e] = mulShoupLazy(s.im[e], w, limb.p);
