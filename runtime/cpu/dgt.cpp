@@ -33,8 +33,8 @@ GaussianInteger<uint64_t> gaussianMultiply(GaussianInteger<uint64_t> a,
   const Modulus m(p);
   uint128_t re = static_cast<uint128_t>(a.re) * b.re +
                  static_cast<uint128_t>(p - a.im) * b.im;
-  uint128_t im = static_cast<uint128_t>(a.re) * b.im +
-                 static_cast<uint128_t>(a.im) * b.re;
+  uint128_t im =
+      static_cast<uint128_t>(a.re) * b.im + static_cast<uint128_t>(a.im) * b.re;
   return {reduce128(re, m), reduce128(im, m)};
 }
 
@@ -102,7 +102,9 @@ void checkGaussianPrime(uint64_t p) {
 
 bool isPowerOfTwo(size_t n) { return n != 0 && (n & (n - 1)) == 0; }
 
-unsigned log2Exact(size_t n) { return static_cast<unsigned>(__builtin_ctzll(n)); }
+unsigned log2Exact(size_t n) {
+  return static_cast<unsigned>(__builtin_ctzll(n));
+}
 
 } // namespace
 
@@ -115,8 +117,8 @@ GaussianPrime factorGaussianPrime(uint64_t p) {
   while (powModSlow(n, (p - 1) / 2, p) != p - 1)
     ++n;
   const uint64_t k = powModSlow(n, (p - 1) / 4, p);
-  WideGaussian u = gaussianGcd({static_cast<Int128>(p), 0},
-                               {static_cast<Int128>(k), 1});
+  WideGaussian u =
+      gaussianGcd({static_cast<Int128>(p), 0}, {static_cast<Int128>(k), 1});
   // The associate (of four: times 1, i, -1, -i) in the open first quadrant;
   // neither part is 0, since p is not a square.
   for (int turn = 0; turn < 4 && !(u.re > 0 && u.im > 0); ++turn)
@@ -146,10 +148,12 @@ GaussianInteger<uint64_t> primitiveRootOfI(uint64_t p, size_t n) {
                 " is not a power of two in [4, 2^17]");
   checkGaussianPrime(p);
   if ((p - 1) % (2 * n) != 0)
-    throw Error("DGT modulus " + std::to_string(p) + " is not 1 mod 2N = " +
-                std::to_string(2 * n) + ", so Z_p[i] has no root of i of order 2N");
+    throw Error("DGT modulus " + std::to_string(p) +
+                " is not 1 mod 2N = " + std::to_string(2 * n) +
+                ", so Z_p[i] has no root of i of order 2N");
   const GaussianPrime f0 = factorGaussianPrime(p);
-  const uint64_t x = static_cast<uint64_t>(f0.x), y = static_cast<uint64_t>(f0.y);
+  const uint64_t x = static_cast<uint64_t>(f0.x),
+                 y = static_cast<uint64_t>(f0.y);
   const uint64_t rho = negateMod(mulModSlow(x, invertModSlow(y, p), p), p);
   const uint64_t psi = minimalPrimitiveRoot(p, 2 * n);
   const uint64_t psiInverse = invertModSlow(psi, p);
@@ -160,8 +164,8 @@ GaussianInteger<uint64_t> primitiveRootOfI(uint64_t p, size_t n) {
   GaussianInteger<uint64_t> fromF0 =
       gaussianMultiply({x, negateMod(y, p)}, {h0, 0}, p);
   GaussianInteger<uint64_t> fromF1 = gaussianMultiply({x, y}, {h1, 0}, p);
-  GaussianInteger<uint64_t> h = gaussianMultiply(
-      gaussianAdd(fromF0, fromF1, p), {inverseTwoX, 0}, p);
+  GaussianInteger<uint64_t> h =
+      gaussianMultiply(gaussianAdd(fromF0, fromF1, p), {inverseTwoX, 0}, p);
   // The construction guarantees both; a failure is a bug, not bad input.
   const GaussianInteger<uint64_t> i{0, 1}, minusOne{p - 1, 0};
   if (gaussianPower(h, m, p) != i || gaussianPower(h, n, p) != minusOne)
@@ -176,14 +180,14 @@ DgtShape dgtShape(size_t gaussianCount) {
   return {gaussianCount / columns, columns};
 }
 
-// The tables -------------------------------------------------------------------
+// The tables ------------------------------------------------------------------
 
 namespace {
 
 template <typename Word>
 typename DgtWord<Word>::Shoup shoupOf(uint64_t w, uint64_t p) {
-  return typename DgtWord<Word>::Shoup(static_cast<Word>(w),
-                                       static_cast<Word>(p));
+  return
+      typename DgtWord<Word>::Shoup(static_cast<Word>(w), static_cast<Word>(p));
 }
 
 template <typename Word>
@@ -213,8 +217,8 @@ void cooleyTukey(Word *re, Word *im, size_t length, size_t stride,
     for (size_t block = 0; block < length; block += 2 * len)
       for (size_t j = 0; j < len; ++j) {
         const size_t x = (block + j) * stride, y = x + len * stride;
-        dgtInverseButterfly(re[x], im[x], re[y], im[y], inverseTwiddles[len + j],
-                            p);
+        dgtInverseButterfly(re[x], im[x], re[y], im[y],
+                            inverseTwiddles[len + j], p);
       }
 }
 
@@ -275,7 +279,8 @@ DgtTables<Word>::DgtTables(uint64_t p, size_t n) : n_(n) {
     for (size_t c = 0; c < columns; ++c) {
       const size_t e = c * reverseBits(static_cast<unsigned>(r), logRows);
       stepTwiddles_[r * columns + c] = shoupOf<Word>(gPower(e), p);
-      inverseStepTwiddles_[r * columns + c] = shoupOf<Word>(gInversePower(e), p);
+      inverseStepTwiddles_[r * columns + c] =
+          shoupOf<Word>(gInversePower(e), p);
     }
 }
 

@@ -1,4 +1,4 @@
-//===- dgt.cu - the hierarchical DGT on the GPU ----------------------------===//
+//===- dgt.cu - the hierarchical DGT on the GPU ---------------------------===//
 //
 // Section 3.2's four-step DGT: each pass is one launch over every limb
 // (blockIdx.y), each block transforming a tile of the R x C matrix of one
@@ -62,8 +62,7 @@ __device__ SharedTile<Word> carveShared(size_t twiddleCount, size_t tile) {
   return s;
 }
 
-template <typename Word>
-size_t sharedBytes(size_t twiddleCount, size_t tile) {
+template <typename Word> size_t sharedBytes(size_t twiddleCount, size_t tile) {
   return twiddleCount * sizeof(typename DgtWord<Word>::Shoup) +
          2 * tile * sizeof(Word);
 }
@@ -156,7 +155,7 @@ __global__ void dgtForwardColumns(DgtPlan<Word> plan, Word *data,
   loadTwiddles<Word>(s.twiddles, limb.twiddles, rows);
   for (unsigned e = threadIdx.x; e < tile; e += blockDim.x) {
     const unsigned g = ((e >> logTile) << logColumns) + c0 +
-                     (e & ((unsigned(1) << logTile) - 1));
+                       (e & ((unsigned(1) << logTile) - 1));
     Word a = re[g], b = im[g];
     dgtMultiplyGaussianLazy(a, b, limb.twist[g], limb.p);
     s.re[e] = a;
@@ -166,7 +165,7 @@ __global__ void dgtForwardColumns(DgtPlan<Word> plan, Word *data,
   gentlemanSandeStages<true>(s, plan.logRows, logTile, limb.p);
   for (unsigned e = threadIdx.x; e < tile; e += blockDim.x) {
     const unsigned g = ((e >> logTile) << logColumns) + c0 +
-                     (e & ((unsigned(1) << logTile) - 1));
+                       (e & ((unsigned(1) << logTile) - 1));
     const auto w = limb.stepTwiddles[g];
     re[g] = mulShoupLazy(s.re[e], w, limb.p);
     im[g] = mulShoupLazy(s.im[e], w, limb.p);
@@ -188,7 +187,7 @@ __global__ void dgtInverseColumns(DgtPlan<Word> plan, Word *data,
   loadTwiddles<Word>(s.twiddles, limb.inverseTwiddles, rows);
   for (unsigned e = threadIdx.x; e < tile; e += blockDim.x) {
     const unsigned g = ((e >> logTile) << logColumns) + c0 +
-                     (e & ((unsigned(1) << logTile) - 1));
+                       (e & ((unsigned(1) << logTile) - 1));
     s.re[e] = re[g];
     s.im[e] = im[g];
   }
@@ -196,7 +195,7 @@ __global__ void dgtInverseColumns(DgtPlan<Word> plan, Word *data,
   cooleyTukeyStages<true>(s, plan.logRows, logTile, limb.p);
   for (unsigned e = threadIdx.x; e < tile; e += blockDim.x) {
     const unsigned g = ((e >> logTile) << logColumns) + c0 +
-                     (e & ((unsigned(1) << logTile) - 1));
+                       (e & ((unsigned(1) << logTile) - 1));
     Word a = s.re[e], b = s.im[e];
     dgtMultiplyGaussianLazy(a, b, limb.untwist[g], limb.p);
     re[g] = dgtReduceFromTwoP(a, limb.p);
@@ -273,8 +272,7 @@ struct Tiling {
 template <typename Word> Tiling tilingFor(const DgtPlan<Word> &plan) {
   const unsigned logTile = log2Exact(kTileBytes / (2 * sizeof(Word)));
   const unsigned logSector = log2Exact(32 / sizeof(Word));
-  unsigned logColumnTile =
-      logTile > plan.logRows ? logTile - plan.logRows : 0;
+  unsigned logColumnTile = logTile > plan.logRows ? logTile - plan.logRows : 0;
   logColumnTile = std::min(std::max(logColumnTile, logSector), plan.logColumns);
   unsigned logRowTile =
       logTile > plan.logColumns ? logTile - plan.logColumns : 0;
@@ -300,8 +298,8 @@ void forward(const DgtPlan<Word> &plan, Word *data, cudaStream_t stream) {
   const unsigned limbs = static_cast<unsigned>(plan.limbCount);
   dgtForwardColumns<Word>
       <<<dim3(static_cast<unsigned>(columns >> tiling.logColumnTile), limbs),
-         threadsFor(columnTile), sharedBytes<Word>(rows, columnTile),
-         stream>>>(plan, data, tiling.logColumnTile);
+         threadsFor(columnTile), sharedBytes<Word>(rows, columnTile), stream>>>(
+          plan, data, tiling.logColumnTile);
   checkLaunch("dgtForwardColumns");
   dgtForwardRows<Word>
       <<<dim3(static_cast<unsigned>(rows >> tiling.logRowTile), limbs),
@@ -327,8 +325,8 @@ void inverse(const DgtPlan<Word> &plan, Word *data, cudaStream_t stream) {
   checkLaunch("dgtInverseRows");
   dgtInverseColumns<Word>
       <<<dim3(static_cast<unsigned>(columns >> tiling.logColumnTile), limbs),
-         threadsFor(columnTile), sharedBytes<Word>(rows, columnTile),
-         stream>>>(plan, data, tiling.logColumnTile);
+         threadsFor(columnTile), sharedBytes<Word>(rows, columnTile), stream>>>(
+          plan, data, tiling.logColumnTile);
   checkLaunch("dgtInverseColumns");
 }
 
@@ -354,7 +352,7 @@ void launchDgtInverse(const DgtPlan<uint32_t> &plan, uint32_t *data,
   inverse(plan, data, stream);
 }
 
-// Device tables ------------------------------------------------------------------
+// Device tables ---------------------------------------------------------------
 
 template <typename Word>
 DgtDeviceTables<Word>::DgtDeviceTables(
@@ -366,8 +364,8 @@ DgtDeviceTables<Word>::DgtDeviceTables(
   for (const DgtTables<Word> *t : limbs)
     if (t->degree() != n)
       throw Error("DGT limbs of one launch share N: found N = " +
-                  std::to_string(t->degree()) + " beside N = " +
-                  std::to_string(n));
+                  std::to_string(t->degree()) +
+                  " beside N = " + std::to_string(n));
   // Per limb: twist, untwist, then four real tables, each of M entries.
   const size_t gaussianBytes = alignUp(m * sizeof(GaussianShoup<Word>));
   const size_t realBytes = alignUp(m * sizeof(Shoup));
@@ -412,7 +410,8 @@ DgtDeviceTables<Word>::DgtDeviceTables(
     checkCuda(copied, "cudaMemcpy of the DGT tables");
   }
   const DgtShape shape = limbs[0]->shape();
-  plan_.limbs = reinterpret_cast<const DgtLimb<Word> *>(device + limbArrayOffset);
+  plan_.limbs =
+      reinterpret_cast<const DgtLimb<Word> *>(device + limbArrayOffset);
   plan_.limbCount = static_cast<int>(limbs.size());
   plan_.logN = log2Exact(n);
   plan_.logRows = log2Exact(shape.rows);

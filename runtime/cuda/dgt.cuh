@@ -1,4 +1,4 @@
-//===- dgt.cuh - the hierarchical DGT on the GPU ----------------*- CUDA -*-===//
+//===- dgt.cuh - the hierarchical DGT on the GPU ---------------*- CUDA -*-===//
 //
 // The four-step DGT of dgt.h (Algorithms 4 and 5 of the hierarchical-DGT
 // paper) over every limb of a basis at once: limb l of a launch is the N

@@ -1,4 +1,4 @@
-//===- dgt_test.cpp - the hierarchical DGT against its definition and the NTT ===//
+//===- dgt_test.cpp - the hierarchical DGT against its definition and NTT ===//
 #include "ringfuse/runtime/dgt.h"
 #include "ringfuse/runtime/error.h"
 #include "ringfuse/runtime/ntt.h"
@@ -20,7 +20,8 @@ constexpr unsigned kLogMinDegree = 10, kLogMaxDegree = 17;
 /// at the largest degrees to keep the suite fast.
 std::vector<uint64_t> primesFor(unsigned bits, size_t n) {
   const size_t count = n >= (size_t(1) << 16) ? 1 : 2;
-  auto primes = findPrimesBelow(bits, count, 2 * n, [](uint64_t) { return false; });
+  auto primes =
+      findPrimesBelow(bits, count, 2 * n, [](uint64_t) { return false; });
   if (primes.size() != count)
     throw Error("test setup: too few " + std::to_string(bits) + "-bit primes");
   return primes;
@@ -82,16 +83,21 @@ std::string errorOf(void (*make)()) {
   return "no error";
 }
 
-// Gaussian arithmetic -----------------------------------------------------------
+// Gaussian arithmetic ---------------------------------------------------------
 
 uint64_t primeBelow(unsigned bits, uint64_t congruence) {
-  return findPrimesBelow(bits, 1, congruence, [](uint64_t) { return false; })[0];
+  return findPrimesBelow(bits, 1, congruence,
+                         [](uint64_t) { return false; })[0];
 }
 
 /// Primes = 1 mod 4, small to 62-bit.
-const std::vector<uint64_t> kGaussianPrimes = {
-    5, 13, 17, 65537, primeBelow(30, 4096), primeBelow(60, 4096),
-    primeBelow(62, 4)};
+const std::vector<uint64_t> kGaussianPrimes = {5,
+                                               13,
+                                               17,
+                                               65537,
+                                               primeBelow(30, 4096),
+                                               primeBelow(60, 4096),
+                                               primeBelow(62, 4)};
 
 TEST(GaussianArithmetic, ProductMatchesTheDefinitionOverWideIntegers) {
   for (uint64_t p : kGaussianPrimes) {
@@ -154,8 +160,7 @@ template <typename Word> void checkLazyHelpers(uint64_t p64) {
       ASSERT_LT(fx[k], twoP);
       ASSERT_LT(fy[k], twoP);
       ASSERT_EQ(fx[k] % p, (x[k] + uint64_t(y[k])) % p64);
-      ASSERT_EQ(fy[k] % p,
-                mulModSlow((x[k] + 2 * p64 - y[k]) % p64, tw, p64));
+      ASSERT_EQ(fy[k] % p, mulModSlow((x[k] + 2 * p64 - y[k]) % p64, tw, p64));
     }
     Word ix[2] = {Word(randomBelow(4 * p64)), Word(randomBelow(4 * p64))};
     Word iy[2] = {Word(randomBelow(4 * p64)), Word(randomBelow(4 * p64))};
@@ -179,18 +184,20 @@ TEST(GaussianArithmetic, LazyShoupStepsStayInBoundsAndAreExact) {
   checkLazyHelpers<uint32_t>(65537u);
 }
 
-// Roots of i (Appendix C) -------------------------------------------------------
+// Roots of i (Appendix C) -----------------------------------------------------
 
 TEST(RootsOfI, GaussianPrimeFactorsMultiplyBackToP) {
   for (uint64_t p : kGaussianPrimes) {
     GaussianPrime f = factorGaussianPrime(p);
     EXPECT_GT(f.x, 0);
     EXPECT_GT(f.y, 0);
-    EXPECT_EQ(static_cast<__int128>(f.x) * f.x + static_cast<__int128>(f.y) * f.y,
+    EXPECT_EQ(static_cast<__int128>(f.x) * f.x +
+                  static_cast<__int128>(f.y) * f.y,
               static_cast<__int128>(p))
         << p;
   }
-  GaussianPrime five = factorGaussianPrime(5); // 5 = (1 + 2i)(1 - 2i) or (2 + i)(2 - i)
+  GaussianPrime five =
+      factorGaussianPrime(5); // 5 = (1 + 2i)(1 - 2i) or (2 + i)(2 - i)
   EXPECT_EQ(five.x * five.x + five.y * five.y, 5);
 }
 
@@ -226,7 +233,7 @@ TEST(RootsOfI, TablesAreDeterministic) {
   EXPECT_NE(powModSlow(a.rootOfUnity(), n / 4, p), 1u);
 }
 
-// The transform -------------------------------------------------------------------
+// The transform ---------------------------------------------------------------
 
 /// Position k of the forward output is A(h g^bitrev_M(k)) with A(x) = sum_j
 /// (a_j + i a_{j+M}) x^j (dgt.h), evaluated by Horner.
@@ -244,7 +251,8 @@ void checkForwardAgainstDefinition(const DgtTables<Word> &dgt,
                                {powModSlow(dgt.rootOfUnity(), e, p), 0}, p);
     G value{0, 0};
     for (size_t j = m; j-- > 0;)
-      value = gaussianAdd(gaussianMultiply(value, point, p), {a[j], a[m + j]}, p);
+      value =
+          gaussianAdd(gaussianMultiply(value, point, p), {a[j], a[m + j]}, p);
     ASSERT_EQ(out[k], value.re) << "N = " << n << ", k = " << k;
     ASSERT_EQ(out[m + k], value.im) << "N = " << n << ", k = " << k;
   }
@@ -253,9 +261,11 @@ void checkForwardAgainstDefinition(const DgtTables<Word> &dgt,
 TEST(Dgt, ForwardIsTheTwistedFoldedTransformInBitReversedOrder) {
   for (size_t n : {size_t(4), size_t(16), size_t(128), size_t(1024)}) {
     for (uint64_t p : primesFor(60, n))
-      checkForwardAgainstDefinition(DgtTables64(p, n), randomLimb<uint64_t>(n, p));
+      checkForwardAgainstDefinition(DgtTables64(p, n),
+                                    randomLimb<uint64_t>(n, p));
     for (uint64_t p : primesFor(30, n))
-      checkForwardAgainstDefinition(DgtTables32(p, n), randomLimb<uint32_t>(n, p));
+      checkForwardAgainstDefinition(DgtTables32(p, n),
+                                    randomLimb<uint32_t>(n, p));
   }
 }
 
@@ -319,7 +329,8 @@ TEST(Dgt, PointwiseProductIsTheNttsNegacyclicProduct32) {
 }
 
 TEST(Dgt, PointwiseProductIsTheSchoolbookNegacyclicProduct) {
-  for (size_t n : {size_t(4), size_t(8), size_t(64), size_t(256), size_t(1024)}) {
+  for (size_t n :
+       {size_t(4), size_t(8), size_t(64), size_t(256), size_t(1024)}) {
     for (uint64_t p : primesFor(30, n)) {
       DgtTables32 dgt(p, n);
       auto a = randomLimb<uint32_t>(n, p), b = randomLimb<uint32_t>(n, p);
@@ -357,7 +368,7 @@ TEST(Dgt, ThirtyBitWordsGiveTheSixtyFourBitWords) {
   }
 }
 
-// Bad parameters ---------------------------------------------------------------
+// Bad parameters --------------------------------------------------------------
 
 TEST(Dgt, RefusesBadParametersWithAClearMessage) {
   // 1000003 is a prime = 3 mod 4.
@@ -367,19 +378,23 @@ TEST(Dgt, RefusesBadParametersWithAClearMessage) {
             std::string::npos);
   EXPECT_NE(errorOf([] { factorGaussianPrime(1000003ull); }).find("1 mod 4"),
             std::string::npos);
-  EXPECT_NE(errorOf([] { DgtTables64(12289, 1000); }).find("not a power of two"),
-            std::string::npos);
+  EXPECT_NE(
+      errorOf([] { DgtTables64(12289, 1000); }).find("not a power of two"),
+      std::string::npos);
   EXPECT_NE(errorOf([] { DgtTables64(12289, 2); }).find("not a power of two"),
             std::string::npos);
-  EXPECT_NE(errorOf([] { DgtTables64(12289, size_t(1) << 18); })
-                .find("not a power of two"),
+  EXPECT_NE(errorOf([] {
+              DgtTables64(12289, size_t(1) << 18);
+            }).find("not a power of two"),
             std::string::npos);
   // A 60-bit prime in 32-bit words, a prime above 2^62 in 64-bit words.
-  EXPECT_NE(errorOf([] { DgtTables32(1152921504606584833ull, 1024); })
-                .find("not below 2^30"),
+  EXPECT_NE(errorOf([] {
+              DgtTables32(1152921504606584833ull, 1024);
+            }).find("not below 2^30"),
             std::string::npos);
-  EXPECT_NE(errorOf([] { DgtTables64((uint64_t(1) << 62) + 1, 1024); })
-                .find("not below 2^62"),
+  EXPECT_NE(errorOf([] {
+              DgtTables64((uint64_t(1) << 62) + 1, 1024);
+            }).find("not below 2^62"),
             std::string::npos);
   EXPECT_NE(errorOf([] { DgtTables64(65537ull * 5, 16); }).find("not a prime"),
             std::string::npos);

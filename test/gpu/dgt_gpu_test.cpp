@@ -1,4 +1,4 @@
-//===- dgt_gpu_test.cpp - the CUDA hierarchical DGT against the CPU's ------===//
+//===- dgt_gpu_test.cpp - the CUDA hierarchical DGT against the CPU -----===//
 //
 // For N = 2^10 ... 2^17 and both word sizes, several limbs (each its own
 // prime) go through one launch per pass; the GPU's forward output must be
@@ -171,7 +171,8 @@ TEST_F(GpuDgtTest, SmallRingsMatchTheCpu) {
 }
 
 TEST_F(GpuDgtTest, DeviceTablesRefuseLimbsOfDifferentDegrees) {
-  const uint64_t p = findPrimesBelow(60, 1, 4096, [](uint64_t) { return false; })[0];
+  const uint64_t p =
+      findPrimesBelow(60, 1, 4096, [](uint64_t) { return false; })[0];
   DgtTables64 small(p, 1024), large(p, 2048);
   try {
     DgtDeviceTables<uint64_t> device({&small, &large});

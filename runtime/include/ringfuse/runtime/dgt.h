@@ -1,4 +1,4 @@
-//===- dgt.h - the negacyclic hierarchical Discrete Galois Transform -*- C++ -*-===//
+//===- dgt.h - the hierarchical Discrete Galois Transform ------*- C++ -*-===//
 //
 // The DGT of "Faster Homomorphic Encryption over GPGPUs via hierarchical DGT"
 // (Section 3, Algorithms 1, 4 and 5; Appendix C), for a prime p = 1 mod 4
@@ -132,10 +132,9 @@ DgtShape dgtShape(size_t gaussianCount);
 /// a real twiddle w: inputs below 2p stay below 2p (x + y < 4p loses 2p at
 /// most once; (x - y + 2p) w is Shoup-lazy, below 2p).
 template <typename Word>
-RF_HOST_DEVICE inline void dgtForwardButterfly(Word &xRe, Word &xIm, Word &yRe,
-                                               Word &yIm,
-                                               typename DgtWord<Word>::Shoup w,
-                                               Word p) {
+RF_HOST_DEVICE inline void
+dgtForwardButterfly(Word &xRe, Word &xIm, Word &yRe, Word &yIm,
+                    typename DgtWord<Word>::Shoup w, Word p) {
   const Word twoP = 2 * p;
   Word sumRe = xRe + yRe, sumIm = xIm + yIm;
   Word diffRe = xRe - yRe + twoP, diffIm = xIm - yIm + twoP;
@@ -149,10 +148,9 @@ RF_HOST_DEVICE inline void dgtForwardButterfly(Word &xRe, Word &xIm, Word &yRe,
 /// inputs below 4p stay below 4p (x is first brought below 2p, y w is below
 /// 2p).
 template <typename Word>
-RF_HOST_DEVICE inline void dgtInverseButterfly(Word &xRe, Word &xIm, Word &yRe,
-                                               Word &yIm,
-                                               typename DgtWord<Word>::Shoup w,
-                                               Word p) {
+RF_HOST_DEVICE inline void
+dgtInverseButterfly(Word &xRe, Word &xIm, Word &yRe, Word &yIm,
+                    typename DgtWord<Word>::Shoup w, Word p) {
   const Word twoP = 2 * p;
   Word uRe = xRe >= twoP ? xRe - twoP : xRe;
   Word uIm = xIm >= twoP ? xIm - twoP : xIm;
@@ -167,9 +165,8 @@ RF_HOST_DEVICE inline void dgtInverseButterfly(Word &xRe, Word &xIm, Word &yRe,
 /// result below 2p: each Shoup product is below 2p, so ac - bd + 2p and
 /// ad + bc lie below 4p and one conditional subtraction of 2p suffices.
 template <typename Word>
-RF_HOST_DEVICE inline void dgtMultiplyGaussianLazy(Word &re, Word &im,
-                                                   GaussianShoup<Word> w,
-                                                   Word p) {
+RF_HOST_DEVICE inline void
+dgtMultiplyGaussianLazy(Word &re, Word &im, GaussianShoup<Word> w, Word p) {
   const Word twoP = 2 * p;
   Word ac = mulShoupLazy(re, w.re, p), bd = mulShoupLazy(im, w.im, p);
   Word ad = mulShoupLazy(re, w.im, p), bc = mulShoupLazy(im, w.re, p);
