@@ -1,0 +1,187 @@
+//===- dgt_gpu_test.cpp - the CUDA hierarchical DGT against the CPU -----===//
+//
+// For N = 2^10 ... 2^17 and both word sizes, several limbs (each its own
+// prime) go through one launch per pass; the GPU's forward output must be
+// DgtTables::forward's, word for word, and its inverse DgtTables::inverse's,
+// both on the forward's output (giving back the input) and on arbitrary
+// words of the DGT domain.
+//
+// Compiled by nvcc (CUDA source despite the .cpp name: see CMakeLists.txt).
+// Without a CUDA device every test fails: it cannot check anything there.
+//
+//===----------------------------------------------------------------------===//
+#include "dgt.cuh"
+#include "ringfuse/runtime/dgt.h"
+#include "ringfuse/runtime/error.h"
+#include "ringfuse/runtime/number_theory.h"
+
+#include "test_support.h"
+
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ringfuse::runtime {
+namespace {
+using cuda::DgtDeviceTables;
+using testing::randomBelow;
+
+void check(cudaError_t error, const char *call) {
+  if (error != cudaSuccess)
+    throw Error(std::string(call) + " failed: " + cudaGetErrorString(error));
+}
+
+/// Device words, freed with the object.
+template <typename Word> class DeviceWords {
+public:
+  explicit DeviceWords(size_t count) : count_(count) {
+    check(cudaMalloc(&words_, count * sizeof(Word)), "cudaMalloc");
+  }
+  ~DeviceWords() { cudaFree(words_); }
+  DeviceWords(const DeviceWords &) = delete;
+  DeviceWords &operator=(const DeviceWords &) = delete;
+
+  Word *data() { return words_; }
+  void upload(const std::vector<Word> &from) {
+    check(cudaMemcpy(words_, from.data(), count_ * sizeof(Word),
+                     cudaMemcpyHostToDevice),
+          "cudaMemcpy to the device");
+  }
+  std::vector<Word> download() const {
+    std::vector<Word> to(count_);
+    check(cudaMemcpy(to.data(), words_, count_ * sizeof(Word),
+                     cudaMemcpyDeviceToHost),
+          "cudaMemcpy from the device");
+    return to;
+  }
+
+private:
+  Word *words_ = nullptr;
+  size_t count_;
+};
+
+class GpuDgtTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    int devices = 0;
+    ASSERT_EQ(cudaGetDeviceCount(&devices), cudaSuccess)
+        << "no CUDA device is visible; gpu_tests runs on a GPU machine";
+    ASSERT_GT(devices, 0) << "no CUDA device is visible";
+  }
+};
+
+/// The first index where two limbs' words differ, for a readable failure.
+template <typename Word>
+std::string firstDifference(const std::vector<Word> &gpu,
+                            const std::vector<Word> &cpu, size_t n) {
+  for (size_t i = 0; i < gpu.size(); ++i)
+    if (gpu[i] != cpu[i])
+      return "limb " + std::to_string(i / n) + ", word " +
+             std::to_string(i % n) + ": GPU " + std::to_string(gpu[i]) +
+             ", CPU " + std::to_string(cpu[i]);
+  return "none";
+}
+
+template <typename Word> void checkAgainstCpu(unsigned bits) {
+  for (unsigned logN = 10; logN <= 17; ++logN) {
+    const size_t n = size_t(1) << logN;
+    const size_t limbs = logN >= 16 ? 2 : 4;
+    const std::vector<uint64_t> primes =
+        findPrimesBelow(bits, limbs, 2 * n, [](uint64_t) { return false; });
+    ASSERT_EQ(primes.size(), limbs);
+    std::vector<std::unique_ptr<DgtTables<Word>>> tables;
+    std::vector<const DgtTables<Word> *> views;
+    for (uint64_t p : primes) {
+      tables.push_back(std::make_unique<DgtTables<Word>>(p, n));
+      views.push_back(tables.back().get());
+    }
+    DgtDeviceTables<Word> device(views);
+
+    std::vector<Word> input(limbs * n), domain(limbs * n);
+    for (size_t l = 0; l < limbs; ++l)
+      for (size_t i = 0; i < n; ++i) {
+        input[l * n + i] = static_cast<Word>(randomBelow(primes[l]));
+        domain[l * n + i] = static_cast<Word>(randomBelow(primes[l]));
+      }
+    std::vector<Word> cpuForward = input, cpuInverse = domain;
+    for (size_t l = 0; l < limbs; ++l) {
+      tables[l]->forward(cpuForward.data() + l * n);
+      tables[l]->inverse(cpuInverse.data() + l * n);
+    }
+
+    DeviceWords<Word> words(limbs * n);
+    words.upload(input);
+    cuda::launchDgtForward(device.plan(), words.data(), nullptr);
+    check(cudaDeviceSynchronize(), "the forward DGT");
+    std::vector<Word> gpuForward = words.download();
+    ASSERT_EQ(gpuForward, cpuForward)
+        << bits << "-bit primes, N = " << n << ": first difference at "
+        << firstDifference(gpuForward, cpuForward, n);
+
+    cuda::launchDgtInverse(device.plan(), words.data(), nullptr);
+    check(cudaDeviceSynchronize(), "the inverse DGT");
+    std::vector<Word> roundTrip = words.download();
+    ASSERT_EQ(roundTrip, input)
+        << bits << "-bit primes, N = " << n << ": first difference at "
+        << firstDifference(roundTrip, input, n);
+
+    words.upload(domain);
+    cuda::launchDgtInverse(device.plan(), words.data(), nullptr);
+    check(cudaDeviceSynchronize(), "the inverse DGT");
+    std::vector<Word> gpuInverse = words.download();
+    ASSERT_EQ(gpuInverse, cpuInverse)
+        << bits << "-bit primes, N = " << n << ": first difference at "
+        << firstDifference(gpuInverse, cpuInverse, n);
+  }
+}
+
+TEST_F(GpuDgtTest, ForwardAndInverseMatchTheCpuWith64BitWords) {
+  checkAgainstCpu<uint64_t>(60);
+}
+
+TEST_F(GpuDgtTest, ForwardAndInverseMatchTheCpuWith32BitWords) {
+  checkAgainstCpu<uint32_t>(30);
+}
+
+/// Small rings (one tile per limb, R = 1 at N = 4) go through the same
+/// kernels.
+TEST_F(GpuDgtTest, SmallRingsMatchTheCpu) {
+  for (size_t n : {size_t(4), size_t(8), size_t(32), size_t(256)}) {
+    const uint64_t p =
+        findPrimesBelow(60, 1, 2 * n, [](uint64_t) { return false; })[0];
+    DgtTables64 tables(p, n);
+    DgtDeviceTables<uint64_t> device({&tables});
+    std::vector<uint64_t> input(n);
+    for (uint64_t &v : input)
+      v = randomBelow(p);
+    std::vector<uint64_t> cpu = input;
+    tables.forward(cpu.data());
+    DeviceWords<uint64_t> words(n);
+    words.upload(input);
+    cuda::launchDgtForward(device.plan(), words.data(), nullptr);
+    check(cudaDeviceSynchronize(), "the forward DGT");
+    EXPECT_EQ(words.download(), cpu) << "N = " << n;
+    cuda::launchDgtInverse(device.plan(), words.data(), nullptr);
+    check(cudaDeviceSynchronize(), "the inverse DGT");
+    EXPECT_EQ(words.download(), input) << "N = " << n;
+  }
+}
+
+TEST_F(GpuDgtTest, DeviceTablesRefuseLimbsOfDifferentDegrees) {
+  const uint64_t p =
+      findPrimesBelow(60, 1, 4096, [](uint64_t) { return false; })[0];
+  DgtTables64 small(p, 1024), large(p, 2048);
+  try {
+    DgtDeviceTables<uint64_t> device({&small, &large});
+    FAIL() << "limbs of N = 1024 and 2048 were accepted together";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("share N"), std::string::npos)
+        << e.what();
+  }
+}
+
+} // namespace
+} // namespace ringfuse::runtime
