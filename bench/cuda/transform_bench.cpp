@@ -2,6 +2,7 @@
 //
 // Reads one configuration per line on stdin:
 //   <ntt|dgt> <word bits 32|64> <logN> <limbs> <forward|inverse> <logN1> <radix> <otStages>
+// (the DGT's split is fixed by N: its last three fields are ignored)
 // and prints one JSON object per line: the median time of one transform of
 // all limbs, in microseconds, and whether the output equals the CPU
 // reference. Method (/work/.library/device/METHOD.md): random residues, a
@@ -14,8 +15,10 @@
 // Compiled by nvcc (CUDA source despite the .cpp name).
 //
 //===----------------------------------------------------------------------===//
+#include "dgt.cuh"
 #include "ntt.cuh"
 
+#include "ringfuse/runtime/dgt.h"
 #include "ringfuse/runtime/error.h"
 #include "ringfuse/runtime/ntt.h"
 #include "ringfuse/runtime/number_theory.h"
@@ -51,12 +54,6 @@ struct Config {
   cuda::NttShape shape;
 };
 
-template <typename Word> struct TablesOf;
-template <> struct TablesOf<uint64_t> { using type = rt::NttTables; };
-template <> struct TablesOf<uint32_t> { using type = rt::NttTables32; };
-uint64_t modulusOf(const rt::NttTables &t) { return t.modulus().value; }
-uint64_t modulusOf(const rt::NttTables32 &t) { return t.modulus(); }
-
 template <typename T> T *deviceCopy(const std::vector<T> &host) {
   T *device = nullptr;
   check(cudaMalloc(&device, sizeof(T) * host.size()), "cudaMalloc");
@@ -66,38 +63,102 @@ template <typename T> T *deviceCopy(const std::vector<T> &host) {
   return device;
 }
 
-template <typename Word> std::string run(const Config &c, std::mt19937_64 &rng) {
-  using Tables = typename TablesOf<Word>::type;
-  const size_t n = size_t(1) << c.logN;
-  const unsigned bits = sizeof(Word) == 8 ? 60 : 30;
-  std::vector<std::unique_ptr<Tables>> tables;
-  for (uint64_t q : rt::findPrimesBelow(bits, c.limbs, 2 * n,
-                                        [](uint64_t) { return false; }))
-    tables.push_back(std::make_unique<Tables>(static_cast<Word>(q), n));
-  if (tables.size() != c.limbs)
-    throw rt::Error("not enough primes");
+template <typename Word> struct NttTablesOf;
+template <> struct NttTablesOf<uint64_t> { using type = rt::NttTables; };
+template <> struct NttTablesOf<uint32_t> { using type = rt::NttTables32; };
+uint64_t modulusOf(const rt::NttTables &t) { return t.modulus().value; }
+uint64_t modulusOf(const rt::NttTables32 &t) { return t.modulus(); }
 
-  std::vector<void *> allocations;
-  std::vector<cuda::BasicNttLimb<Word>> limbs;
-  for (const auto &t : tables) {
-    auto *powers = deviceCopy(t->rootPowers());
-    auto *inverse = deviceCopy(t->inverseRootPowers());
-    allocations.push_back(powers);
-    allocations.push_back(inverse);
-    limbs.push_back({static_cast<Word>(modulusOf(*t)), powers, inverse,
-                     t->inverseDegree()});
+/// The NTT of `limbs` primes at one shape: CPU tables, device plan.
+template <typename Word> class NttCase {
+public:
+  NttCase(const std::vector<uint64_t> &primes, size_t n,
+          const cuda::NttShape &shape)
+      : n_(n), shape_(shape) {
+    std::vector<cuda::BasicNttLimb<Word>> limbs;
+    for (uint64_t q : primes) {
+      tables_.push_back(std::make_unique<Tables>(static_cast<Word>(q), n));
+      auto *powers = deviceCopy(tables_.back()->rootPowers());
+      auto *inverse = deviceCopy(tables_.back()->inverseRootPowers());
+      allocations_.push_back(powers);
+      allocations_.push_back(inverse);
+      limbs.push_back({static_cast<Word>(q), powers, inverse,
+                       tables_.back()->inverseDegree()});
+    }
+    auto *limbArray = deviceCopy(limbs);
+    allocations_.push_back(limbArray);
+    plan_ = {limbArray, static_cast<int>(primes.size())};
   }
-  auto *limbArray = deviceCopy(limbs);
-  allocations.push_back(limbArray);
-  const cuda::BasicNttPlan<Word> plan{limbArray, static_cast<int>(c.limbs)};
+  NttCase(const NttCase &) = delete;
+  ~NttCase() {
+    for (void *p : allocations_)
+      cudaFree(p);
+  }
 
+  void gpu(bool forward, Word *data, cudaStream_t stream) const {
+    if (forward)
+      cuda::launchNttForward<Word>(plan_, n_, shape_, data, stream);
+    else
+      cuda::launchNttInverse<Word>(plan_, n_, shape_, data, stream);
+  }
+  void cpu(bool forward, size_t limb, Word *words) const {
+    if (forward)
+      tables_[limb]->forward(words);
+    else
+      tables_[limb]->inverse(words);
+  }
+
+private:
+  using Tables = typename NttTablesOf<Word>::type;
+  size_t n_;
+  cuda::NttShape shape_;
+  std::vector<std::unique_ptr<Tables>> tables_;
+  std::vector<void *> allocations_;
+  cuda::BasicNttPlan<Word> plan_{};
+};
+
+/// The hierarchical DGT of `limbs` primes (its split is fixed by N).
+template <typename Word> class DgtCase {
+public:
+  DgtCase(const std::vector<uint64_t> &primes, size_t n) {
+    std::vector<const rt::DgtTables<Word> *> limbs;
+    for (uint64_t p : primes) {
+      tables_.push_back(std::make_unique<rt::DgtTables<Word>>(p, n));
+      limbs.push_back(tables_.back().get());
+    }
+    device_ = std::make_unique<cuda::DgtDeviceTables<Word>>(limbs);
+  }
+
+  void gpu(bool forward, Word *data, cudaStream_t stream) const {
+    if (forward)
+      cuda::launchDgtForward(device_->plan(), data, stream);
+    else
+      cuda::launchDgtInverse(device_->plan(), data, stream);
+  }
+  void cpu(bool forward, size_t limb, Word *words) const {
+    if (forward)
+      tables_[limb]->forward(words);
+    else
+      tables_[limb]->inverse(words);
+  }
+
+private:
+  std::vector<std::unique_ptr<rt::DgtTables<Word>>> tables_;
+  std::unique_ptr<cuda::DgtDeviceTables<Word>> device_;
+};
+
+template <typename Word, typename Case>
+std::string time(const Config &c, const std::vector<uint64_t> &primes,
+                 const Case &transform, std::mt19937_64 &rng) {
+  const size_t n = size_t(1) << c.logN;
+  std::vector<void *> allocations;
   const size_t words = n * c.limbs;
   const size_t sets =
       std::max<size_t>(2, kRotationBytes / (words * sizeof(Word)) + 1);
   std::vector<Word> input(words);
   for (size_t limb = 0; limb < c.limbs; ++limb)
     for (size_t i = 0; i < n; ++i)
-      input[limb * n + i] = static_cast<Word>(rng() % modulusOf(*tables[limb]));
+      input[limb * n + i] = static_cast<Word>(rng() % primes[limb]);
   std::vector<Word *> data;
   for (size_t s = 0; s < sets; ++s) {
     data.push_back(deviceCopy(input));
@@ -106,10 +167,7 @@ template <typename Word> std::string run(const Config &c, std::mt19937_64 &rng) 
 
   const bool forward = c.direction == "forward";
   auto launch = [&](Word *words, cudaStream_t stream) {
-    if (forward)
-      cuda::launchNttForward<Word>(plan, n, c.shape, words, stream);
-    else
-      cuda::launchNttInverse<Word>(plan, n, c.shape, words, stream);
+    transform.gpu(forward, words, stream);
   };
 
   // Correctness on set 0, before any timing touches it.
@@ -119,12 +177,8 @@ template <typename Word> std::string run(const Config &c, std::mt19937_64 &rng) 
   check(cudaMemcpy(output.data(), data[0], sizeof(Word) * words,
                    cudaMemcpyDeviceToHost),
         "cudaMemcpy");
-  for (size_t limb = 0; limb < c.limbs; ++limb) {
-    if (forward)
-      tables[limb]->forward(expected.data() + limb * n);
-    else
-      tables[limb]->inverse(expected.data() + limb * n);
-  }
+  for (size_t limb = 0; limb < c.limbs; ++limb)
+    transform.cpu(forward, limb, expected.data() + limb * n);
   const bool correct = output == expected;
 
   // One batch (every input set once) as a CUDA graph, as the driver runs
@@ -164,6 +218,7 @@ template <typename Word> std::string run(const Config &c, std::mt19937_64 &rng) 
     check(cudaFree(p), "cudaFree");
   std::sort(perTransform.begin(), perTransform.end());
 
+
   std::ostringstream json;
   json << "\"median_us\": " << perTransform[perTransform.size() / 2]
        << ", \"min_us\": " << perTransform.front()
@@ -171,6 +226,19 @@ template <typename Word> std::string run(const Config &c, std::mt19937_64 &rng) 
        << ", \"input_sets\": " << sets
        << ", \"correct\": " << (correct ? "true" : "false");
   return json.str();
+}
+
+template <typename Word>
+std::string run(const Config &c, std::mt19937_64 &rng) {
+  const size_t n = size_t(1) << c.logN;
+  const unsigned bits = sizeof(Word) == 8 ? 60 : 30;
+  const std::vector<uint64_t> primes = rt::findPrimesBelow(
+      bits, c.limbs, 2 * n, [](uint64_t) { return false; });
+  if (primes.size() != c.limbs)
+    throw rt::Error("not enough primes");
+  if (c.transform == "dgt")
+    return time<Word>(c, primes, DgtCase<Word>(primes, n), rng);
+  return time<Word>(c, primes, NttCase<Word>(primes, n, c.shape), rng);
 }
 
 } // namespace
@@ -188,13 +256,14 @@ int main() {
         c.shape.logN1 >> c.shape.radix >> c.shape.otStages;
     std::printf("{\"config\": \"%s\", ", line.c_str());
     try {
-      if (!fields || c.transform != "ntt" ||
+      if (!fields || (c.transform != "ntt" && c.transform != "dgt") ||
           (c.direction != "forward" && c.direction != "inverse") ||
           (c.wordBits != 32 && c.wordBits != 64))
-        throw rt::Error("expected: ntt <32|64> <logN> <limbs> "
+        throw rt::Error("expected: <ntt|dgt> <32|64> <logN> <limbs> "
                         "<forward|inverse> <logN1> <radix> <otStages>");
       std::string why;
-      if (!cuda::isSupportedNttShape(c.wordBits / 8, c.logN, c.shape, &why))
+      if (c.transform == "ntt" &&
+          !cuda::isSupportedNttShape(c.wordBits / 8, c.logN, c.shape, &why))
         throw rt::Error(why);
       const std::string result =
           c.wordBits == 64 ? run<uint64_t>(c, rng) : run<uint32_t>(c, rng);
