@@ -14,6 +14,8 @@
 //===----------------------------------------------------------------------===//
 #include "dgt.cuh"
 
+#include "kernels.cuh"
+
 #include "ringfuse/runtime/error.h"
 
 #include <algorithm>
@@ -28,14 +30,6 @@ constexpr unsigned kMaxThreads = 256;
 /// Bytes of Gaussians one block holds (re and im arrays): 16 KiB leaves room
 /// for several blocks per SM under the default 48 KiB, without opt-in.
 constexpr size_t kTileBytes = 16384;
-
-void checkLaunch(const char *kernel) {
-  cudaError_t error = cudaGetLastError();
-  if (error != cudaSuccess)
-    throw Error(std::string("CUDA kernel ") + kernel +
-                " failed to launch: " + cudaGetErrorName(error) + " (" +
-                cudaGetErrorString(error) + ")");
-}
 
 void checkCuda(cudaError_t error, const char *call) {
   if (error != cudaSuccess)
@@ -286,48 +280,46 @@ unsigned threadsFor(size_t tile) {
       std::min<size_t>(kMaxThreads, std::max<size_t>(32, tile / 2)));
 }
 
+/// Launches one pass over every limb: `kernel` on column tiles or on row
+/// tiles, as `tilingFor` cuts the matrix.
+template <typename Word, typename Kernel>
+void launchPass(const DgtPlan<Word> &plan, bool columnsPass, Kernel kernel,
+                const char *name, Word *data, cudaStream_t stream) {
+  const Tiling tiling = tilingFor(plan);
+  const size_t rows = size_t(1) << plan.logRows;
+  const size_t columns = size_t(1) << plan.logColumns;
+  const unsigned logTile =
+      columnsPass ? tiling.logColumnTile : tiling.logRowTile;
+  // A column tile is R rows of 2^logTile columns, a row tile 2^logTile rows
+  // of C; the transform runs along the first of the two.
+  const size_t length = columnsPass ? rows : columns;
+  const size_t tiles = (columnsPass ? columns : rows) >> logTile;
+  const size_t tile = length << logTile;
+  kernel<<<dim3(static_cast<unsigned>(tiles),
+                static_cast<unsigned>(plan.limbCount)),
+           threadsFor(tile), sharedBytes<Word>(length, tile), stream>>>(
+      plan, data, logTile);
+  checkLaunch(name);
+}
+
 template <typename Word>
 void forward(const DgtPlan<Word> &plan, Word *data, cudaStream_t stream) {
   if (plan.limbCount <= 0)
     return;
-  const Tiling tiling = tilingFor(plan);
-  const size_t rows = size_t(1) << plan.logRows;
-  const size_t columns = size_t(1) << plan.logColumns;
-  const size_t columnTile = rows << tiling.logColumnTile;
-  const size_t rowTile = columns << tiling.logRowTile;
-  const unsigned limbs = static_cast<unsigned>(plan.limbCount);
-  dgtForwardColumns<Word>
-      <<<dim3(static_cast<unsigned>(columns >> tiling.logColumnTile), limbs),
-         threadsFor(columnTile), sharedBytes<Word>(rows, columnTile), stream>>>(
-          plan, data, tiling.logColumnTile);
-  checkLaunch("dgtForwardColumns");
-  dgtForwardRows<Word>
-      <<<dim3(static_cast<unsigned>(rows >> tiling.logRowTile), limbs),
-         threadsFor(rowTile), sharedBytes<Word>(columns, rowTile), stream>>>(
-          plan, data, tiling.logRowTile);
-  checkLaunch("dgtForwardRows");
+  launchPass(plan, true, dgtForwardColumns<Word>, "dgtForwardColumns", data,
+             stream);
+  launchPass(plan, false, dgtForwardRows<Word>, "dgtForwardRows", data,
+             stream);
 }
 
 template <typename Word>
 void inverse(const DgtPlan<Word> &plan, Word *data, cudaStream_t stream) {
   if (plan.limbCount <= 0)
     return;
-  const Tiling tiling = tilingFor(plan);
-  const size_t rows = size_t(1) << plan.logRows;
-  const size_t columns = size_t(1) << plan.logColumns;
-  const size_t columnTile = rows << tiling.logColumnTile;
-  const size_t rowTile = columns << tiling.logRowTile;
-  const unsigned limbs = static_cast<unsigned>(plan.limbCount);
-  dgtInverseRows<Word>
-      <<<dim3(static_cast<unsigned>(rows >> tiling.logRowTile), limbs),
-         threadsFor(rowTile), sharedBytes<Word>(columns, rowTile), stream>>>(
-          plan, data, tiling.logRowTile);
-  checkLaunch("dgtInverseRows");
-  dgtInverseColumns<Word>
-      <<<dim3(static_cast<unsigned>(columns >> tiling.logColumnTile), limbs),
-         threadsFor(columnTile), sharedBytes<Word>(rows, columnTile), stream>>>(
-          plan, data, tiling.logColumnTile);
-  checkLaunch("dgtInverseColumns");
+  launchPass(plan, false, dgtInverseRows<Word>, "dgtInverseRows", data,
+             stream);
+  launchPass(plan, true, dgtInverseColumns<Word>, "dgtInverseColumns", data,
+             stream);
 }
 
 /// Offsets of one limb's tables in the upload, each 16-byte aligned.

@@ -36,6 +36,14 @@ __host__ __device__ constexpr unsigned logOf(unsigned value) {
   return value <= 1 ? 0 : 1 + logOf(value / 2);
 }
 
+/// log2 of a power of two.
+unsigned logOfSize(size_t n) {
+  unsigned log = 0;
+  while ((size_t(1) << log) < n)
+    ++log;
+  return log;
+}
+
 __host__ __device__ constexpr unsigned minOf(unsigned a, unsigned b) { return a < b ? a : b; }
 
 // Butterflies --------------------------------------------------------------
@@ -457,9 +465,7 @@ void launchNtt(const BasicNttPlan<Word> &plan, size_t n, const NttShape &shape,
                Word *data, cudaStream_t stream) {
   if (plan.limbCount == 0)
     return;
-  unsigned logN = 0;
-  while ((size_t(1) << logN) < n)
-    ++logN;
+  const unsigned logN = logOfSize(n);
   std::string why;
   if (!isSupportedNttShape(sizeof(Word), logN, shape, &why))
     throw Error("NTT shape not supported: " + why);
@@ -561,18 +567,14 @@ template void launchNttInverse<uint32_t>(const NttPlan32 &, size_t,
 
 void launchNttForward(const NttPlan &plan, size_t n, uint64_t *data,
                       cudaStream_t stream) {
-  unsigned logN = 0;
-  while ((size_t(1) << logN) < n)
-    ++logN;
-  launchNtt<uint64_t, true>(plan, n, defaultNttShape(8, logN), data, stream);
+  launchNtt<uint64_t, true>(plan, n, defaultNttShape(8, logOfSize(n)), data,
+                            stream);
 }
 
 void launchNttInverse(const NttPlan &plan, size_t n, uint64_t *data,
                       cudaStream_t stream) {
-  unsigned logN = 0;
-  while ((size_t(1) << logN) < n)
-    ++logN;
-  launchNtt<uint64_t, false>(plan, n, defaultNttShape(8, logN), data, stream);
+  launchNtt<uint64_t, false>(plan, n, defaultNttShape(8, logOfSize(n)), data,
+                             stream);
 }
 
 } // namespace ringfuse::runtime::cuda

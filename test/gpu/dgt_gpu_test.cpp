@@ -15,6 +15,7 @@
 #include "ringfuse/runtime/error.h"
 #include "ringfuse/runtime/number_theory.h"
 
+#include "device_buffer.h"
 #include "test_support.h"
 
 #include <cuda_runtime.h>
@@ -29,39 +30,8 @@ namespace {
 using cuda::DgtDeviceTables;
 using testing::randomBelow;
 
-void check(cudaError_t error, const char *call) {
-  if (error != cudaSuccess)
-    throw Error(std::string(call) + " failed: " + cudaGetErrorString(error));
-}
-
-/// Device words, freed with the object.
-template <typename Word> class DeviceWords {
-public:
-  explicit DeviceWords(size_t count) : count_(count) {
-    check(cudaMalloc(&words_, count * sizeof(Word)), "cudaMalloc");
-  }
-  ~DeviceWords() { cudaFree(words_); }
-  DeviceWords(const DeviceWords &) = delete;
-  DeviceWords &operator=(const DeviceWords &) = delete;
-
-  Word *data() { return words_; }
-  void upload(const std::vector<Word> &from) {
-    check(cudaMemcpy(words_, from.data(), count_ * sizeof(Word),
-                     cudaMemcpyHostToDevice),
-          "cudaMemcpy to the device");
-  }
-  std::vector<Word> download() const {
-    std::vector<Word> to(count_);
-    check(cudaMemcpy(to.data(), words_, count_ * sizeof(Word),
-                     cudaMemcpyDeviceToHost),
-          "cudaMemcpy from the device");
-    return to;
-  }
-
-private:
-  Word *words_ = nullptr;
-  size_t count_;
-};
+template <typename Word> using DeviceWords = testing::DeviceBuffer<Word>;
+using testing::checkCuda;
 
 class GpuDgtTest : public ::testing::Test {
 protected:
@@ -115,14 +85,14 @@ template <typename Word> void checkAgainstCpu(unsigned bits) {
     DeviceWords<Word> words(limbs * n);
     words.upload(input);
     cuda::launchDgtForward(device.plan(), words.data(), nullptr);
-    check(cudaDeviceSynchronize(), "the forward DGT");
+    checkCuda(cudaDeviceSynchronize(), "the forward DGT");
     std::vector<Word> gpuForward = words.download();
     ASSERT_EQ(gpuForward, cpuForward)
         << bits << "-bit primes, N = " << n << ": first difference at "
         << firstDifference(gpuForward, cpuForward, n);
 
     cuda::launchDgtInverse(device.plan(), words.data(), nullptr);
-    check(cudaDeviceSynchronize(), "the inverse DGT");
+    checkCuda(cudaDeviceSynchronize(), "the inverse DGT");
     std::vector<Word> roundTrip = words.download();
     ASSERT_EQ(roundTrip, input)
         << bits << "-bit primes, N = " << n << ": first difference at "
@@ -130,7 +100,7 @@ template <typename Word> void checkAgainstCpu(unsigned bits) {
 
     words.upload(domain);
     cuda::launchDgtInverse(device.plan(), words.data(), nullptr);
-    check(cudaDeviceSynchronize(), "the inverse DGT");
+    checkCuda(cudaDeviceSynchronize(), "the inverse DGT");
     std::vector<Word> gpuInverse = words.download();
     ASSERT_EQ(gpuInverse, cpuInverse)
         << bits << "-bit primes, N = " << n << ": first difference at "
@@ -162,10 +132,10 @@ TEST_F(GpuDgtTest, SmallRingsMatchTheCpu) {
     DeviceWords<uint64_t> words(n);
     words.upload(input);
     cuda::launchDgtForward(device.plan(), words.data(), nullptr);
-    check(cudaDeviceSynchronize(), "the forward DGT");
+    checkCuda(cudaDeviceSynchronize(), "the forward DGT");
     EXPECT_EQ(words.download(), cpu) << "N = " << n;
     cuda::launchDgtInverse(device.plan(), words.data(), nullptr);
-    check(cudaDeviceSynchronize(), "the inverse DGT");
+    checkCuda(cudaDeviceSynchronize(), "the inverse DGT");
     EXPECT_EQ(words.download(), input) << "N = " << n;
   }
 }

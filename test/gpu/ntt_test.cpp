@@ -13,6 +13,7 @@
 #include "ringfuse/runtime/ntt.h"
 #include "ringfuse/runtime/number_theory.h"
 
+#include "device_buffer.h"
 #include "test_support.h"
 
 #include <cuda_runtime.h>
@@ -35,32 +36,7 @@ bool haveDevice() {
   return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
 }
 
-/// A device copy of a host vector, freed with the object.
-template <typename T> class DeviceVector {
-public:
-  explicit DeviceVector(const std::vector<T> &host) : size_(host.size()) {
-    EXPECT_EQ(cudaMalloc(&data_, sizeof(T) * size_), cudaSuccess);
-    EXPECT_EQ(cudaMemcpy(data_, host.data(), sizeof(T) * size_,
-                         cudaMemcpyHostToDevice),
-              cudaSuccess);
-  }
-  DeviceVector(const DeviceVector &) = delete;
-  DeviceVector &operator=(const DeviceVector &) = delete;
-  ~DeviceVector() { cudaFree(data_); }
-
-  T *data() const { return data_; }
-  std::vector<T> toHost() const {
-    std::vector<T> host(size_);
-    EXPECT_EQ(cudaMemcpy(host.data(), data_, sizeof(T) * size_,
-                         cudaMemcpyDeviceToHost),
-              cudaSuccess);
-    return host;
-  }
-
-private:
-  T *data_ = nullptr;
-  size_t size_;
-};
+template <typename T> using DeviceVector = testing::DeviceBuffer<T>;
 
 template <typename Word> struct TablesOf;
 template <> struct TablesOf<uint64_t> { using type = NttTables; };
@@ -147,11 +123,11 @@ template <typename Word> void checkEveryShape(unsigned logN) {
         DeviceVector<Word> data(input);
         cuda::launchNttForward<Word>(limbs.plan(), n, shape, data.data(), 0);
         check(cudaDeviceSynchronize(), "forward");
-        ASSERT_EQ(data.toHost(), expected)
+        ASSERT_EQ(data.download(), expected)
             << sizeof(Word) * 8 << "-bit forward, " << describe(logN, shape);
         cuda::launchNttInverse<Word>(limbs.plan(), n, shape, data.data(), 0);
         check(cudaDeviceSynchronize(), "inverse");
-        ASSERT_EQ(data.toHost(), input)
+        ASSERT_EQ(data.download(), input)
             << sizeof(Word) * 8 << "-bit inverse, " << describe(logN, shape);
       }
   EXPECT_GT(shapes, 0u) << "no shape at logN " << logN;
