@@ -113,6 +113,56 @@ def RNSAssignDomains : Pass<"rns-assign-domains", "::mlir::ModuleOp"> {
   ];
 }
 
+def RNSChooseTransform : Pass<"rns-choose-transform", "::mlir::ModuleOp"> {
+  let summary = "Choose each transform's kernel, word size and decomposition";
+  let description = [{
+    Sets `transform = #rns.transform<...>` on every rns.ntt and rns.intt:
+    the kind (ntt, dgt), word size (32, 64), log N1, per-thread radix and
+    on-the-fly stages that cost least for its ring degree N = 2^logN, limb
+    count L and direction (TransformCostModel).
+
+    Costs come from the autotuner's table (bench/tune_transforms.py; the
+    `cost-table` file, or bench/data/transform-costs.json as compiled into
+    the binary): if it has entries for this logN and direction among the
+    allowed kinds and words, the cheapest of those, each scaled linearly to
+    the op's limbs, median_us * L / limbs (one launch covers all limbs, and
+    at tuned sizes the GPU is full). Otherwise the analytic roofline model
+    picks among every supported shape:
+
+      time = max(bytes / 4.25 TB/s, butterflies / rate) + steps * 2 us
+
+    with rate 7.95e11 butterflies/s for 64-bit words and 3.09e12 for 32-bit
+    (H200 ceilings); for the NTT, steps = 2 if logN1 > 0 else 1, bytes =
+    L (steps * 2 w N + 2 w T) with w the word's bytes and T the twiddles
+    read, N - 1, or 2^(logN - k) - 1 + k 2^logN1 + N2 / 2 with k on-the-fly
+    stages; butterflies = L N / 2 (logN + k) (an on-the-fly twiddle is two
+    products). The DGT: 2 steps, T = 2 N, L (N / 2 (logN - 1) + 3 N)
+    products. Ties keep the smaller logN1, radix, ot.
+
+    32-bit words need every modulus below 2^30; BFV's 60-bit primes are not,
+    so for them only 64-bit words qualify whatever `word-sizes` allows. An op
+    that no allowed kind and word can run is an error.
+  }];
+  let options = [
+    Option<"costTable", "cost-table", "std::string", /*default=*/"\"\"",
+           "The autotuner's JSON cost table (empty: the one built in)">,
+    ListOption<"kinds", "kinds", "std::string",
+               "Transforms the target runs: ntt, dgt (default: ntt; programs "
+               "do not run the DGT yet)">,
+    ListOption<"wordSizes", "word-sizes", "unsigned",
+               "Word sizes in bits the target runs: 64, 32 (default: 64)">
+  ];
+  let dependentDialects = ["::ringfuse::rns::RNSDialect"];
+  let statistics = [
+    Statistic<"numTransformsChosen", "transforms-chosen",
+              "Number of rns.ntt and rns.intt ops given a transform">,
+    Statistic<"numFromTable", "from-table",
+              "Number of choices made from the measured cost table">,
+    Statistic<"numFromModel", "from-model",
+              "Number of choices made by the analytic model">
+  ];
+}
+
 def RNSToKernel : Pass<"rns-to-kernel", "::mlir::ModuleOp"> {
   let summary = "RNS operations to kernels on buffers, fused and planned";
   let description = [{

@@ -17,6 +17,7 @@ void buildRingfusePipeline(mlir::OpPassManager &pm) {
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
   pm.addPass(createRNSAssignDomains());
+  pm.addPass(createRNSChooseTransform());
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
   pm.addPass(createRNSToKernel());
@@ -26,7 +27,8 @@ void registerRingfusePipeline() {
   mlir::PassPipelineRegistration<>(
       "ringfuse-pipeline",
       "Traced bfv IR to the kernel program: parameters, bfv-to-poly, "
-      "poly-to-rns (HPS), rns-assign-domains, rns-to-kernel",
+      "poly-to-rns (HPS), rns-assign-domains, rns-choose-transform, "
+      "rns-to-kernel",
       buildRingfusePipeline);
 }
 

@@ -127,7 +127,7 @@ private:
     return kernel::LaunchOp::create(
         builder_, loc(), builder_.getStringAttr(kernel), ins, outs, UnitAttr(),
         IntegerAttr(), rns::BasisAttr(), IntegerAttr(), IntegerAttr(),
-        UnitAttr());
+        UnitAttr(), rns::TransformAttr());
   }
 
   /// out = in, as a generated kernel.
@@ -216,6 +216,15 @@ private:
   /// on a copy.
   template <typename TransformOp>
   LogicalResult lowerTransform(TransformOp op, StringRef kernel) {
+    // rns-choose-transform may pick what only a kernel-level target runs;
+    // programs call the runtime's 64-bit NTT.
+    rns::TransformAttr transform = op.getTransformAttr();
+    if (transform && (transform.getKind() != rns::TransformKind::ntt ||
+                      transform.getWord() != 64))
+      return op.emitOpError()
+             << "has " << transform
+             << ", but programs run 64-bit NTTs only (choose with kinds=ntt "
+                "word-sizes=64)";
     Value input = op.getInput();
     Value buffer = buffers_[input];
     if (canOverwrite(input, position_[op]) && !isa_and_nonnull<kernel::ViewOp>(buffer.getDefiningOp())) {
@@ -226,7 +235,9 @@ private:
       copy(buffer, fresh);
       buffer = fresh;
     }
-    launch(kernel, {}, {buffer});
+    auto launched = launch(kernel, {}, {buffer});
+    if (transform)
+      launched.setTransformAttr(transform);
     return success();
   }
 

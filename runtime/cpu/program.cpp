@@ -116,6 +116,24 @@ const BasisPlan &checkNtt(const RfRuntime *s, int basis, const uint64_t *data) {
   return plan;
 }
 
+NttShape checkNttShape(const RfRuntime *s, int logN1, int radix,
+                       int otStages) {
+  unsigned logN = 0;
+  while ((size_t(1) << logN) < s->n)
+    ++logN;
+  if (logN1 == 0 && radix == 0 && otStages == 0)
+    return defaultNttShape(sizeof(uint64_t), logN);
+  if (logN1 < 0 || radix < 0 || otStages < 0)
+    throw Error("NTT shape not supported: negative parameters (logN1 = " +
+                std::to_string(logN1) + ", radix " + std::to_string(radix) +
+                ", " + std::to_string(otStages) + " OT stages)");
+  const NttShape shape{unsigned(logN1), unsigned(radix), unsigned(otStages)};
+  std::string why;
+  if (!isSupportedNttShape(sizeof(uint64_t), logN, shape, &why))
+    throw Error("NTT shape not supported: " + why);
+  return shape;
+}
+
 ConvertCall checkConvert(const RfRuntime *s, int index, const uint64_t *in,
                          const uint64_t *out) {
   const ConverterPlan &plan = planAt(s->converters, index, "converter");
@@ -265,9 +283,13 @@ Ciphertext downloadCiphertext(const DeviceCiphertext &) {
 
 namespace {
 
-void nttKernel(RfRuntime *s, int basis, uint64_t *data, bool forward) {
+// The reference computes the same words for every shape, so the shape is
+// only checked: a program refused on the GPU is refused here too.
+void nttKernel(RfRuntime *s, int basis, uint64_t *data, int logN1, int radix,
+               int otStages, bool forward) {
   guarded(s, forward ? "ntt_forward" : "ntt_inverse", [&] {
     const BasisPlan &plan = checkNtt(s, basis, data);
+    checkNttShape(s, logN1, radix, otStages);
     for (size_t i = 0; i < plan.ntt.size(); ++i) {
       if (forward)
         plan.ntt[i]->forward(data + i * s->n);
@@ -277,12 +299,14 @@ void nttKernel(RfRuntime *s, int basis, uint64_t *data, bool forward) {
   });
 }
 
-void nttForwardKernel(RfRuntime *s, int basis, uint64_t *data) {
-  nttKernel(s, basis, data, true);
+void nttForwardKernel(RfRuntime *s, int basis, uint64_t *data, int logN1,
+                      int radix, int otStages) {
+  nttKernel(s, basis, data, logN1, radix, otStages, true);
 }
 
-void nttInverseKernel(RfRuntime *s, int basis, uint64_t *data) {
-  nttKernel(s, basis, data, false);
+void nttInverseKernel(RfRuntime *s, int basis, uint64_t *data, int logN1,
+                      int radix, int otStages) {
+  nttKernel(s, basis, data, logN1, radix, otStages, false);
 }
 
 void convertKernel(RfRuntime *s, int index, const uint64_t *in, uint64_t *out) {

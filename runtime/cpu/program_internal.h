@@ -14,6 +14,7 @@
 #define RINGFUSE_RUNTIME_CPU_PROGRAM_INTERNAL_H
 
 #include "ringfuse/runtime/error.h"
+#include "ringfuse/runtime/ntt_shape.h"
 #include "ringfuse/runtime/program.h"
 
 #include <map>
@@ -154,6 +155,12 @@ bool overlaps(const uint64_t *a, size_t aWords, const uint64_t *b,
 
 /// The basis of an NTT over `data`, which must hold all its limbs.
 const BasisPlan &checkNtt(const RfRuntime *s, int basis, const uint64_t *data);
+
+/// The decomposition a program asked for (log_n1, radix, ot_stages of
+/// RfKernels' ntt entries), or the driver's default for 0, 0, 0. Throws an
+/// Error naming the shape unless the GPU NTT supports it for 64-bit words
+/// and the program's N: a program that runs on the CPU must run on the GPU.
+NttShape checkNttShape(const RfRuntime *s, int logN1, int radix, int otStages);
 
 struct ConvertCall {
   const ConverterPlan *plan;

@@ -271,23 +271,28 @@ CudaState &stateOf(RfRuntime *s) { return *s->cuda; }
 // The kernels
 // -------------------------------------------------------------------
 
-void nttKernel(RfRuntime *s, int basis, uint64_t *data, bool forward) {
+void nttKernel(RfRuntime *s, int basis, uint64_t *data, int logN1, int radix,
+               int otStages, bool forward) {
   guarded(s, forward ? "ntt_forward" : "ntt_inverse", [&] {
     checkNtt(s, basis, data);
+    // Refuses, naming the shape, what ntt.cu does not instantiate.
+    const NttShape shape = checkNttShape(s, logN1, radix, otStages);
     CudaState &d = stateOf(s);
     if (forward)
-      cuda::launchNttForward(d.ntt[basis], s->n, data, d.stream);
+      cuda::launchNttForward(d.ntt[basis], s->n, shape, data, d.stream);
     else
-      cuda::launchNttInverse(d.ntt[basis], s->n, data, d.stream);
+      cuda::launchNttInverse(d.ntt[basis], s->n, shape, data, d.stream);
   });
 }
 
-void nttForwardKernel(RfRuntime *s, int basis, uint64_t *data) {
-  nttKernel(s, basis, data, true);
+void nttForwardKernel(RfRuntime *s, int basis, uint64_t *data, int logN1,
+                      int radix, int otStages) {
+  nttKernel(s, basis, data, logN1, radix, otStages, true);
 }
 
-void nttInverseKernel(RfRuntime *s, int basis, uint64_t *data) {
-  nttKernel(s, basis, data, false);
+void nttInverseKernel(RfRuntime *s, int basis, uint64_t *data, int logN1,
+                      int radix, int otStages) {
+  nttKernel(s, basis, data, logN1, radix, otStages, false);
 }
 
 /// The staged output back where the schedule asked for it.

@@ -24,13 +24,12 @@ namespace ringfuse::runtime::cuda {
 
 namespace {
 
-/// Columns per column-step block: 16 neighbouring words of each row, so every
-/// load and store of the step fills whole 32-byte sectors.
-constexpr unsigned kColumns = 16;
+/// Columns per column-step block (ntt_shape.h says why 16).
+constexpr unsigned kColumns = kNttBlockColumns;
 /// Threads a row-step block aims for (rows are packed until it has them).
 constexpr unsigned kRowStepThreads = 256;
 /// The shared memory a block may use without opting in.
-constexpr size_t kSharedLimit = 48 * 1024;
+constexpr size_t kSharedLimit = kNttSharedLimit;
 
 __host__ __device__ constexpr unsigned logOf(unsigned value) {
   return value <= 1 ? 0 : 1 + logOf(value / 2);
@@ -338,18 +337,12 @@ __global__ void __launch_bounds__(
 
 // Launching ----------------------------------------------------------------
 
-constexpr unsigned kMaxColumnLog = 9;
-constexpr unsigned kMaxRowLog = 11;
-
-bool isRadix(unsigned radix) { return radix == 4 || radix == 8 || radix == 16; }
-
 size_t columnSharedBytes(unsigned wordBytes, unsigned logN1) {
-  const size_t m = size_t(1) << logN1;
-  return m * 2 * wordBytes + m * kColumns * wordBytes;
+  return nttColumnSharedBytes(wordBytes, logN1);
 }
 
 unsigned columnThreads(unsigned logN1, unsigned radix) {
-  return kColumns * (1u << logN1) / radix;
+  return nttColumnThreads(logN1, radix);
 }
 
 template <typename Word, bool FORWARD, unsigned LOG_M, unsigned R>
@@ -485,60 +478,6 @@ void launchNtt(const BasicNttPlan<Word> &plan, size_t n, const NttShape &shape,
 }
 
 } // namespace
-
-bool isSupportedNttShape(unsigned wordBytes, unsigned logN,
-                         const NttShape &shape, std::string *why) {
-  // The description is built only on refusal: launches call this too.
-  auto refuse = [&](const char *reason) {
-    if (why)
-      *why = std::string(reason) + " (logN1 = " + std::to_string(shape.logN1) +
-             ", radix " + std::to_string(shape.radix) + ", " +
-             std::to_string(shape.otStages) + " OT stages, " +
-             std::to_string(wordBytes) + "-byte words, logN = " +
-             std::to_string(logN) + ")";
-    return false;
-  };
-  if (wordBytes != 4 && wordBytes != 8)
-    return refuse("words must be 4 or 8 bytes");
-  if (logN < 1 || logN > 17)
-    return refuse("logN must be in [1, 17]");
-  if (!isRadix(shape.radix))
-    return refuse("the radix must be 4, 8 or 16");
-  if (shape.logN1 >= logN)
-    return refuse("logN1 must leave a row step");
-  const unsigned logN2 = logN - shape.logN1;
-  if (logN2 > kMaxRowLog)
-    return refuse("rows above 2^11 words do not fit one block");
-  if (shape.otStages > logN2)
-    return refuse("more OT stages than row-step stages");
-  if (shape.logN1 == 0)
-    return true;
-  if (shape.logN1 < 4 || shape.logN1 > kMaxColumnLog)
-    return refuse("logN1 must be 0 or in [4, 9]");
-  if (logN2 < 4)
-    return refuse("the column step needs rows of at least 16 words");
-  if (columnThreads(shape.logN1, shape.radix) > 1024)
-    return refuse("the column step would need more than 1024 threads");
-  if (columnSharedBytes(wordBytes, shape.logN1) > kSharedLimit)
-    return refuse("the column step would need more than 48 KiB of shared "
-                  "memory");
-  return true;
-}
-
-NttShape defaultNttShape(unsigned wordBytes, unsigned logN) {
-  // The fastest shapes of bench/tune_transforms.py's sweep on an H200 for 21
-  // limbs of 60-bit primes (42 of 30-bit primes): one block per limb up to
-  // 2^11 words, then N1 = 64 (128 at 64-bit logN 17), radix 4 for 64-bit
-  // words up to logN 16, radix 8 above and for 32-bit words from logN 15,
-  // on-the-fly twiddling of the last two stages from logN 15.
-  if (logN <= kMaxRowLog)
-    return {0, 4, 0};
-  const bool wide = wordBytes == 8;
-  const unsigned logN1 = wide && logN == 17 ? 7 : 6;
-  const unsigned radix = (wide ? logN >= 17 : logN >= 15) ? 8 : 4;
-  const unsigned otStages = logN >= 15 ? 2 : 0;
-  return {logN1, radix, otStages};
-}
 
 template <typename Word>
 void launchNttForward(const BasicNttPlan<Word> &plan, size_t n,

@@ -25,6 +25,7 @@
 #define RINGFUSE_RUNTIME_CUDA_NTT_CUH
 
 #include "ringfuse/runtime/modarith.h"
+#include "ringfuse/runtime/ntt_shape.h"
 
 #include <cuda_runtime.h>
 
@@ -58,22 +59,11 @@ using NttPlan = BasicNttPlan<uint64_t>;
 using NttLimb32 = BasicNttLimb<uint32_t>;
 using NttPlan32 = BasicNttPlan<uint32_t>;
 
-/// How one transform is decomposed: log N1 (0: the row step alone, the whole
-/// limb in one block), the words each thread holds, and how many of the last
-/// stages twiddle on the fly.
-struct NttShape {
-  unsigned logN1 = 0;
-  unsigned radix = 8;
-  unsigned otStages = 0;
-};
-
-/// Whether `shape` is one this file instantiates for `wordBytes`-byte words
-/// and N = 2^logN; if not, `why` says what is wrong.
-bool isSupportedNttShape(unsigned wordBytes, unsigned logN,
-                         const NttShape &shape, std::string *why = nullptr);
-
-/// The shape used when nothing chose one (tuned on an H200 for 21 limbs).
-NttShape defaultNttShape(unsigned wordBytes, unsigned logN);
+// The shapes and their rules are host code shared with the compiler and the
+// CPU driver (ntt_shape.h); cuda:: names them too for this file's callers.
+using runtime::defaultNttShape;
+using runtime::isSupportedNttShape;
+using runtime::NttShape;
 
 /// In place on plan.limbCount limbs of n words each (limb i at data + i n).
 /// Throws Error for an unsupported shape or a failed launch.

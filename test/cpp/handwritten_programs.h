@@ -157,11 +157,11 @@ inline void keySwitch(RfRuntime *rt, const RfKernels *k, int key,
                       uint64_t *out1) {
   for (int j = 0; j < 3; ++j) {
     k->convert(rt, D0ToQP + j, c + j * kN, digits[j]);
-    k->ntt_forward(rt, QP, digits[j]);
+    k->ntt_forward(rt, QP, digits[j], 0, 0, 0);
   }
   k->key_switch_inner_product(rt, key, digits, acc0, acc1);
-  k->ntt_inverse(rt, QP, acc0);
-  k->ntt_inverse(rt, QP, acc1);
+  k->ntt_inverse(rt, QP, acc0, 0, 0, 0);
+  k->ntt_inverse(rt, QP, acc1, 0, 0, 0);
   k->scale_round(rt, ModDownByP, acc0, out0);
   k->scale_round(rt, ModDownByP, acc1, out1);
 }
@@ -204,13 +204,13 @@ template <typename Steps> void multiplyRun(RfRuntime *rt, const RfKernels *k) {
   // Lift each component exactly to Q u B and transform it.
   for (int i = 0; i < 4; ++i) {
     k->convert(rt, QToQB, b[i], b[4 + i]);
-    k->ntt_forward(rt, QB, b[4 + i]);
+    k->ntt_forward(rt, QB, b[4 + i], 0, 0, 0);
   }
   // The tensor product (x0 + x1 s)(y0 + y1 s), elementwise over Q u B.
   Steps::tensor(rt, k, QB, 7, b[4], b[5], b[6], b[7], b[8], b[9], b[10]);
   // round(t/Q * tensor) into B, then exactly back to Q.
   for (int h = 0; h < 3; ++h) {
-    k->ntt_inverse(rt, QB, b[8 + h]);
+    k->ntt_inverse(rt, QB, b[8 + h], 0, 0, 0);
     k->scale_round(rt, TensorToB, b[8 + h], b[11]);
     k->convert(rt, BToQ, b[11], b[12 + h]);
   }
@@ -300,13 +300,13 @@ void plainOperations(RfRuntime *rt, const RfKernels *k, const uint64_t *x0,
   Steps::add(rt, k, Q, 3, x0, scratch, sum0);
   // The centered lift of m to Q, times each component in the NTT domain.
   k->convert(rt, TToQ, plain, scratch);
-  k->ntt_forward(rt, Q, scratch);
+  k->ntt_forward(rt, Q, scratch, 0, 0, 0);
   Steps::copy(rt, k, x0, kQWords, mul0);
   Steps::copy(rt, k, x1, kQWords, mul1);
   for (uint64_t *component : {mul0, mul1}) {
-    k->ntt_forward(rt, Q, component);
+    k->ntt_forward(rt, Q, component, 0, 0, 0);
     Steps::multiply(rt, k, Q, 3, component, scratch, component);
-    k->ntt_inverse(rt, Q, component);
+    k->ntt_inverse(rt, Q, component, 0, 0, 0);
   }
 }
 

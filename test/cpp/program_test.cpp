@@ -314,8 +314,8 @@ TEST_F(ProgramTest, BasesWithoutAnNttLoadButRefuseToTransform) {
   gEdited = m;
   Program program = Program::fromFunctions(
       editedManifest, [](RfRuntime *rt, const RfKernels *k) {
-        k->ntt_forward(rt, T, k->buffer(rt, 2));
-        k->ntt_forward(rt, 9, k->buffer(rt, 2));
+        k->ntt_forward(rt, T, k->buffer(rt, 2), 0, 0, 0);
+        k->ntt_forward(rt, 9, k->buffer(rt, 2), 0, 0, 0);
       });
   Ciphertext cx = encrypt(randomSlots());
   Plaintext pm = encode(randomSlots());
@@ -342,9 +342,26 @@ TEST_F(ProgramTest, KernelErrorsSurfaceFromRun) {
                  }),
                  "buffer 8 is out of range");
   EXPECT_MESSAGE(runWith([](RfRuntime *rt, const RfKernels *k) {
-                   k->ntt_forward(rt, QB, k->buffer(rt, 0));
+                   k->ntt_forward(rt, QB, k->buffer(rt, 0), 0, 0, 0);
                  }),
                  "needs 57344 words from word 0 of buffer 0, which has 24576");
+  // The CPU driver checks the GPU's shape rules too (N = 2^13 here), so a
+  // program that would fail on the GPU fails everywhere.
+  EXPECT_MESSAGE(runWith([](RfRuntime *rt, const RfKernels *k) {
+                   k->ntt_inverse(rt, Q, k->buffer(rt, 0), 0, 4, 0);
+                 }),
+                 "ntt_inverse: NTT shape not supported: rows above 2^11 words "
+                 "do not fit one block (logN1 = 0, radix 4, 0 OT stages, "
+                 "8-byte words, logN = 13)");
+  EXPECT_MESSAGE(runWith([](RfRuntime *rt, const RfKernels *k) {
+                   k->ntt_forward(rt, Q, k->buffer(rt, 0), -6, 4, 2);
+                 }),
+                 "negative parameters (logN1 = -6, radix 4, 2 OT stages)");
+  EXPECT_EQ(runWith([](RfRuntime *rt, const RfKernels *k) {
+              k->ntt_forward(rt, Q, k->buffer(rt, 0), 6, 8, 2);
+              k->ntt_inverse(rt, Q, k->buffer(rt, 0), 6, 8, 2);
+            }),
+            "(no error)");
   EXPECT_MESSAGE(runWith([](RfRuntime *rt, const RfKernels *k) {
                    k->convert(rt, 6, k->buffer(rt, 0), k->buffer(rt, 3));
                  }),

@@ -372,10 +372,10 @@ template <typename Steps> void nttRun(RfRuntime *rt, const RfKernels *k) {
   for (int i = 0; i < 4; ++i)
     b[i] = k->buffer(rt, i);
   Steps::copy(rt, k, b[0], words, b[2]);
-  k->ntt_forward(rt, 0, b[2]);
+  k->ntt_forward(rt, 0, b[2], 0, 0, 0);
   Steps::copy(rt, k, b[1], words, b[3]);
-  k->ntt_forward(rt, 0, b[3]);
-  k->ntt_inverse(rt, 0, b[3]);
+  k->ntt_forward(rt, 0, b[3], 0, 0, 0);
+  k->ntt_inverse(rt, 0, b[3], 0, 0, 0);
 }
 
 /// Points the NTT program's manifest at a parameter set of degree n (three
@@ -456,10 +456,10 @@ void evaluationAutomorphismRun(RfRuntime *rt, const RfKernels *k) {
   for (int i = 0; i < 4; ++i)
     b[i] = k->buffer(rt, i);
   Steps::copy(rt, k, b[0], words, b[3]);
-  k->ntt_forward(rt, 0, b[3]);
+  k->ntt_forward(rt, 0, b[3], 0, 0, 0);
   k->automorphism_evaluation(rt, 0, gEvaluationGalois, b[3], b[2]);
   Steps::copy(rt, k, b[1], words, b[3]);
-  k->ntt_forward(rt, 0, b[3]);
+  k->ntt_forward(rt, 0, b[3], 0, 0, 0);
 }
 
 TEST_F(GpuProgramTest, EvaluationAutomorphismMatchesTheCpuDriver) {
@@ -502,7 +502,7 @@ TEST_F(GpuProgramTest, KernelErrorsSurfaceFromRun) {
                  }),
                  "buffer 8 is out of range");
   EXPECT_MESSAGE(runWith([](RfRuntime *rt, const RfKernels *k) {
-                   k->ntt_forward(rt, QB, k->buffer(rt, 0));
+                   k->ntt_forward(rt, QB, k->buffer(rt, 0), 0, 0, 0);
                  }),
                  "needs 57344 words from word 0 of buffer 0, which has 24576");
   EXPECT_MESSAGE(runWith([](RfRuntime *rt, const RfKernels *k) {

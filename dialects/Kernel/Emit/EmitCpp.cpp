@@ -175,8 +175,16 @@ private:
     auto in = [&](unsigned i) { return names_[launch.getIns()[i]]; };
     auto out = [&](unsigned i) { return names_[launch.getOuts()[i]]; };
     if (kernel == "ntt_forward" || kernel == "ntt_inverse") {
-      os << llvm::formatv("  k->{0}(rt, {1}, {2});\n", kernel,
-                          basisOf(launch.getOuts()[0]), out(0));
+      // The chosen decomposition, or 0, 0, 0: the driver's default.
+      unsigned logN1 = 0, radix = 0, ot = 0;
+      if (rns::TransformAttr shape = launch.getTransformAttr()) {
+        logN1 = shape.getLogN1();
+        radix = shape.getRadix();
+        ot = shape.getOt();
+      }
+      os << llvm::formatv("  k->{0}(rt, {1}, {2}, {3}, {4}, {5});\n", kernel,
+                          basisOf(launch.getOuts()[0]), out(0), logN1, radix,
+                          ot);
     } else if (kernel == "convert") {
       int plan = manifest_.converter(basisOf(launch.getIns()[0]),
                                      basisOf(launch.getOuts()[0]), launch.getExact());

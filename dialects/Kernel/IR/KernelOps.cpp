@@ -3,6 +3,7 @@
 
 using namespace mlir;
 using namespace ringfuse::kernel;
+namespace rns = ringfuse::rns;
 
 #define GET_OP_CLASSES
 #include "dialects/Kernel/IR/KernelOps.cpp.inc"
@@ -75,6 +76,20 @@ LogicalResult LaunchOp::verify() {
     return emitOpError() << "'" << kernel
                          << "' has no evaluation-form variant; only "
                             "automorphism takes 'evaluation'";
+  bool transform = kernel == "ntt_forward" || kernel == "ntt_inverse";
+  if (rns::TransformAttr shape = getTransformAttr()) {
+    if (!transform)
+      return emitOpError() << "'" << kernel << "' takes no transform";
+    // The ABI's ntt entries take an NTT shape over the program's words.
+    if (shape.getKind() != rns::TransformKind::ntt || shape.getWord() != 64)
+      return emitOpError() << "programs run 64-bit NTTs only, got " << shape;
+    BufferType buffer = bufferType(getOuts()[0]);
+    std::string problem =
+        shape.problemFor(buffer.getDegree(), buffer.getBasis().getModuli());
+    if (!problem.empty())
+      return emitOpError() << "cannot run " << shape << " on " << buffer
+                           << ": " << problem;
+  }
   if (kernel == "scale_round")
     return failure(failed(require(getNumerator().has_value(), "numerator")) ||
                    failed(require(getDivisor().has_value(), "divisor")));

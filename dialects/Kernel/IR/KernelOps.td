@@ -48,7 +48,11 @@ def Kernel_LaunchOp : Kernel_Op<"launch", [AttrSizedOperandSegments]> {
   let description = [{
     `kernel.launch "name" ins(...) outs(...) {parameters}` runs a runtime
     library kernel (runtime/program_abi.h, RfKernels):
-    - `ntt_forward` / `ntt_inverse`: outs(b), in place, every limb.
+    - `ntt_forward` / `ntt_inverse` {transform?}: outs(b), in place, every
+      limb; `transform` (an #rns.transform from rns-choose-transform) is the
+      GPU decomposition, passed to the runtime (absent: the driver's
+      default). Programs hold 64-bit words and the runtime runs the NTT
+      only, so it must be a 64-bit ntt that suits b's degree and basis.
     - `convert` {exact?}: ins(a) outs(b): base conversion from a's basis to
       b's (shared moduli copied; rns.convert's semantics).
     - `scale_round` {numerator, divisor}: ins(a) outs(b): round(numerator x
@@ -66,7 +70,8 @@ def Kernel_LaunchOp : Kernel_Op<"launch", [AttrSizedOperandSegments]> {
                        OptionalAttr<I64Attr>:$numerator,
                        OptionalAttr<RNS_BasisAttr>:$divisor,
                        OptionalAttr<I64Attr>:$galois_element,
-                       OptionalAttr<I64Attr>:$key, UnitAttr:$evaluation);
+                       OptionalAttr<I64Attr>:$key, UnitAttr:$evaluation,
+                       OptionalAttr<RNS_TransformAttr>:$transform);
   let assemblyFormat = [{
     $kernel (`ins` `(` $ins^ `:` qualified(type($ins)) `)`)?
       `outs` `(` $outs `:` qualified(type($outs)) `)` attr-dict

@@ -4,12 +4,15 @@
 #include "dialects/Common/IntegerListSyntax.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "ringfuse/runtime/ntt_shape.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <numeric>
 
 using namespace mlir;
 using namespace ringfuse::rns;
+
+#include "dialects/RNS/IR/RNSEnums.cpp.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "dialects/RNS/IR/RNSAttributes.cpp.inc"
@@ -59,4 +62,54 @@ bool BasisAttr::contains(BasisAttr other) const {
   return llvm::all_of(other.getModuli(), [&](uint64_t m) {
     return llvm::is_contained(getModuli(), m);
   });
+}
+
+std::string TransformAttr::transformProblem(TransformKind kind, unsigned word,
+                                            unsigned logN1, unsigned radix,
+                                            unsigned ot, unsigned degree,
+                                            ArrayRef<uint64_t> moduli) {
+  if (word != 32 && word != 64)
+    return "the word size must be 32 or 64 bits, got " + std::to_string(word);
+  // Lazy butterflies keep values below 4q, which must fit the word.
+  const uint64_t bound = word == 32 ? uint64_t(1) << 30 : uint64_t(1) << 62;
+  for (uint64_t q : moduli)
+    if (q >= bound)
+      return "modulus " + std::to_string(q) + " does not fit " +
+             std::to_string(word) + "-bit words (needs q < 2^" +
+             (word == 32 ? "30" : "62") + ")";
+  unsigned logN = 0;
+  while (degree && (1u << logN) < degree)
+    ++logN;
+  if (kind == TransformKind::dgt) {
+    // dgt.h fixes the four-step matrix; nothing is left to tune.
+    if (radix != 0 || ot != 0)
+      return "the DGT has a fixed split: radix and ot must be 0";
+    if (degree == 0)
+      return logN1 <= 8 ? "" : "the DGT's log2 rows is at most 8";
+    if (logN < 2 || logN > 17)
+      return "the DGT needs N in [2^2, 2^17], got " + std::to_string(degree);
+    if (logN1 != (logN - 1) / 2)
+      return "the DGT of N = " + std::to_string(degree) + " has 2^" +
+             std::to_string((logN - 1) / 2) + " rows, so logN1 must be " +
+             std::to_string((logN - 1) / 2);
+    return "";
+  }
+  const runtime::NttShape shape{logN1, radix, ot};
+  const char *problem =
+      degree ? runtime::nttShapeProblem(word / 8, logN, shape)
+             : runtime::nttShapeProblem(word / 8, shape);
+  if (!problem)
+    return "";
+  return std::string("unsupported NTT shape: ") + problem;
+}
+
+LogicalResult TransformAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                    TransformKind kind, unsigned word,
+                                    unsigned logN1, unsigned radix,
+                                    unsigned ot) {
+  std::string problem =
+      transformProblem(kind, word, logN1, radix, ot, /*degree=*/0, {});
+  if (!problem.empty())
+    return emitError() << problem;
+  return success();
 }

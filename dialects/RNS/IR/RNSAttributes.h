@@ -5,6 +5,10 @@
 #include "dialects/RNS/IR/RNSDialect.h"
 #include "mlir/IR/BuiltinAttributes.h"
 
+#include <string>
+
+#include "dialects/RNS/IR/RNSEnums.h.inc"
+
 #define GET_ATTRDEF_CLASSES
 #include "dialects/RNS/IR/RNSAttributes.h.inc"
 

@@ -50,7 +50,8 @@ LogicalResult MulOp::verify() {
   return verifyDomain(*this, polyType(getLhs()), /*evaluation=*/true);
 }
 
-static LogicalResult verifyTransform(Operation *op, bool forward) {
+static LogicalResult verifyTransform(Operation *op, bool forward,
+                                     TransformAttr transform) {
   PolyType input = polyType(op->getOperand(0));
   if (failed(verifyDomain(op, input, /*evaluation=*/!forward)))
     return failure();
@@ -58,11 +59,22 @@ static LogicalResult verifyTransform(Operation *op, bool forward) {
   if (op->getResult(0).getType() != expected)
     return op->emitOpError() << "result must be " << expected << ", got "
                              << op->getResult(0).getType();
+  if (!transform)
+    return success();
+  std::string problem =
+      transform.problemFor(input.getDegree(), input.getBasis().getModuli());
+  if (!problem.empty())
+    return op->emitOpError() << "cannot run " << transform << " on "
+                             << input << ": " << problem;
   return success();
 }
 
-LogicalResult NttOp::verify() { return verifyTransform(*this, true); }
-LogicalResult InttOp::verify() { return verifyTransform(*this, false); }
+LogicalResult NttOp::verify() {
+  return verifyTransform(*this, true, getTransformAttr());
+}
+LogicalResult InttOp::verify() {
+  return verifyTransform(*this, false, getTransformAttr());
+}
 
 /// Coefficient form, one ring degree, in and out.
 static LogicalResult verifyCoefficientMap(Operation *op) {

@@ -84,8 +84,12 @@ def RNS_NttOp : RNS_Op<"ntt"> {
   let description = [{
     Coefficient form to evaluation form, limb by limb (runtime/ntt.h's
     forward transform: natural order in, bit-reversed evaluation order out).
+    The optional `transform` (rns-choose-transform) says how the GPU
+    decomposes it; it must suit the ring degree and the basis. Every
+    decomposition computes the same words.
   }];
-  let arguments = (ins RNS_Poly:$input);
+  let arguments = (ins RNS_Poly:$input,
+                       OptionalAttr<RNS_TransformAttr>:$transform);
   let results = (outs RNS_Poly:$output);
   let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($output))";
   let builders = [
@@ -98,8 +102,12 @@ def RNS_NttOp : RNS_Op<"ntt"> {
 
 def RNS_InttOp : RNS_Op<"intt"> {
   let summary = "Inverse negacyclic NTT of every limb";
-  let description = [{ Evaluation form back to coefficient form, limb by limb. }];
-  let arguments = (ins RNS_Poly:$input);
+  let description = [{
+    Evaluation form back to coefficient form, limb by limb; `transform` as
+    for rns.ntt.
+  }];
+  let arguments = (ins RNS_Poly:$input,
+                       OptionalAttr<RNS_TransformAttr>:$transform);
   let results = (outs RNS_Poly:$output);
   let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($output))";
   let builders = [

@@ -5,7 +5,7 @@
 
 // A kernel program written by hand: 3 * (x + y) per limb, with the per-limb
 // residues of 3 as a constant table, transformed and rotated (X -> X^3) in
-// evaluation form.
+// evaluation form, then back with a chosen decomposition.
 #Q = #rns.basis<Q: [97, 193]>
 module {
   func.func @scaled_sum(%x: !kernel.buffer<16, #Q>, %y: !kernel.buffer<16, #Q>) -> !kernel.buffer<16, #Q>
@@ -21,6 +21,7 @@ module {
     kernel.launch "ntt_forward" outs(%out : !kernel.buffer<16, #Q>)
     %rotated = kernel.alloc {slot = 1} : !kernel.buffer<16, #Q>
     kernel.launch "automorphism" ins(%out : !kernel.buffer<16, #Q>) outs(%rotated : !kernel.buffer<16, #Q>) {evaluation, galois_element = 3}
+    kernel.launch "ntt_inverse" outs(%rotated : !kernel.buffer<16, #Q>) {transform = #rns.transform<ntt, word = 64, logN1 = 0, radix = 8, ot = 2>}
     return %rotated : !kernel.buffer<16, #Q>
   }
 }
@@ -36,8 +37,10 @@ module {
 // CHECK: cudaStream_t stream = static_cast<cudaStream_t>(k->stream(rt));
 // CHECK: elementwise_0_kernel<<<1, 256, 0, stream>>>(k->moduli(rt, 0), b0, b1, b2);
 // CHECK-NEXT: k->check_launch(rt, "elementwise_0", static_cast<int>(cudaGetLastError()));
-// CHECK: k->ntt_forward(rt, 0, b2);
+// No transform: 0, 0, 0 leaves the shape to the driver.
+// CHECK: k->ntt_forward(rt, 0, b2, 0, 0, 0);
 // CHECK-NEXT: k->automorphism_evaluation(rt, 0, 3ull, b2, b3);
+// CHECK-NEXT: k->ntt_inverse(rt, 0, b3, 0, 8, 2);
 
 // The CPU target loops over the same body.
 // CPU: const uint64_t elementwise_0_constant0[] = {3, 3};

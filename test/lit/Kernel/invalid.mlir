@@ -134,3 +134,39 @@ func.func @f(%x: !kernel.buffer<16, #Q>) {
   %v = kernel.view %x limbs 1 to 3 : !kernel.buffer<16, #Q> -> !kernel.buffer<16, #Q>
   return
 }
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+func.func @transform_on_convert(%x: !kernel.buffer<16, #Q>, %y: !kernel.buffer<16, #Q>) {
+  // expected-error@+1 {{'kernel.launch' op 'convert' takes no transform}}
+  kernel.launch "convert" ins(%x : !kernel.buffer<16, #Q>) outs(%y : !kernel.buffer<16, #Q>) {transform = #rns.transform<ntt, word = 64, logN1 = 0, radix = 4, ot = 0>}
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+func.func @transform_dgt(%x: !kernel.buffer<16, #Q>) {
+  // expected-error@+1 {{'kernel.launch' op programs run 64-bit NTTs only, got #rns.transform<dgt, word = 64, logN1 = 1, radix = 0, ot = 0>}}
+  kernel.launch "ntt_forward" outs(%x : !kernel.buffer<16, #Q>) {transform = #rns.transform<dgt, word = 64, logN1 = 1, radix = 0, ot = 0>}
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+func.func @transform_word32(%x: !kernel.buffer<16, #Q>) {
+  // expected-error@+1 {{'kernel.launch' op programs run 64-bit NTTs only, got #rns.transform<ntt, word = 32, logN1 = 0, radix = 4, ot = 0>}}
+  kernel.launch "ntt_inverse" outs(%x : !kernel.buffer<16, #Q>) {transform = #rns.transform<ntt, word = 32, logN1 = 0, radix = 4, ot = 0>}
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+func.func @transform_too_many_stages(%x: !kernel.buffer<16, #Q>) {
+  // expected-error@+1 {{'kernel.launch' op cannot run #rns.transform<ntt, word = 64, logN1 = 4, radix = 4, ot = 0> on '!kernel.buffer<16, #rns.basis<Q: [97, 193]>>': unsupported NTT shape: logN1 must leave a row step}}
+  kernel.launch "ntt_forward" outs(%x : !kernel.buffer<16, #Q>) {transform = #rns.transform<ntt, word = 64, logN1 = 4, radix = 4, ot = 0>}
+  return
+}

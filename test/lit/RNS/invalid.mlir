@@ -230,3 +230,93 @@ func.func @f() {
   %0 = rns.constant dense<[1, 17]> : tensor<2xi64> : !rns.poly<2, #T, coeff>
   return
 }
+
+// -----
+
+#Q = #rns.basis<Q: [193, 257]>
+func.func @transform_radix(%x: !rns.poly<16, #Q, coeff>) -> !rns.poly<16, #Q, eval> {
+  // expected-error@+1 {{unsupported NTT shape: the radix must be 4, 8 or 16}}
+  %0 = rns.ntt %x {transform = #rns.transform<ntt, word = 64, logN1 = 0, radix = 6, ot = 0>} : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #Q, eval>
+  return %0 : !rns.poly<16, #Q, eval>
+}
+
+// -----
+
+#Q = #rns.basis<Q: [193, 257]>
+func.func @transform_word(%x: !rns.poly<16, #Q, coeff>) -> !rns.poly<16, #Q, eval> {
+  // expected-error@+1 {{the word size must be 32 or 64 bits, got 48}}
+  %0 = rns.ntt %x {transform = #rns.transform<ntt, word = 48, logN1 = 0, radix = 4, ot = 0>} : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #Q, eval>
+  return %0 : !rns.poly<16, #Q, eval>
+}
+
+// -----
+
+#Q = #rns.basis<Q: [193, 257]>
+func.func @transform_shared_memory(%x: !rns.poly<16, #Q, coeff>) -> !rns.poly<16, #Q, eval> {
+  // expected-error@+1 {{unsupported NTT shape: the column step would need more than 48 KiB of shared memory}}
+  %0 = rns.ntt %x {transform = #rns.transform<ntt, word = 64, logN1 = 9, radix = 8, ot = 0>} : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #Q, eval>
+  return %0 : !rns.poly<16, #Q, eval>
+}
+
+// -----
+
+#Q = #rns.basis<Q: [193, 257]>
+func.func @transform_threads(%x: !rns.poly<16, #Q, coeff>) -> !rns.poly<16, #Q, eval> {
+  // expected-error@+1 {{unsupported NTT shape: the column step would need more than 1024 threads}}
+  %0 = rns.ntt %x {transform = #rns.transform<ntt, word = 32, logN1 = 9, radix = 4, ot = 0>} : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #Q, eval>
+  return %0 : !rns.poly<16, #Q, eval>
+}
+
+// -----
+
+#Q = #rns.basis<Q: [193, 257]>
+func.func @transform_column_log(%x: !rns.poly<16, #Q, coeff>) -> !rns.poly<16, #Q, eval> {
+  // expected-error@+1 {{unsupported NTT shape: logN1 must be 0 or in [4, 9]}}
+  %0 = rns.ntt %x {transform = #rns.transform<ntt, word = 64, logN1 = 2, radix = 4, ot = 0>} : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #Q, eval>
+  return %0 : !rns.poly<16, #Q, eval>
+}
+
+// -----
+
+#Q = #rns.basis<Q: [193, 257]>
+func.func @transform_dgt_radix(%x: !rns.poly<16, #Q, coeff>) -> !rns.poly<16, #Q, eval> {
+  // expected-error@+1 {{the DGT has a fixed split: radix and ot must be 0}}
+  %0 = rns.ntt %x {transform = #rns.transform<dgt, word = 64, logN1 = 1, radix = 4, ot = 0>} : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #Q, eval>
+  return %0 : !rns.poly<16, #Q, eval>
+}
+
+// -----
+
+#Q = #rns.basis<Q: [193, 257]>
+func.func @transform_ot(%x: !rns.poly<16, #Q, coeff>) -> !rns.poly<16, #Q, eval> {
+  // expected-error@+1 {{'rns.ntt' op cannot run #rns.transform<ntt, word = 64, logN1 = 0, radix = 4, ot = 5> on '!rns.poly<16, #rns.basis<Q: [193, 257]>, coeff>': unsupported NTT shape: more OT stages than row-step stages}}
+  %0 = rns.ntt %x {transform = #rns.transform<ntt, word = 64, logN1 = 0, radix = 4, ot = 5>} : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #Q, eval>
+  return %0 : !rns.poly<16, #Q, eval>
+}
+
+// -----
+
+#Q = #rns.basis<Q: [65537]>
+func.func @transform_rows(%x: !rns.poly<4096, #Q, eval>) -> !rns.poly<4096, #Q, coeff> {
+  // expected-error@+1 {{unsupported NTT shape: rows above 2^11 words do not fit one block}}
+  %0 = rns.intt %x {transform = #rns.transform<ntt, word = 64, logN1 = 0, radix = 4, ot = 0>} : !rns.poly<4096, #Q, eval> -> !rns.poly<4096, #Q, coeff>
+  return %0 : !rns.poly<4096, #Q, coeff>
+}
+
+// -----
+
+#W = #rns.basis<W: [1152921504606830593]>
+func.func @transform_word_too_narrow(%x: !rns.poly<16, #W, coeff>) -> !rns.poly<16, #W, eval> {
+  // expected-error@+1 {{modulus 1152921504606830593 does not fit 32-bit words (needs q < 2^30)}}
+  %0 = rns.ntt %x {transform = #rns.transform<ntt, word = 32, logN1 = 0, radix = 4, ot = 0>} : !rns.poly<16, #W, coeff> -> !rns.poly<16, #W, eval>
+  return %0 : !rns.poly<16, #W, eval>
+}
+
+// -----
+
+#Q = #rns.basis<Q: [193, 257]>
+func.func @transform_dgt_rows(%x: !rns.poly<16, #Q, coeff>) -> !rns.poly<16, #Q, eval> {
+  // expected-error@+1 {{the DGT of N = 16 has 2^1 rows, so logN1 must be 1}}
+  %0 = rns.ntt %x {transform = #rns.transform<dgt, word = 64, logN1 = 2, radix = 0, ot = 0>} : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #Q, eval>
+  return %0 : !rns.poly<16, #Q, eval>
+}

@@ -115,9 +115,14 @@ typedef struct RfKernels {
   /* Moduli of a basis (for generated elementwise loops). */
   const uint64_t *(*moduli)(RfRuntime *, int basis);
   /* Negacyclic NTT of every limb, in place (natural order <-> bit-reversed
-   * evaluation order, as runtime/ntt.h). */
-  void (*ntt_forward)(RfRuntime *, int basis, uint64_t *data);
-  void (*ntt_inverse)(RfRuntime *, int basis, uint64_t *data);
+   * evaluation order, as runtime/ntt.h). log_n1, radix, ot_stages: how the
+   * GPU decomposes it (runtime/ntt_shape.h, chosen by rns-choose-transform);
+   * 0, 0, 0 leaves it to the driver. Every supported shape computes the same
+   * words; an unsupported one is an error on every driver. */
+  void (*ntt_forward)(RfRuntime *, int basis, uint64_t *data, int log_n1,
+                      int radix, int ot_stages);
+  void (*ntt_inverse)(RfRuntime *, int basis, uint64_t *data, int log_n1,
+                      int radix, int ot_stages);
   void (*convert)(RfRuntime *, int plan, const uint64_t *in, uint64_t *out);
   void (*scale_round)(RfRuntime *, int plan, const uint64_t *in, uint64_t *out);
   void (*scale_up)(RfRuntime *, int plan, const uint64_t *in, uint64_t *out);

@@ -1,0 +1,121 @@
+//===- ntt_shape.h - the decompositions the GPU NTT supports ---*- C++ -*-===//
+//
+// How the hierarchical GPU NTT (cuda/ntt.cuh) splits one transform, and the
+// rules for which splits it instantiates. Host-only C++ with no CUDA, so that
+// the compiler (which chooses a shape per transform), the CPU driver (which
+// validates the shape a program asks for) and the CUDA driver (which runs
+// it) all apply one set of rules.
+//
+// N = N1 x N2: a column step runs the first log N1 stages on N2 columns of
+// N1 words, a row step the last log N2 stages on N1 rows of N2 words; each
+// thread holds `radix` words; the last `otStages` stages twiddle on the fly.
+//
+//===----------------------------------------------------------------------===//
+#ifndef RINGFUSE_RUNTIME_NTT_SHAPE_H
+#define RINGFUSE_RUNTIME_NTT_SHAPE_H
+
+#include <cstddef>
+#include <string>
+
+namespace ringfuse::runtime {
+
+/// How one transform is decomposed: log N1 (0: the row step alone, the whole
+/// limb in one block), the words each thread holds, and how many of the last
+/// stages twiddle on the fly.
+struct NttShape {
+  unsigned logN1 = 0;
+  unsigned radix = 8;
+  unsigned otStages = 0;
+};
+
+/// Columns per column-step block: 16 neighbouring words of each row, so every
+/// load and store of the step fills whole 32-byte sectors.
+constexpr unsigned kNttBlockColumns = 16;
+/// The shared memory a block may use without opting in.
+constexpr size_t kNttSharedLimit = 48 * 1024;
+/// The largest column (N1) and row (N2) steps the kernels are instantiated
+/// for: a row of 2^11 words is one block of 2^11 / radix threads.
+constexpr unsigned kNttMaxColumnLog = 9;
+constexpr unsigned kNttMaxRowLog = 11;
+
+/// Shared memory of a column-step block: the step's twiddles (value and
+/// Shoup quotient) and kNttBlockColumns columns of N1 words.
+inline size_t nttColumnSharedBytes(unsigned wordBytes, unsigned logN1) {
+  const size_t m = size_t(1) << logN1;
+  return m * 2 * wordBytes + m * kNttBlockColumns * wordBytes;
+}
+
+inline unsigned nttColumnThreads(unsigned logN1, unsigned radix) {
+  return kNttBlockColumns * (1u << logN1) / radix;
+}
+
+/// The rules that do not depend on N; nullptr when `shape` satisfies them,
+/// else the reason.
+inline const char *nttShapeProblem(unsigned wordBytes, const NttShape &shape) {
+  if (wordBytes != 4 && wordBytes != 8)
+    return "words must be 4 or 8 bytes";
+  if (shape.radix != 4 && shape.radix != 8 && shape.radix != 16)
+    return "the radix must be 4, 8 or 16";
+  if (shape.logN1 == 0)
+    return nullptr;
+  if (shape.logN1 < 4 || shape.logN1 > kNttMaxColumnLog)
+    return "logN1 must be 0 or in [4, 9]";
+  if (nttColumnThreads(shape.logN1, shape.radix) > 1024)
+    return "the column step would need more than 1024 threads";
+  if (nttColumnSharedBytes(wordBytes, shape.logN1) > kNttSharedLimit)
+    return "the column step would need more than 48 KiB of shared memory";
+  return nullptr;
+}
+
+/// Every rule, for N = 2^logN; nullptr when `shape` is supported.
+inline const char *nttShapeProblem(unsigned wordBytes, unsigned logN,
+                                   const NttShape &shape) {
+  if (logN < 1 || logN > 17)
+    return "logN must be in [1, 17]";
+  if (shape.logN1 >= logN)
+    return "logN1 must leave a row step";
+  const unsigned logN2 = logN - shape.logN1;
+  if (logN2 > kNttMaxRowLog)
+    return "rows above 2^11 words do not fit one block";
+  if (shape.otStages > logN2)
+    return "more OT stages than row-step stages";
+  if (shape.logN1 > 0 && logN2 < 4)
+    return "the column step needs rows of at least 16 words";
+  return nttShapeProblem(wordBytes, shape);
+}
+
+/// Whether `shape` is one cuda/ntt.cu instantiates for `wordBytes`-byte words
+/// and N = 2^logN; if not, `why` says what is wrong and names the shape.
+inline bool isSupportedNttShape(unsigned wordBytes, unsigned logN,
+                                const NttShape &shape,
+                                std::string *why = nullptr) {
+  const char *problem = nttShapeProblem(wordBytes, logN, shape);
+  // The description is built only on refusal: launches call this too.
+  if (problem && why)
+    *why = std::string(problem) + " (logN1 = " + std::to_string(shape.logN1) +
+           ", radix " + std::to_string(shape.radix) + ", " +
+           std::to_string(shape.otStages) + " OT stages, " +
+           std::to_string(wordBytes) + "-byte words, logN = " +
+           std::to_string(logN) + ")";
+  return problem == nullptr;
+}
+
+/// The shape used when nothing chose one (tuned on an H200 for 21 limbs).
+inline NttShape defaultNttShape(unsigned wordBytes, unsigned logN) {
+  // The fastest shapes of bench/tune_transforms.py's sweep on an H200 for 21
+  // limbs of 60-bit primes (42 of 30-bit primes): one block per limb up to
+  // 2^11 words, then N1 = 64 (128 at 64-bit logN 17), radix 4 for 64-bit
+  // words up to logN 16, radix 8 above and for 32-bit words from logN 15,
+  // on-the-fly twiddling of the last two stages from logN 15.
+  if (logN <= kNttMaxRowLog)
+    return {0, 4, 0};
+  const bool wide = wordBytes == 8;
+  const unsigned logN1 = wide && logN == 17 ? 7 : 6;
+  const unsigned radix = (wide ? logN >= 17 : logN >= 15) ? 8 : 4;
+  const unsigned otStages = logN >= 15 ? 2 : 0;
+  return {logN1, radix, otStages};
+}
+
+} // namespace ringfuse::runtime
+
+#endif // RINGFUSE_RUNTIME_NTT_SHAPE_H
