@@ -89,7 +89,9 @@ def variants(log_ns: list[int], quick: bool) -> list[Variant]:
     for word in (64, 32):
         for log_n in log_ns:
             for direction in ("forward", "inverse"):
-                out.append(Variant("dgt", word, log_n, direction))
+                # The DGT's split of N/2 = R x C is fixed (dgt.h's dgtShape); the
+            # table records log R as its logN1.
+            out.append(Variant("dgt", word, log_n, direction, (log_n - 1) // 2))
                 for log_n1, radix, ot in ntt_shapes(word, log_n):
                     if quick and radix == 16:
                         continue
