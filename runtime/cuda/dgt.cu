@@ -134,6 +134,14 @@ __device__ void cooleyTukeyStages(SharedTile<Word> s, unsigned logL,
 // Column tiles: R rows x T columns (T = 2^logTile), starting at column
 // blockIdx.x * T. Shared element e = r T + t is Gaussian r C + c0 + t.
 
+__device__ __forceinline__ unsigned columnTileGaussian(unsigned e,
+                                                       unsigned logTile,
+                                                       unsigned logColumns,
+                                                       unsigned c0) {
+  return ((e >> logTile) << logColumns) + c0 +
+         (e & ((unsigned(1) << logTile) - 1));
+}
+
 /// Forward pass 1: fold (the layout) and twist, R-point DGTs down the
 /// columns, step-2 twiddles; words below 2p out.
 template <typename Word>
@@ -148,8 +156,7 @@ __global__ void dgtForwardColumns(DgtPlan<Word> plan, Word *data,
   SharedTile<Word> s = carveShared<Word>(rows, tile);
   loadTwiddles<Word>(s.twiddles, limb.twiddles, rows);
   for (unsigned e = threadIdx.x; e < tile; e += blockDim.x) {
-    const unsigned g = ((e >> logTile) << logColumns) + c0 +
-                       (e & ((unsigned(1) << logTile) - 1));
+    const unsigned g = columnTileGaussian(e, logTile, logColumns, c0);
     Word a = re[g], b = im[g];
     dgtMultiplyGaussianLazy(a, b, limb.twist[g], limb.p);
     s.re[e] = a;
@@ -158,8 +165,7 @@ __global__ void dgtForwardColumns(DgtPlan<Word> plan, Word *data,
   __syncthreads();
   gentlemanSandeStages<true>(s, plan.logRows, logTile, limb.p);
   for (unsigned e = threadIdx.x; e < tile; e += blockDim.x) {
-    const unsigned g = ((e >> logTile) << logColumns) + c0 +
-                       (e & ((unsigned(1) << logTile) - 1));
+    const unsigned g = columnTileGaussian(e, logTile, logColumns, c0);
     const auto w = limb.stepTwiddles[g];
     re[g] = mulShoupLazy(s.re[e], w, limb.p);
     im[g] = mulShoupLazy(s.im[e], w, limb.p);
@@ -180,16 +186,14 @@ __global__ void dgtInverseColumns(DgtPlan<Word> plan, Word *data,
   SharedTile<Word> s = carveShared<Word>(rows, tile);
   loadTwiddles<Word>(s.twiddles, limb.inverseTwiddles, rows);
   for (unsigned e = threadIdx.x; e < tile; e += blockDim.x) {
-    const unsigned g = ((e >> logTile) << logColumns) + c0 +
-                       (e & ((unsigned(1) << logTile) - 1));
+    const unsigned g = columnTileGaussian(e, logTile, logColumns, c0);
     s.re[e] = re[g];
     s.im[e] = im[g];
   }
   __syncthreads();
   cooleyTukeyStages<true>(s, plan.logRows, logTile, limb.p);
   for (unsigned e = threadIdx.x; e < tile; e += blockDim.x) {
-    const unsigned g = ((e >> logTile) << logColumns) + c0 +
-                       (e & ((unsigned(1) << logTile) - 1));
+    const unsigned g = columnTileGaussian(e, logTile, logColumns, c0);
     Word a = s.re[e], b = s.im[e];
     dgtMultiplyGaussianLazy(a, b, limb.untwist[g], limb.p);
     re[g] = dgtReduceFromTwoP(a, limb.p);
