@@ -31,8 +31,9 @@ LOG_Q_BITS = 1260
 LIMBS = {64: 21, 32: 42}
 PRIME_BITS = {64: 60, 32: 30}
 
-# Ceilings measured on an H200 (../shared/notes/toolchain.md): device-to-device
-# copy, and Harvey/Shoup butterflies with lazy reduction from registers.
+# Ceilings measured on a lent H200: a device-to-device copy (bytes read plus
+# written), and Harvey/Shoup butterflies with lazy reduction on operands in
+# registers.
 COPY_BYTES_PER_S = 4.25e12
 BUTTERFLIES_PER_S = {64: 7.95e11, 32: 3.09e12}
 
@@ -89,9 +90,9 @@ def variants(log_ns: list[int], quick: bool) -> list[Variant]:
     for word in (64, 32):
         for log_n in log_ns:
             for direction in ("forward", "inverse"):
-                # The DGT's split of N/2 = R x C is fixed (dgt.h's dgtShape); the
-            # table records log R as its logN1.
-            out.append(Variant("dgt", word, log_n, direction, (log_n - 1) // 2))
+                # The DGT's split of N/2 = R x C is fixed (dgt.h's dgtShape);
+                # the table records log R as its logN1.
+                out.append(Variant("dgt", word, log_n, direction, (log_n - 1) // 2))
                 for log_n1, radix, ot in ntt_shapes(word, log_n):
                     if quick and radix == 16:
                         continue

@@ -17,9 +17,11 @@ void buildRingfusePipeline(mlir::OpPassManager &pm) {
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
   pm.addPass(createRNSAssignDomains());
-  pm.addPass(createRNSChooseTransform());
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
+  // Last before the kernels: canonicalization may rebuild transforms (and
+  // would drop their chosen shapes).
+  pm.addPass(createRNSChooseTransform());
   pm.addPass(createRNSToKernel());
 }
 

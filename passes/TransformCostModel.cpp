@@ -1,6 +1,8 @@
 //===- TransformCostModel.cpp - what an NTT or DGT costs on the GPU -------===//
 #include "passes/TransformCostModel.h"
 
+#include "ringfuse/runtime/ntt_shape.h"
+
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -227,7 +229,9 @@ TransformCostModel::choose(unsigned degree, llvm::ArrayRef<uint64_t> moduli,
       } else {
         for (unsigned logN1 : {0u, 4u, 5u, 6u, 7u, 8u, 9u})
           for (unsigned radix : {4u, 8u, 16u})
-            for (unsigned ot = 0; logN1 < logN && ot <= logN - logN1; ++ot)
+            for (unsigned ot = 0;
+                 logN1 < logN && ot <= std::min<unsigned>(logN - logN1, runtime::kNttMaxOtStages);
+                 ++ot)
               candidates.push_back({kind, word, logN1, radix, ot});
       }
       for (const TransformShape &shape : candidates) {

@@ -5,7 +5,7 @@
 // (the DGT's split is fixed by N: its last three fields are ignored)
 // and prints one JSON object per line: the median time of one transform of
 // all limbs, in microseconds, and whether the output equals the CPU
-// reference. Method (/work/.library/device/METHOD.md): random residues, a
+// reference. Method: random residues, a
 // rotation over enough input sets to exceed the L2 cache (each timed batch
 // transforms every set once; it is captured as a CUDA graph and its replays
 // are timed between two CUDA events), warm-up batches, the
@@ -54,14 +54,38 @@ struct Config {
   cuda::NttShape shape;
 };
 
-template <typename T> T *deviceCopy(const std::vector<T> &host) {
-  T *device = nullptr;
-  check(cudaMalloc(&device, sizeof(T) * host.size()), "cudaMalloc");
-  check(cudaMemcpy(device, host.data(), sizeof(T) * host.size(),
-                   cudaMemcpyHostToDevice),
-        "cudaMemcpy");
-  return device;
-}
+/// Device copies of host vectors, all freed with the holder (also when a
+/// configuration fails part way, so failures do not pile up allocations).
+class DeviceAllocations {
+public:
+  DeviceAllocations() = default;
+  DeviceAllocations(const DeviceAllocations &) = delete;
+  DeviceAllocations &operator=(const DeviceAllocations &) = delete;
+  ~DeviceAllocations() {
+    for (void *p : pointers_)
+      cudaFree(p);
+  }
+
+  template <typename T> T *copy(const std::vector<T> &host) {
+    T *device = nullptr;
+    check(cudaMalloc(&device, sizeof(T) * host.size()), "cudaMalloc");
+    pointers_.push_back(device);
+    check(cudaMemcpy(device, host.data(), sizeof(T) * host.size(),
+                     cudaMemcpyHostToDevice),
+          "cudaMemcpy");
+    return device;
+  }
+
+private:
+  std::vector<void *> pointers_;
+};
+
+/// Runs `release` when the scope ends, however it ends.
+template <typename Release> struct ScopeExit {
+  Release release;
+  ~ScopeExit() { release(); }
+};
+template <typename Release> ScopeExit(Release) -> ScopeExit<Release>;
 
 template <typename Word> struct NttTablesOf;
 template <> struct NttTablesOf<uint64_t> { using type = rt::NttTables; };
@@ -78,22 +102,15 @@ public:
     std::vector<cuda::BasicNttLimb<Word>> limbs;
     for (uint64_t q : primes) {
       tables_.push_back(std::make_unique<Tables>(static_cast<Word>(q), n));
-      auto *powers = deviceCopy(tables_.back()->rootPowers());
-      auto *inverse = deviceCopy(tables_.back()->inverseRootPowers());
-      allocations_.push_back(powers);
-      allocations_.push_back(inverse);
+      auto *powers = allocations_.copy(tables_.back()->rootPowers());
+      auto *inverse = allocations_.copy(tables_.back()->inverseRootPowers());
       limbs.push_back({static_cast<Word>(q), powers, inverse,
                        tables_.back()->inverseDegree()});
     }
-    auto *limbArray = deviceCopy(limbs);
-    allocations_.push_back(limbArray);
+    auto *limbArray = allocations_.copy(limbs);
     plan_ = {limbArray, static_cast<int>(primes.size())};
   }
   NttCase(const NttCase &) = delete;
-  ~NttCase() {
-    for (void *p : allocations_)
-      cudaFree(p);
-  }
 
   void gpu(bool forward, Word *data, cudaStream_t stream) const {
     if (forward)
@@ -113,7 +130,7 @@ private:
   size_t n_;
   cuda::NttShape shape_;
   std::vector<std::unique_ptr<Tables>> tables_;
-  std::vector<void *> allocations_;
+  DeviceAllocations allocations_;
   cuda::BasicNttPlan<Word> plan_{};
 };
 
@@ -151,7 +168,7 @@ template <typename Word, typename Case>
 std::string time(const Config &c, const std::vector<uint64_t> &primes,
                  const Case &transform, std::mt19937_64 &rng) {
   const size_t n = size_t(1) << c.logN;
-  std::vector<void *> allocations;
+  DeviceAllocations allocations;
   const size_t words = n * c.limbs;
   const size_t sets =
       std::max<size_t>(2, kRotationBytes / (words * sizeof(Word)) + 1);
@@ -161,8 +178,7 @@ std::string time(const Config &c, const std::vector<uint64_t> &primes,
       input[limb * n + i] = static_cast<Word>(rng() % primes[limb]);
   std::vector<Word *> data;
   for (size_t s = 0; s < sets; ++s) {
-    data.push_back(deviceCopy(input));
-    allocations.push_back(data.back());
+    data.push_back(allocations.copy(input));
   }
 
   const bool forward = c.direction == "forward";
@@ -183,11 +199,24 @@ std::string time(const Config &c, const std::vector<uint64_t> &primes,
 
   // One batch (every input set once) as a CUDA graph, as the driver runs
   // programs: replays time the GPU, not the host's launch calls.
-  cudaStream_t stream;
+  cudaStream_t stream = nullptr;
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t batch = nullptr;
+  cudaEvent_t start = nullptr, stop = nullptr;
+  ScopeExit release{[&] {
+    if (start)
+      cudaEventDestroy(start);
+    if (stop)
+      cudaEventDestroy(stop);
+    if (batch)
+      cudaGraphExecDestroy(batch);
+    if (graph)
+      cudaGraphDestroy(graph);
+    if (stream)
+      cudaStreamDestroy(stream);
+  }};
   check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking),
         "cudaStreamCreate");
-  cudaGraph_t graph;
-  cudaGraphExec_t batch;
   check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal),
         "cudaStreamBeginCapture");
   for (Word *set : data)
@@ -195,7 +224,6 @@ std::string time(const Config &c, const std::vector<uint64_t> &primes,
   check(cudaStreamEndCapture(stream, &graph), "cudaStreamEndCapture");
   check(cudaGraphInstantiate(&batch, graph, 0), "cudaGraphInstantiate");
 
-  cudaEvent_t start, stop;
   check(cudaEventCreate(&start), "cudaEventCreate");
   check(cudaEventCreate(&stop), "cudaEventCreate");
   std::vector<float> perTransform;
@@ -209,13 +237,6 @@ std::string time(const Config &c, const std::vector<uint64_t> &primes,
     if (round >= kWarmupBatches)
       perTransform.push_back(ms * 1000.0f / static_cast<float>(sets));
   }
-  check(cudaEventDestroy(start), "cudaEventDestroy");
-  check(cudaEventDestroy(stop), "cudaEventDestroy");
-  check(cudaGraphExecDestroy(batch), "cudaGraphExecDestroy");
-  check(cudaGraphDestroy(graph), "cudaGraphDestroy");
-  check(cudaStreamDestroy(stream), "cudaStreamDestroy");
-  for (void *p : allocations)
-    check(cudaFree(p), "cudaFree");
   std::sort(perTransform.begin(), perTransform.end());
 
 

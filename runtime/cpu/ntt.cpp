@@ -5,13 +5,6 @@
 
 namespace ringfuse::runtime {
 
-unsigned reverseBits(unsigned value, unsigned bits) {
-  unsigned result = 0;
-  for (unsigned b = 0; b < bits; ++b, value >>= 1)
-    result = (result << 1) | (value & 1);
-  return result;
-}
-
 uint64_t minimalPrimitiveRoot(uint64_t q, size_t twoN) {
   if (!isPrime(q) || (q - 1) % twoN != 0)
     throw Error(std::to_string(q) + " is not a prime = 1 mod " +

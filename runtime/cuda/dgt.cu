@@ -82,11 +82,11 @@ struct ButterflyAt {
   unsigned x, y, j;
 };
 
-template <bool kColumns>
+template <bool ColumnPass>
 __device__ ButterflyAt butterflyAt(unsigned t, unsigned len, unsigned logL,
                                    unsigned logLines) {
   unsigned line, b;
-  if (kColumns) {
+  if (ColumnPass) {
     line = t & ((unsigned(1) << logLines) - 1);
     b = t >> logLines;
   } else {
@@ -94,20 +94,20 @@ __device__ ButterflyAt butterflyAt(unsigned t, unsigned len, unsigned logL,
     line = t >> (logL - 1);
   }
   const unsigned j = b & (len - 1), k = 2 * b - j;
-  if (kColumns)
+  if (ColumnPass)
     return {(k << logLines) + line, ((k + len) << logLines) + line, j};
   return {(line << logL) + k, (line << logL) + k + len, j};
 }
 
 /// The Gentleman-Sande stages (len = L/2 ... 1) of a tile's lines.
-template <bool kColumns, typename Word>
+template <bool ColumnPass, typename Word>
 __device__ void gentlemanSandeStages(SharedTile<Word> s, unsigned logL,
                                      unsigned logLines, Word p) {
   const unsigned length = unsigned(1) << logL;
   const unsigned butterflies = (length / 2) << logLines;
   for (unsigned len = length / 2; len >= 1; len /= 2) {
     for (unsigned t = threadIdx.x; t < butterflies; t += blockDim.x) {
-      const ButterflyAt at = butterflyAt<kColumns>(t, len, logL, logLines);
+      const ButterflyAt at = butterflyAt<ColumnPass>(t, len, logL, logLines);
       dgtForwardButterfly(s.re[at.x], s.im[at.x], s.re[at.y], s.im[at.y],
                           s.twiddles[len + at.j], p);
     }
@@ -116,14 +116,14 @@ __device__ void gentlemanSandeStages(SharedTile<Word> s, unsigned logL,
 }
 
 /// The Cooley-Tukey stages (len = 1 ... L/2) of a tile's lines.
-template <bool kColumns, typename Word>
+template <bool ColumnPass, typename Word>
 __device__ void cooleyTukeyStages(SharedTile<Word> s, unsigned logL,
                                   unsigned logLines, Word p) {
   const unsigned length = unsigned(1) << logL;
   const unsigned butterflies = (length / 2) << logLines;
   for (unsigned len = 1; len < length; len *= 2) {
     for (unsigned t = threadIdx.x; t < butterflies; t += blockDim.x) {
-      const ButterflyAt at = butterflyAt<kColumns>(t, len, logL, logLines);
+      const ButterflyAt at = butterflyAt<ColumnPass>(t, len, logL, logLines);
       dgtInverseButterfly(s.re[at.x], s.im[at.x], s.re[at.y], s.im[at.y],
                           s.twiddles[len + at.j], p);
     }

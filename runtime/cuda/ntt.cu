@@ -18,18 +18,16 @@
 
 #include "ringfuse/runtime/error.h"
 
+#include <mutex>
+#include <set>
 #include <utility>
 
 namespace ringfuse::runtime::cuda {
 
 namespace {
 
-/// Columns per column-step block (ntt_shape.h says why 16).
-constexpr unsigned kColumns = kNttBlockColumns;
 /// Threads a row-step block aims for (rows are packed until it has them).
 constexpr unsigned kRowStepThreads = 256;
-/// The shared memory a block may use without opting in.
-constexpr size_t kSharedLimit = kNttSharedLimit;
 
 __host__ __device__ constexpr unsigned logOf(unsigned value) {
   return value <= 1 ? 0 : 1 + logOf(value / 2);
@@ -205,13 +203,13 @@ __device__ __forceinline__ void transform(unsigned j, FirstLoad firstLoad,
 
 // Kernels ------------------------------------------------------------------
 
-/// The column step: stages [0, log N1) on kColumns neighbouring columns
+/// The column step: stages [0, log N1) on kNttBlockColumns neighbouring columns
 /// (blockIdx.x) of one limb (blockIdx.y), straight from and to global memory
-/// (each access is a row of kColumns words); shared memory holds the words
+/// (each access is a row of kNttBlockColumns words); shared memory holds the words
 /// between rounds, row-major, and powers[0, N1). The inverse's last stage
 /// also multiplies by N^{-1}.
 template <typename Word, bool FORWARD, unsigned LOG_M, unsigned R>
-__global__ void __launch_bounds__(minOf(1024, kColumns *(1u << LOG_M) / R))
+__global__ void __launch_bounds__(minOf(1024, kNttBlockColumns *(1u << LOG_M) / R))
     columnStep(BasicNttPlan<Word> plan, Word *data, unsigned logN) {
   extern __shared__ __align__(16) unsigned char sharedBytes[];
   constexpr unsigned kM = 1u << LOG_M;
@@ -225,9 +223,9 @@ __global__ void __launch_bounds__(minOf(1024, kColumns *(1u << LOG_M) / R))
   __syncthreads();
 
   const size_t rowLength = size_t(1) << (logN - LOG_M);
-  const unsigned column = threadIdx.x % kColumns, j = threadIdx.x / kColumns;
+  const unsigned column = threadIdx.x % kNttBlockColumns, j = threadIdx.x / kNttBlockColumns;
   Word *columnWords = data + size_t(blockIdx.y) * (rowLength << LOG_M) +
-                      size_t(blockIdx.x) * kColumns + column;
+                      size_t(blockIdx.x) * kNttBlockColumns + column;
   const Word q = limb.q;
   const Shoup<Word> inverseDegree = limb.inverseDegree;
   auto load = [&](unsigned p) { return columnWords[p * rowLength]; };
@@ -237,7 +235,7 @@ __global__ void __launch_bounds__(minOf(1024, kColumns *(1u << LOG_M) / R))
     columnWords[p * rowLength] = w;
   };
   auto shared = [&](unsigned p) -> Word & {
-    return words[p * kColumns + column];
+    return words[p * kNttBlockColumns + column];
   };
   transform<Word, LOG_M, R, FORWARD>(j, load, store, shared,
                                      ColumnTwiddles<Word>{powers, q}, q);
@@ -337,22 +335,14 @@ __global__ void __launch_bounds__(
 
 // Launching ----------------------------------------------------------------
 
-size_t columnSharedBytes(unsigned wordBytes, unsigned logN1) {
-  return nttColumnSharedBytes(wordBytes, logN1);
-}
-
-unsigned columnThreads(unsigned logN1, unsigned radix) {
-  return nttColumnThreads(logN1, radix);
-}
-
 template <typename Word, bool FORWARD, unsigned LOG_M, unsigned R>
 void launchColumnSized(const BasicNttPlan<Word> &plan, unsigned logN,
                        Word *data, cudaStream_t stream) {
   const unsigned columns = 1u << (logN - LOG_M);
-  const dim3 grid(columns / kColumns, static_cast<unsigned>(plan.limbCount));
+  const dim3 grid(columns / kNttBlockColumns, static_cast<unsigned>(plan.limbCount));
   columnStep<Word, FORWARD, LOG_M, R>
-      <<<grid, columnThreads(LOG_M, R),
-         columnSharedBytes(sizeof(Word), LOG_M), stream>>>(plan, data, logN);
+      <<<grid, nttColumnThreads(LOG_M, R),
+         nttColumnSharedBytes(sizeof(Word), LOG_M), stream>>>(plan, data, logN);
   checkLaunch(FORWARD ? "nttColumnStep (forward)" : "nttColumnStep (inverse)");
 }
 
@@ -370,23 +360,36 @@ unsigned rowsPerBlock(unsigned wordBytes, unsigned logN1, unsigned logN2,
   const unsigned threadsPerRow = (1u << logN2) / radix;
   unsigned rows =
       threadsPerRow >= kRowStepThreads ? 1 : kRowStepThreads / threadsPerRow;
-  while (rows > 1 && rowSharedBytes(wordBytes, logN2, rows) > kSharedLimit)
+  while (rows > 1 && rowSharedBytes(wordBytes, logN2, rows) > kNttSharedLimit)
     rows /= 2;
   return minOf(rows, 1u << logN1);
 }
 
 /// Kernels whose blocks need more than 48 KiB of shared memory must say so
-/// once, before their first launch.
+/// on each device before their first launch there (the attribute belongs to
+/// the device's context); done once per kernel and device.
 template <typename Kernel> void allowSharedBytes(Kernel kernel, size_t bytes) {
-  if (bytes <= kSharedLimit)
+  if (bytes <= kNttSharedLimit)
     return;
-  cudaError_t error = cudaFuncSetAttribute(
+  int device = 0;
+  cudaError_t error = cudaGetDevice(&device);
+  if (error != cudaSuccess)
+    throw Error(std::string("cannot find the current CUDA device: ") +
+                cudaGetErrorString(error));
+  static std::mutex mutex;
+  static std::set<std::pair<const void *, int>> allowed;
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (!allowed.emplace(reinterpret_cast<const void *>(kernel), device).second)
+    return;
+  error = cudaFuncSetAttribute(
       kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
       static_cast<int>(bytes));
-  if (error != cudaSuccess)
+  if (error != cudaSuccess) {
+    allowed.erase({reinterpret_cast<const void *>(kernel), device});
     throw Error(std::string("cannot give an NTT step ") +
                 std::to_string(bytes) + " bytes of shared memory: " +
                 cudaGetErrorString(error));
+  }
 }
 
 template <typename Word, bool FORWARD, unsigned LOG_M, unsigned R>
@@ -396,13 +399,10 @@ void launchRowSized(const BasicNttPlan<Word> &plan, unsigned logN1,
   const dim3 grid((1u << logN1) / rows, static_cast<unsigned>(plan.limbCount));
   const unsigned threads = rows * ((1u << LOG_M) / R);
   const size_t bytes = rowSharedBytes(sizeof(Word), LOG_M, rows);
-  // Once per kernel, for the most rows any launch of it packs.
-  static const bool allowed =
-      (allowSharedBytes(rowStep<Word, FORWARD, LOG_M, R>,
-                        rowSharedBytes(sizeof(Word), LOG_M,
-                                       rowsPerBlock(sizeof(Word), 31, LOG_M, R))),
-       true);
-  (void)allowed;
+  // For the most rows any launch of this kernel packs.
+  allowSharedBytes(rowStep<Word, FORWARD, LOG_M, R>,
+                   rowSharedBytes(sizeof(Word), LOG_M,
+                                  rowsPerBlock(sizeof(Word), 31, LOG_M, R)));
   rowStep<Word, FORWARD, LOG_M, R>
       <<<grid, threads, bytes, stream>>>(plan, data, logN1, rows, otStages);
   checkLaunch(FORWARD ? "nttRowStep (forward)" : "nttRowStep (inverse)");
@@ -431,10 +431,14 @@ template <typename Word, bool FORWARD> struct RowLauncher {
 };
 
 /// Calls launcher.launch<LOG, R>() for the runtime (log, radix), R clipped to
-/// the transform's size.
+/// the transform's size; throws if no instantiation has that log (the
+/// sequences below must cover what isSupportedNttShape accepts).
 template <unsigned... Logs, typename Launch>
 void dispatch(std::integer_sequence<unsigned, Logs...>, unsigned log,
               unsigned radix, const Launch &launcher) {
+  if (((log != Logs) && ...))
+    throw Error("no NTT step is instantiated for 2^" + std::to_string(log) +
+                " words");
   auto byRadix = [&](auto logConstant) {
     constexpr unsigned kLog = decltype(logConstant)::value;
     switch (radix) {
@@ -444,9 +448,12 @@ void dispatch(std::integer_sequence<unsigned, Logs...>, unsigned log,
     case 8:
       launcher.template launch<kLog, minOf(8, 1u << kLog)>();
       break;
-    default:
+    case 16:
       launcher.template launch<kLog, minOf(16, 1u << kLog)>();
       break;
+    default:
+      throw Error("no NTT step is instantiated for radix " +
+                  std::to_string(radix));
     }
   };
   ((log == Logs ? (byRadix(std::integral_constant<unsigned, Logs>{}), 0) : 0),
@@ -466,6 +473,8 @@ void launchNtt(const BasicNttPlan<Word> &plan, size_t n, const NttShape &shape,
   const ColumnLauncher<Word, FORWARD> column{plan, logN, data, stream};
   const RowLauncher<Word, FORWARD> row{plan, shape.logN1, shape.otStages, data,
                                        stream};
+  // [4, kNttMaxColumnLog] and [1, kNttMaxRowLog].
+  static_assert(kNttMaxColumnLog == 9 && kNttMaxRowLog == 11);
   constexpr auto kColumnLogs =
       std::integer_sequence<unsigned, 4, 5, 6, 7, 8, 9>{};
   constexpr auto kRowLogs =

@@ -30,7 +30,7 @@ namespace {
 using cuda::DgtDeviceTables;
 using testing::randomBelow;
 
-template <typename Word> using DeviceWords = testing::DeviceBuffer<Word>;
+using testing::DeviceBuffer;
 using testing::checkCuda;
 
 class GpuDgtTest : public ::testing::Test {
@@ -82,7 +82,7 @@ template <typename Word> void checkAgainstCpu(unsigned bits) {
       tables[l]->inverse(cpuInverse.data() + l * n);
     }
 
-    DeviceWords<Word> words(limbs * n);
+    DeviceBuffer<Word> words(limbs * n);
     words.upload(input);
     cuda::launchDgtForward(device.plan(), words.data(), nullptr);
     checkCuda(cudaDeviceSynchronize(), "the forward DGT");
@@ -129,7 +129,7 @@ TEST_F(GpuDgtTest, SmallRingsMatchTheCpu) {
       v = randomBelow(p);
     std::vector<uint64_t> cpu = input;
     tables.forward(cpu.data());
-    DeviceWords<uint64_t> words(n);
+    DeviceBuffer<uint64_t> words(n);
     words.upload(input);
     cuda::launchDgtForward(device.plan(), words.data(), nullptr);
     checkCuda(cudaDeviceSynchronize(), "the forward DGT");

@@ -353,10 +353,10 @@ TEST_F(GpuProgramTest, ReplaysTakeNewInputsAndNewKeys) {
 // The NTT at other ring degrees
 // --------------------------------------------------
 //
-// The kernels change shape with N: below and at the shared-memory chunk (4096
-// words) one block transforms a whole limb; above it, the widest stages run
-// over global memory first. A program that transforms an input ciphertext's
-// components: out = (NTT(x0), INTT(NTT(x1))) over Q.
+// The kernels change shape with N: up to 2^11 words one block transforms a
+// whole limb; above, a column step and a row step (N = N1 x N2, ntt.cu).
+// A program that transforms an input ciphertext's components at the
+// driver's default shape: out = (NTT(x0), INTT(NTT(x1))) over Q.
 
 std::vector<uint64_t> gNttQ;
 RfBasis gNttBases[1];

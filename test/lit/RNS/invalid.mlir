@@ -288,10 +288,10 @@ func.func @transform_dgt_radix(%x: !rns.poly<16, #Q, coeff>) -> !rns.poly<16, #Q
 // -----
 
 #Q = #rns.basis<Q: [193, 257]>
-func.func @transform_ot(%x: !rns.poly<16, #Q, coeff>) -> !rns.poly<16, #Q, eval> {
-  // expected-error@+1 {{'rns.ntt' op cannot run #rns.transform<ntt, word = 64, logN1 = 0, radix = 4, ot = 5> on '!rns.poly<16, #rns.basis<Q: [193, 257]>, coeff>': unsupported NTT shape: more OT stages than row-step stages}}
-  %0 = rns.ntt %x {transform = #rns.transform<ntt, word = 64, logN1 = 0, radix = 4, ot = 5>} : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #Q, eval>
-  return %0 : !rns.poly<16, #Q, eval>
+func.func @transform_ot(%x: !rns.poly<2, #Q, coeff>) -> !rns.poly<2, #Q, eval> {
+  // expected-error@+1 {{'rns.ntt' op cannot run #rns.transform<ntt, word = 64, logN1 = 0, radix = 4, ot = 2> on '!rns.poly<2, #rns.basis<Q: [193, 257]>, coeff>': unsupported NTT shape: more OT stages than row-step stages}}
+  %0 = rns.ntt %x {transform = #rns.transform<ntt, word = 64, logN1 = 0, radix = 4, ot = 2>} : !rns.poly<2, #Q, coeff> -> !rns.poly<2, #Q, eval>
+  return %0 : !rns.poly<2, #Q, eval>
 }
 
 // -----
@@ -319,4 +319,31 @@ func.func @transform_dgt_rows(%x: !rns.poly<16, #Q, coeff>) -> !rns.poly<16, #Q,
   // expected-error@+1 {{the DGT of N = 16 has 2^1 rows, so logN1 must be 1}}
   %0 = rns.ntt %x {transform = #rns.transform<dgt, word = 64, logN1 = 2, radix = 0, ot = 0>} : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #Q, eval>
   return %0 : !rns.poly<16, #Q, eval>
+}
+
+// -----
+
+#Q = #rns.basis<Q: [40961, 65537]>
+func.func @transform_too_many_ot_stages(%x: !rns.poly<4096, #Q, coeff>) -> !rns.poly<4096, #Q, eval> {
+  // expected-error@+1 {{at most 2 stages twiddle on the fly}}
+  %0 = rns.ntt %x {transform = #rns.transform<ntt, word = 64, logN1 = 6, radix = 4, ot = 3>} : !rns.poly<4096, #Q, coeff> -> !rns.poly<4096, #Q, eval>
+  return %0 : !rns.poly<4096, #Q, eval>
+}
+
+// -----
+
+#Q = #rns.basis<Q: [40961, 65537]>
+func.func @transform_dgt_too_many_rows(%x: !rns.poly<4096, #Q, coeff>) -> !rns.poly<4096, #Q, eval> {
+  // expected-error@+1 {{the DGT's log2 rows is at most 8}}
+  %0 = rns.ntt %x {transform = #rns.transform<dgt, word = 64, logN1 = 9, radix = 0, ot = 0>} : !rns.poly<4096, #Q, coeff> -> !rns.poly<4096, #Q, eval>
+  return %0 : !rns.poly<4096, #Q, eval>
+}
+
+// -----
+
+#Q = #rns.basis<Q: [193, 257]>
+func.func @transform_dgt_ring_too_small(%x: !rns.poly<2, #Q, coeff>) -> !rns.poly<2, #Q, eval> {
+  // expected-error@+1 {{the DGT needs N in [2^2, 2^17], got 2}}
+  %0 = rns.ntt %x {transform = #rns.transform<dgt, word = 64, logN1 = 0, radix = 0, ot = 0>} : !rns.poly<2, #Q, coeff> -> !rns.poly<2, #Q, eval>
+  return %0 : !rns.poly<2, #Q, eval>
 }

@@ -47,9 +47,9 @@ func.func @wide_primes(%x: !rns.poly<8192, #W, coeff>) -> !rns.poly<8192, #W, ev
 
 // N = 16 is in no table: the model.
 // RADIX8-LABEL: func.func @tiny
-// RADIX8: rns.ntt {{.*}}#rns.transform<ntt, word = 64, logN1 = 0, radix = 4, ot = 3>
+// RADIX8: rns.ntt {{.*}}#rns.transform<ntt, word = 64, logN1 = 0, radix = 4, ot = 2>
 // WORD32-LABEL: func.func @tiny
-// WORD32: rns.ntt {{.*}}#rns.transform<ntt, word = 32, logN1 = 0, radix = 4, ot = 3>
+// WORD32: rns.ntt {{.*}}#rns.transform<ntt, word = 32, logN1 = 0, radix = 4, ot = 2>
 func.func @tiny(%x: !rns.poly<16, #S, coeff>) -> !rns.poly<16, #S, eval> {
   %0 = rns.ntt %x : !rns.poly<16, #S, coeff> -> !rns.poly<16, #S, eval>
   return %0 : !rns.poly<16, #S, eval>

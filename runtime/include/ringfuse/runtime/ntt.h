@@ -81,7 +81,13 @@ private:
 /// The smallest primitive 2N-th root of unity mod a prime q = 1 (mod 2N).
 uint64_t minimalPrimitiveRoot(uint64_t q, size_t twoN);
 
-unsigned reverseBits(unsigned value, unsigned bits);
+/// The low `bits` bits of `value` in reverse order (usable on the GPU).
+RF_HOST_DEVICE inline uint64_t reverseBits(uint64_t value, unsigned bits) {
+  uint64_t result = 0;
+  for (unsigned b = 0; b < bits; ++b, value >>= 1)
+    result = (result << 1) | (value & 1);
+  return result;
+}
 
 /// Batching's slot layout: slot s of the two rows of N/2 sits at position
 /// positions[s] of the NTT's (bit-reversed) output, the evaluation at
@@ -102,13 +108,6 @@ void applyAutomorphism(const uint64_t *in, size_t n, uint64_t galoisElement,
 void applyEvaluationAutomorphism(const uint64_t *in, size_t n,
                                  uint64_t galoisElement, uint64_t *out);
 
-/// The low `bits` bits of `value` in reverse order (usable on the GPU).
-RF_HOST_DEVICE inline uint64_t reverseLowBits(uint64_t value, unsigned bits) {
-  uint64_t result = 0;
-  for (unsigned b = 0; b < bits; ++b, value >>= 1)
-    result = (result << 1) | (value & 1);
-  return result;
-}
 
 /// The input position that output position j of an evaluation-form
 /// automorphism reads: the one CPU reference and GPU kernel share.
@@ -117,8 +116,8 @@ RF_HOST_DEVICE inline uint64_t evaluationAutomorphismSource(
     uint64_t j, unsigned logN, uint64_t galoisElement) {
   const uint64_t twoN = uint64_t(2) << logN;
   const uint64_t exponent =
-      ((2 * reverseLowBits(j, logN) + 1) * galoisElement) % twoN;
-  return reverseLowBits((exponent - 1) / 2, logN);
+      ((2 * reverseBits(j, logN) + 1) * galoisElement) % twoN;
+  return reverseBits((exponent - 1) / 2, logN);
 }
 
 } // namespace ringfuse::runtime

@@ -37,6 +37,10 @@ constexpr size_t kNttSharedLimit = 48 * 1024;
 /// for: a row of 2^11 words is one block of 2^11 / radix threads.
 constexpr unsigned kNttMaxColumnLog = 9;
 constexpr unsigned kNttMaxRowLog = 11;
+/// On-the-fly twiddling pays a second Shoup product per butterfly; past the
+/// last two stages that costs more than the twiddle loads it saves (the
+/// paper's Fig. 11c and the H200 sweep), so no more are built or tested.
+constexpr unsigned kNttMaxOtStages = 2;
 
 /// Shared memory of a column-step block: the step's twiddles (value and
 /// Shoup quotient) and kNttBlockColumns columns of N1 words.
@@ -56,6 +60,8 @@ inline const char *nttShapeProblem(unsigned wordBytes, const NttShape &shape) {
     return "words must be 4 or 8 bytes";
   if (shape.radix != 4 && shape.radix != 8 && shape.radix != 16)
     return "the radix must be 4, 8 or 16";
+  if (shape.otStages > kNttMaxOtStages)
+    return "at most 2 stages twiddle on the fly";
   if (shape.logN1 == 0)
     return nullptr;
   if (shape.logN1 < 4 || shape.logN1 > kNttMaxColumnLog)
@@ -102,11 +108,13 @@ inline bool isSupportedNttShape(unsigned wordBytes, unsigned logN,
 
 /// The shape used when nothing chose one (tuned on an H200 for 21 limbs).
 inline NttShape defaultNttShape(unsigned wordBytes, unsigned logN) {
-  // The fastest shapes of bench/tune_transforms.py's sweep on an H200 for 21
-  // limbs of 60-bit primes (42 of 30-bit primes): one block per limb up to
-  // 2^11 words, then N1 = 64 (128 at 64-bit logN 17), radix 4 for 64-bit
-  // words up to logN 16, radix 8 above and for 32-bit words from logN 15,
-  // on-the-fly twiddling of the last two stages from logN 15.
+  // A simple rule within about 10% of the fastest shapes of
+  // bench/tune_transforms.py's sweep on an H200 (21 limbs of 60-bit primes,
+  // 42 of 30-bit primes): one block per limb up to 2^11 words, then N1 = 64
+  // (128 at 64-bit logN 17), radix 4 for 64-bit words up to logN 16, radix 8
+  // above and for 32-bit words from logN 15, on-the-fly twiddling of the last
+  // two stages from logN 15. Compiled programs use rns-choose-transform's
+  // choice from the measured table instead.
   if (logN <= kNttMaxRowLog)
     return {0, 4, 0};
   const bool wide = wordBytes == 8;
