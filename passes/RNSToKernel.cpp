@@ -219,8 +219,7 @@ private:
     // rns-choose-transform may pick what only a kernel-level target runs;
     // programs call the runtime's 64-bit NTT.
     rns::TransformAttr transform = op.getTransformAttr();
-    if (transform && (transform.getKind() != rns::TransformKind::ntt ||
-                      transform.getWord() != 64))
+    if (transform && !transform.runsInPrograms())
       return op.emitOpError()
              << "has " << transform
              << ", but programs run 64-bit NTTs only (choose with kinds=ntt "

@@ -80,8 +80,7 @@ LogicalResult LaunchOp::verify() {
   if (rns::TransformAttr shape = getTransformAttr()) {
     if (!transform)
       return emitOpError() << "'" << kernel << "' takes no transform";
-    // The ABI's ntt entries take an NTT shape over the program's words.
-    if (shape.getKind() != rns::TransformKind::ntt || shape.getWord() != 64)
+    if (!shape.runsInPrograms())
       return emitOpError() << "programs run 64-bit NTTs only, got " << shape;
     BufferType buffer = bufferType(getOuts()[0]);
     std::string problem =

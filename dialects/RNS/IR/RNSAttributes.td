@@ -66,6 +66,11 @@ def RNS_TransformAttr : AttrDef<RNS_Dialect, "Transform"> {
   }];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
+    /// Whether compiled programs can run it: the program ABI's ntt entries
+    /// are the runtime's NTT over 64-bit words.
+    bool runsInPrograms() const {
+      return getKind() == TransformKind::ntt && getWord() == 64;
+    }
     /// Why this transform cannot run on limbs of `degree` words over
     /// `moduli`; empty if it can.
     std::string problemFor(unsigned degree, ::llvm::ArrayRef<uint64_t> moduli) const {
