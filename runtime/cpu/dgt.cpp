@@ -102,9 +102,6 @@ void checkGaussianPrime(uint64_t p) {
 
 bool isPowerOfTwo(size_t n) { return n != 0 && (n & (n - 1)) == 0; }
 
-unsigned log2Exact(size_t n) {
-  return static_cast<unsigned>(__builtin_ctzll(n));
-}
 
 } // namespace
 

@@ -17,6 +17,7 @@
 #include "kernels.cuh"
 
 #include "ringfuse/runtime/error.h"
+#include "ringfuse/runtime/number_theory.h"
 
 #include <algorithm>
 #include <string>
@@ -253,12 +254,6 @@ __global__ void dgtInverseRows(DgtPlan<Word> plan, Word *data,
   }
 }
 
-unsigned log2Exact(size_t value) {
-  unsigned bits = 0;
-  while ((size_t(1) << bits) < value)
-    ++bits;
-  return bits;
-}
 
 /// How a launch tiles the matrix: log2 of the columns per column tile (at
 /// least one 32-byte sector of words, at most C) and of the rows per row

@@ -17,6 +17,7 @@
 #include "kernels.cuh"
 
 #include "ringfuse/runtime/error.h"
+#include "ringfuse/runtime/number_theory.h"
 
 #include <mutex>
 #include <set>
@@ -28,18 +29,6 @@ namespace {
 
 /// Threads a row-step block aims for (rows are packed until it has them).
 constexpr unsigned kRowStepThreads = 256;
-
-__host__ __device__ constexpr unsigned logOf(unsigned value) {
-  return value <= 1 ? 0 : 1 + logOf(value / 2);
-}
-
-/// log2 of a power of two.
-unsigned logOfSize(size_t n) {
-  unsigned log = 0;
-  while ((size_t(1) << log) < n)
-    ++log;
-  return log;
-}
 
 __host__ __device__ constexpr unsigned minOf(unsigned a, unsigned b) { return a < b ? a : b; }
 
@@ -168,7 +157,7 @@ template <typename Word, unsigned LOG_M, unsigned R, bool FORWARD,
 __device__ __forceinline__ void transform(unsigned j, FirstLoad firstLoad,
                                           LastStore lastStore, Shared shared,
                                           const Twiddles &twiddles, Word q) {
-  constexpr unsigned kLogR = logOf(R);
+  constexpr unsigned kLogR = log2Exact(R);
   constexpr unsigned kRounds = (LOG_M + kLogR - 1) / kLogR;
   constexpr unsigned kFirstStages = LOG_M - (kRounds - 1) * kLogR;
   auto sharedLoad = [&](unsigned p) { return shared(p); };
@@ -249,7 +238,7 @@ __device__ __forceinline__ unsigned swizzled(unsigned p) {
   if constexpr (LOG_M < 5)
     return p;
   else
-    return p ^ ((p >> logOf(R)) & 31u);
+    return p ^ ((p >> log2Exact(R)) & 31u);
 }
 
 /// The row step: stages [log N1, log N) on `rowsPerBlock` rows of N2 = 2^LOG_M
@@ -465,7 +454,7 @@ void launchNtt(const BasicNttPlan<Word> &plan, size_t n, const NttShape &shape,
                Word *data, cudaStream_t stream) {
   if (plan.limbCount == 0)
     return;
-  const unsigned logN = logOfSize(n);
+  const unsigned logN = log2Exact(n);
   std::string why;
   if (!isSupportedNttShape(sizeof(Word), logN, shape, &why))
     throw Error("NTT shape not supported: " + why);
@@ -515,13 +504,13 @@ template void launchNttInverse<uint32_t>(const NttPlan32 &, size_t,
 
 void launchNttForward(const NttPlan &plan, size_t n, uint64_t *data,
                       cudaStream_t stream) {
-  launchNtt<uint64_t, true>(plan, n, defaultNttShape(8, logOfSize(n)), data,
+  launchNtt<uint64_t, true>(plan, n, defaultNttShape(8, log2Exact(n)), data,
                             stream);
 }
 
 void launchNttInverse(const NttPlan &plan, size_t n, uint64_t *data,
                       cudaStream_t stream) {
-  launchNtt<uint64_t, false>(plan, n, defaultNttShape(8, logOfSize(n)), data,
+  launchNtt<uint64_t, false>(plan, n, defaultNttShape(8, log2Exact(n)), data,
                              stream);
 }
 

@@ -8,6 +8,8 @@
 #ifndef RINGFUSE_RUNTIME_NUMBER_THEORY_H
 #define RINGFUSE_RUNTIME_NUMBER_THEORY_H
 
+#include "ringfuse/runtime/config.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -98,6 +100,14 @@ inline std::vector<uint64_t> findPrimesBelow(unsigned bits, size_t count,
 
 /// Largest ring degree ringfuse supports (the HE security tables stop here).
 inline constexpr uint64_t kMaxRingDegree = uint64_t(1) << 17;
+
+/// log2 of a power of two (of the next one up otherwise); host and device.
+RF_HOST_DEVICE constexpr unsigned log2Exact(uint64_t powerOfTwo) {
+  unsigned log = 0;
+  while ((uint64_t(1) << log) < powerOfTwo)
+    ++log;
+  return log;
+}
 
 inline bool isValidRingDegree(uint64_t n) {
   return n >= 2 && n <= kMaxRingDegree && (n & (n - 1)) == 0;
