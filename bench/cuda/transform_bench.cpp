@@ -87,11 +87,6 @@ template <typename Release> struct ScopeExit {
 };
 template <typename Release> ScopeExit(Release) -> ScopeExit<Release>;
 
-template <typename Word> struct NttTablesOf;
-template <> struct NttTablesOf<uint64_t> { using type = rt::NttTables; };
-template <> struct NttTablesOf<uint32_t> { using type = rt::NttTables32; };
-uint64_t modulusOf(const rt::NttTables &t) { return t.modulus().value; }
-uint64_t modulusOf(const rt::NttTables32 &t) { return t.modulus(); }
 
 /// The NTT of `limbs` primes at one shape: CPU tables, device plan.
 template <typename Word> class NttCase {
@@ -126,7 +121,7 @@ public:
   }
 
 private:
-  using Tables = typename NttTablesOf<Word>::type;
+  using Tables = typename rt::NttTablesFor<Word>::type;
   size_t n_;
   cuda::NttShape shape_;
   std::vector<std::unique_ptr<Tables>> tables_;

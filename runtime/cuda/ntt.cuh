@@ -35,10 +35,7 @@
 
 namespace ringfuse::runtime::cuda {
 
-template <typename Word> struct ShoupOf;
-template <> struct ShoupOf<uint64_t> { using type = ShoupConstant; };
-template <> struct ShoupOf<uint32_t> { using type = ShoupConstant32; };
-template <typename Word> using Shoup = typename ShoupOf<Word>::type;
+template <typename Word> using Shoup = ShoupOfWord<Word>;
 
 /// One limb of an NTT-capable basis: its prime and the twiddles NttTables
 /// builds (psi^bitrev(k) and psi^-bitrev(k) with Shoup companions, N^{-1}).

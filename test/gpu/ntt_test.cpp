@@ -34,34 +34,25 @@ bool haveDevice() {
 
 using testing::DeviceBuffer;
 
-template <typename Word> struct TablesOf;
-template <> struct TablesOf<uint64_t> { using type = NttTables; };
-template <> struct TablesOf<uint32_t> { using type = NttTables32; };
-
-template <typename Word> Word modulusOf(const NttTables &t) {
-  return t.modulus().value;
-}
-template <typename Word> Word modulusOf(const NttTables32 &t) {
-  return t.modulus();
-}
-
 /// `limbs` primes of the word size, their CPU tables and a device plan.
 template <typename Word> class LimbSet {
 public:
-  using Tables = typename TablesOf<Word>::type;
+  using Tables = typename NttTablesFor<Word>::type;
 
   LimbSet(unsigned logN, size_t limbs) : n_(size_t(1) << logN) {
     const unsigned bits = sizeof(Word) == 8 ? 60 : 30;
     for (uint64_t q : findPrimesBelow(bits, limbs, 2 * n_,
                                       [](uint64_t) { return false; }))
-      tables_.push_back(std::make_unique<Tables>(static_cast<Word>(q), n_));
+      primes_.push_back(static_cast<Word>(q));
     std::vector<cuda::BasicNttLimb<Word>> plan;
-    for (const auto &t : tables_) {
-      powers_.push_back(std::make_unique<DeviceBuffer<Shoup>>(t->rootPowers()));
-      inversePowers_.push_back(
-          std::make_unique<DeviceBuffer<Shoup>>(t->inverseRootPowers()));
-      plan.push_back({modulusOf<Word>(*t), powers_.back()->data(),
-                      inversePowers_.back()->data(), t->inverseDegree()});
+    for (Word q : primes_) {
+      tables_.push_back(std::make_unique<Tables>(q, n_));
+      powers_.push_back(
+          std::make_unique<DeviceBuffer<Shoup>>(tables_.back()->rootPowers()));
+      inversePowers_.push_back(std::make_unique<DeviceBuffer<Shoup>>(
+          tables_.back()->inverseRootPowers()));
+      plan.push_back({q, powers_.back()->data(), inversePowers_.back()->data(),
+                      tables_.back()->inverseDegree()});
     }
     limbs_ = std::make_unique<DeviceBuffer<cuda::BasicNttLimb<Word>>>(plan);
   }
@@ -77,7 +68,7 @@ public:
     for (size_t limb = 0; limb < limbCount(); ++limb)
       for (size_t i = 0; i < n_; ++i)
         words[limb * n_ + i] =
-            static_cast<Word>(randomBelow(modulusOf<Word>(tables(limb))));
+            static_cast<Word>(randomBelow(primes_[limb]));
     return words;
   }
 
@@ -90,6 +81,7 @@ public:
 private:
   using Shoup = cuda::Shoup<Word>;
   size_t n_;
+  std::vector<Word> primes_;
   std::vector<std::unique_ptr<Tables>> tables_;
   std::vector<std::unique_ptr<DeviceBuffer<Shoup>>> powers_, inversePowers_;
   std::unique_ptr<DeviceBuffer<cuda::BasicNttLimb<Word>>> limbs_;

@@ -53,14 +53,9 @@ namespace ringfuse::runtime {
 
 /// What differs between the two word sizes: the Shoup constant and the
 /// largest prime whose lazy values (below 4p) still fit a word.
-template <typename Word> struct DgtWord;
-template <> struct DgtWord<uint64_t> {
-  using Shoup = ShoupConstant;
-  static constexpr unsigned kModulusBits = 62; // p < 2^62
-};
-template <> struct DgtWord<uint32_t> {
-  using Shoup = ShoupConstant32;
-  static constexpr unsigned kModulusBits = 30; // p < 2^30
+template <typename Word> struct DgtWord {
+  using Shoup = ShoupOfWord<Word>;
+  static constexpr unsigned kModulusBits = sizeof(Word) == 8 ? 62 : 30;
 };
 
 /// re + im i in Z_p[i].

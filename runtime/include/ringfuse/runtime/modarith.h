@@ -123,6 +123,12 @@ RF_HOST_DEVICE inline uint32_t mulShoup(uint32_t x, ShoupConstant32 w,
   return r >= q ? r - q : r;
 }
 
+/// The Shoup constant of each word size, for code written once for both.
+template <typename Word> struct ShoupFor;
+template <> struct ShoupFor<uint64_t> { using type = ShoupConstant; };
+template <> struct ShoupFor<uint32_t> { using type = ShoupConstant32; };
+template <typename Word> using ShoupOfWord = typename ShoupFor<Word>::type;
+
 RF_HOST_DEVICE inline uint64_t powMod(uint64_t base, uint64_t exponent,
                                       const Modulus &m) {
   uint64_t result = 1 % m.value;

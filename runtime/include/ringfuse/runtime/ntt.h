@@ -78,6 +78,11 @@ private:
   ShoupConstant32 inverseDegree_;
 };
 
+/// The CPU reference NTT of each word size.
+template <typename Word> struct NttTablesFor;
+template <> struct NttTablesFor<uint64_t> { using type = NttTables; };
+template <> struct NttTablesFor<uint32_t> { using type = NttTables32; };
+
 /// The smallest primitive 2N-th root of unity mod a prime q = 1 (mod 2N).
 uint64_t minimalPrimitiveRoot(uint64_t q, size_t twoN);
 
