@@ -68,22 +68,32 @@ template <typename Word> struct ColumnTwiddles {
   }
 };
 
-/// The row step's twiddles for one row, copied to shared memory when the
-/// block starts: stage logN1 + s of row r, group h within the row, is
-/// powers[2^(logN1 + s) + r 2^s + h], kept at rowPowers[2^s + h]. From stage
-/// otFrom on, only the h = 0 entry is kept and the twiddle is taken as that
+/// stage >= FROM, without a comparison that is always true when FROM = 0.
+template <unsigned FROM>
+__device__ __forceinline__ constexpr bool isStageFrom(unsigned stage) {
+  if constexpr (FROM == 0)
+    return true;
+  else
+    return stage >= FROM;
+}
+
+/// The row step's twiddles for one row, copied to shared memory while the
+/// first round's loads are in flight: stage logN1 + s of row r, group h
+/// within the row, is powers[2^(logN1 + s) + r 2^s + h], kept at
+/// rowPowers[2^s + h]. From stage OT_FROM on, only the h = 0 entry is kept and the twiddle is taken as that
 /// times powers[h] (the indices' bits are disjoint, so psi^bitrev of their
 /// sum is the product): a table of N2 / 2 words that every row of the limb
-/// shares, in sharedPowers.
-template <typename Word> struct RowTwiddles {
+/// shares, in sharedPowers. OT_FROM is a template parameter so that, with
+/// the rounds unrolled, each butterfly's choice is made at compile time and
+/// no branch separates the butterflies of a round.
+template <typename Word, unsigned OT_FROM> struct RowTwiddles {
   const Shoup<Word> *rowPowers;
   const Shoup<Word> *sharedPowers;
-  unsigned otFrom;
   Word q;
 
   __device__ __forceinline__ Word times(Word y, unsigned stage,
                                         unsigned group) const {
-    if (stage >= otFrom)
+    if (isStageFrom<OT_FROM>(stage))
       return mulShoupLazy(mulShoupLazy(y, rowPowers[1u << stage], q),
                           sharedPowers[group], q);
     return mulShoupLazy(y, rowPowers[(1u << stage) + group], q);
@@ -95,29 +105,35 @@ template <typename Word> struct RowTwiddles {
 /// One round of RK stages, from stage s0 of an M-word transform, for the
 /// thread at index j < M / R of it. Forward rounds run their stages in
 /// increasing order (Cooley-Tukey), inverse rounds in decreasing order
-/// (Gentleman-Sande) over the same groups. load(p) / store(p, word) address
-/// word p of the transform.
+/// (Gentleman-Sande) over the same groups. load(b, o) / store(b, o, word)
+/// address word b + o of the transform, where b is the group's base (known
+/// at run time) and o its offset within the group (a compile-time constant
+/// once unrolled; the two have disjoint bits, so b + o = b | o = b ^ o);
+/// afterLoad() runs once the loads are issued, before their words are used,
+/// so that work waiting on other loads overlaps them.
 template <typename Word, unsigned LOG_M, unsigned R, unsigned RK, bool FORWARD,
-          typename Load, typename Store, typename Twiddles>
+          typename Load, typename AfterLoad, typename Store, typename Twiddles>
 __device__ __forceinline__ void round(unsigned j, unsigned s0, Load load,
-                                      Store store, const Twiddles &twiddles,
-                                      Word q) {
+                                      AfterLoad afterLoad, Store store,
+                                      const Twiddles &twiddles, Word q) {
   constexpr unsigned kSpan = 1u << RK, kGroups = R / kSpan;
   constexpr unsigned kThreadsPerTransform = (1u << LOG_M) / R;
   const unsigned logD = LOG_M - s0 - RK;
   const Word twoQ = 2 * q;
-  unsigned base[kGroups];
+  unsigned base[kGroups], high[kGroups];
 #pragma unroll
   for (unsigned m = 0; m < kGroups; ++m) {
     const unsigned g = j + m * kThreadsPerTransform;
-    base[m] = ((g >> logD) << (logD + RK)) | (g & ((1u << logD) - 1));
+    high[m] = g >> logD;
+    base[m] = (high[m] << (logD + RK)) | (g & ((1u << logD) - 1));
   }
   Word x[R];
 #pragma unroll
   for (unsigned m = 0; m < kGroups; ++m)
 #pragma unroll
     for (unsigned i = 0; i < kSpan; ++i)
-      x[m * kSpan + i] = load(base[m] + (i << logD));
+      x[m * kSpan + i] = load(base[m], i << logD);
+  afterLoad();
 
 #pragma unroll
   for (unsigned step = 0; step < RK; ++step) {
@@ -130,7 +146,9 @@ __device__ __forceinline__ void round(unsigned j, unsigned s0, Load load,
       for (unsigned i = 0; i < kSpan; ++i) {
         if (i & half)
           continue;
-        const unsigned group = (base[m] + (i << logD)) >> (LOG_M - stage);
+        // (base + (i << logD)) >> (LOG_M - stage), spelled so that only
+        // high[m] << u is left for run time.
+        const unsigned group = (high[m] << u) | (i >> (RK - u));
         Word &a = x[m * kSpan + i], &b = x[m * kSpan + i + half];
         if constexpr (FORWARD) {
           forwardButterfly(a, b, twiddles.times(b, stage, group), twoQ);
@@ -144,49 +162,58 @@ __device__ __forceinline__ void round(unsigned j, unsigned s0, Load load,
   for (unsigned m = 0; m < kGroups; ++m)
 #pragma unroll
     for (unsigned i = 0; i < kSpan; ++i)
-      store(base[m] + (i << logD), x[m * kSpan + i]);
+      store(base[m], i << logD, x[m * kSpan + i]);
 }
 
 /// All rounds of one M-word transform: log R stages each, the first round
 /// (in forward order) taking what is left over. The first round run reads
-/// with firstLoad and the last one writes with lastStore; the others go
-/// through shared memory (shared(p) is a reference to word p's slot).
+/// with firstLoad, then calls afterFirstLoad (which must end with a barrier if
+/// it writes shared memory the rounds read); the last one writes with
+/// lastStore; the others go through shared memory (shared(b, o) is a
+/// reference to word b + o's slot; see round()).
 template <typename Word, unsigned LOG_M, unsigned R, bool FORWARD,
-          typename FirstLoad, typename LastStore, typename Shared,
-          typename Twiddles>
-__device__ __forceinline__ void transform(unsigned j, FirstLoad firstLoad,
-                                          LastStore lastStore, Shared shared,
-                                          const Twiddles &twiddles, Word q) {
+          typename FirstLoad, typename AfterFirstLoad, typename LastStore,
+          typename Shared, typename Twiddles>
+__device__ __forceinline__ void
+transform(unsigned j, FirstLoad firstLoad, AfterFirstLoad afterFirstLoad,
+          LastStore lastStore, Shared shared, const Twiddles &twiddles,
+          Word q) {
   constexpr unsigned kLogR = log2Exact(R);
   constexpr unsigned kRounds = (LOG_M + kLogR - 1) / kLogR;
   constexpr unsigned kFirstStages = LOG_M - (kRounds - 1) * kLogR;
-  auto sharedLoad = [&](unsigned p) { return shared(p); };
-  auto sharedStore = [&](unsigned p, Word w) { shared(p) = w; };
+  auto sharedLoad = [&](unsigned b, unsigned o) { return shared(b, o); };
+  auto sharedStore = [&](unsigned b, unsigned o, Word w) { shared(b, o) = w; };
+  auto nothing = [] {};
   if constexpr (kRounds == 1) {
-    round<Word, LOG_M, R, kFirstStages, FORWARD>(j, 0, firstLoad, lastStore,
-                                                 twiddles, q);
+    round<Word, LOG_M, R, kFirstStages, FORWARD>(
+        j, 0, firstLoad, afterFirstLoad, lastStore, twiddles, q);
   } else if constexpr (FORWARD) {
-    round<Word, LOG_M, R, kFirstStages, true>(j, 0, firstLoad, sharedStore,
-                                              twiddles, q);
+    round<Word, LOG_M, R, kFirstStages, true>(j, 0, firstLoad, afterFirstLoad,
+                                              sharedStore, twiddles, q);
+#pragma unroll
     for (unsigned k = 1; k + 1 < kRounds; ++k) {
       __syncthreads();
       round<Word, LOG_M, R, kLogR, true>(j, kFirstStages + (k - 1) * kLogR,
-                                         sharedLoad, sharedStore, twiddles, q);
+                                         sharedLoad, nothing, sharedStore,
+                                         twiddles, q);
     }
     __syncthreads();
-    round<Word, LOG_M, R, kLogR, true>(j, LOG_M - kLogR, sharedLoad, lastStore,
-                                       twiddles, q);
+    round<Word, LOG_M, R, kLogR, true>(j, LOG_M - kLogR, sharedLoad, nothing,
+                                       lastStore, twiddles, q);
   } else {
     round<Word, LOG_M, R, kLogR, false>(j, LOG_M - kLogR, firstLoad,
-                                        sharedStore, twiddles, q);
+                                        afterFirstLoad, sharedStore, twiddles,
+                                        q);
+#pragma unroll
     for (unsigned k = kRounds - 2; k >= 1; --k) {
       __syncthreads();
       round<Word, LOG_M, R, kLogR, false>(j, kFirstStages + (k - 1) * kLogR,
-                                          sharedLoad, sharedStore, twiddles, q);
+                                          sharedLoad, nothing, sharedStore,
+                                          twiddles, q);
     }
     __syncthreads();
-    round<Word, LOG_M, R, kFirstStages, false>(j, 0, sharedLoad, lastStore,
-                                               twiddles, q);
+    round<Word, LOG_M, R, kFirstStages, false>(j, 0, sharedLoad, nothing,
+                                               lastStore, twiddles, q);
   }
 }
 
@@ -195,44 +222,53 @@ __device__ __forceinline__ void transform(unsigned j, FirstLoad firstLoad,
 /// The column step: stages [0, log N1) on kNttBlockColumns neighbouring columns
 /// (blockIdx.x) of one limb (blockIdx.y), straight from and to global memory
 /// (each access is a row of kNttBlockColumns words); shared memory holds the words
-/// between rounds, row-major, and powers[0, N1). The inverse's last stage
-/// also multiplies by N^{-1}.
+/// between rounds, row-major, and powers[0, N1), copied while the first
+/// round's loads are in flight. The inverse's last stage also multiplies by
+/// N^{-1}.
 template <typename Word, bool FORWARD, unsigned LOG_M, unsigned R>
 __global__ void __launch_bounds__(minOf(1024, kNttBlockColumns *(1u << LOG_M) / R))
     columnStep(BasicNttPlan<Word> plan, Word *data, unsigned logN) {
   extern __shared__ __align__(16) unsigned char sharedBytes[];
   constexpr unsigned kM = 1u << LOG_M;
+  // A block has kNttBlockColumns * kM / R >= kM threads: one twiddle each.
+  static_assert(kNttBlockColumns >= R);
   Shoup<Word> *powers = reinterpret_cast<Shoup<Word> *>(sharedBytes);
   Word *words = reinterpret_cast<Word *>(powers + kM);
 
   const BasicNttLimb<Word> limb = plan.limbs[blockIdx.y];
   const Shoup<Word> *table = FORWARD ? limb.rootPowers : limb.inverseRootPowers;
-  for (unsigned k = threadIdx.x; k < kM; k += blockDim.x)
-    powers[k] = table[k];
-  __syncthreads();
-
   const size_t rowLength = size_t(1) << (logN - LOG_M);
   const unsigned column = threadIdx.x % kNttBlockColumns, j = threadIdx.x / kNttBlockColumns;
   Word *columnWords = data + size_t(blockIdx.y) * (rowLength << LOG_M) +
                       size_t(blockIdx.x) * kNttBlockColumns + column;
   const Word q = limb.q;
   const Shoup<Word> inverseDegree = limb.inverseDegree;
-  auto load = [&](unsigned p) { return columnWords[p * rowLength]; };
-  auto store = [&](unsigned p, Word w) {
+  auto load = [&](unsigned b, unsigned o) {
+    return columnWords[(b + o) * rowLength];
+  };
+  auto copyTwiddles = [&] {
+    if (threadIdx.x < kM)
+      powers[threadIdx.x] = table[threadIdx.x];
+    __syncthreads();
+  };
+  auto store = [&](unsigned b, unsigned o, Word w) {
     if constexpr (!FORWARD)
       w = mulShoup(w, inverseDegree, q);
-    columnWords[p * rowLength] = w;
+    columnWords[(b + o) * rowLength] = w;
   };
-  auto shared = [&](unsigned p) -> Word & {
-    return words[p * kNttBlockColumns + column];
+  auto shared = [&](unsigned b, unsigned o) -> Word & {
+    return words[(b + o) * kNttBlockColumns + column];
   };
-  transform<Word, LOG_M, R, FORWARD>(j, load, store, shared,
+  transform<Word, LOG_M, R, FORWARD>(j, load, copyTwiddles, store, shared,
                                      ColumnTwiddles<Word>{powers, q}, q);
 }
 
 /// Word p of a row's slot in shared memory: XOR-swizzled within each 32
 /// words so that both the strided accesses of the first rounds and the
-/// R-contiguous ones of the last round hit distinct banks.
+/// R-contiguous ones of the last round hit distinct banks. The map is linear
+/// over XOR (a shift, a mask and an XOR), so swizzled(b ^ o) =
+/// swizzled(b) ^ swizzled(o): with o a compile-time constant, each access
+/// costs one XOR.
 template <unsigned LOG_M, unsigned R>
 __device__ __forceinline__ unsigned swizzled(unsigned p) {
   if constexpr (LOG_M < 5)
@@ -242,84 +278,102 @@ __device__ __forceinline__ unsigned swizzled(unsigned p) {
 }
 
 /// The row step: stages [log N1, log N) on `rowsPerBlock` rows of N2 = 2^LOG_M
-/// words of one limb (blockIdx.y). The block first copies its rows'
-/// twiddles to shared memory (RowTwiddles). Forward: the first round reads
-/// global memory (coalesced: its groups are strided by N2 / 2^RK), the last
-/// writes shared memory, which is then copied out with the final reduction
-/// to [0, q). Inverse: the mirror image, and no N^{-1} (the column step, or
-/// the last store when N1 = 1, applies it).
-template <typename Word, bool FORWARD, unsigned LOG_M, unsigned R>
+/// words of one limb (blockIdx.y), each row from and to global memory: the
+/// forward's first round reads words strided by N2 / 2^RK (coalesced across
+/// the row's threads) and its last writes R contiguous words per thread,
+/// reduced to [0, q); the inverse mirrors it, without N^{-1} (the column
+/// step, or the last store when N1 = 1, applies it). While the first round's
+/// loads are in flight the block copies its rows' twiddles to shared memory
+/// (RowTwiddles), each thread R of them, all loads issued before any store.
+template <typename Word, bool FORWARD, unsigned LOG_M, unsigned R,
+          unsigned OT_STAGES>
 __global__ void __launch_bounds__(
     (1u << LOG_M) / R > kRowStepThreads ? (1u << LOG_M) / R : kRowStepThreads)
     rowStep(BasicNttPlan<Word> plan, Word *data, unsigned logN1,
-            unsigned rowsPerBlock, unsigned otStages) {
+            unsigned rowsPerBlock) {
+  static_assert(OT_STAGES <= LOG_M);
   extern __shared__ __align__(16) unsigned char sharedBytes[];
   constexpr unsigned kM = 1u << LOG_M, kThreadsPerRow = kM / R;
-  Shoup<Word> *rowPowers = reinterpret_cast<Shoup<Word> *>(sharedBytes);
+  // Twiddles of the table every row shares that each thread copies: the
+  // block has at least kM / R threads for kM / 2 entries.
+  constexpr unsigned kSharedPerThread = R / 2;
+  // The words first: a slot's byte offset is then its swizzled index times
+  // the word size (see `shared` below).
+  Word *words = reinterpret_cast<Word *>(sharedBytes);
+  Shoup<Word> *rowPowers =
+      reinterpret_cast<Shoup<Word> *>(words + rowsPerBlock * kM);
   Shoup<Word> *sharedPowers = rowPowers + rowsPerBlock * kM;
-  Word *words = reinterpret_cast<Word *>(sharedPowers + kM / 2);
 
   const BasicNttLimb<Word> limb = plan.limbs[blockIdx.y];
   const Shoup<Word> *powers =
       FORWARD ? limb.rootPowers : limb.inverseRootPowers;
   const Word q = limb.q, twoQ = 2 * q;
-  const unsigned otFrom = LOG_M - otStages;
-  const size_t firstRow = size_t(blockIdx.x) * rowsPerBlock;
-  for (unsigned e = threadIdx.x; e < rowsPerBlock * kM; e += blockDim.x) {
-    const unsigned k = e & (kM - 1);
-    if (k == 0)
-      continue;
-    const unsigned stage = 31 - __clz(k), group = k - (1u << stage);
-    if (stage >= otFrom && group != 0)
-      continue;
-    const size_t row = firstRow + (e >> LOG_M);
-    rowPowers[e] = powers[(size_t(1) << (logN1 + stage)) + (row << stage) + group];
-  }
-  if (otStages > 0)
-    for (unsigned h = threadIdx.x; h < kM / 2; h += blockDim.x)
-      sharedPowers[h] = powers[h];
+  constexpr unsigned kOtFrom = LOG_M - OT_STAGES;
+  const unsigned firstRow = blockIdx.x * rowsPerBlock;
+  // Entry k of a row's table: stage log2(k), group k - 2^stage; entry 0 is
+  // unused, and past kOtFrom only group 0 is kept. Its index in the limb's
+  // table, 2^(logN1 + stage) + row 2^stage + group, is k + (2^logN1 + row - 1)
+  // 2^stage (N <= 2^17: it fits 32 bits).
+  auto copyTwiddles = [&] {
+    Shoup<Word> rowEntries[R], sharedEntries[kSharedPerThread];
+    bool keep[R];
+#pragma unroll
+    for (unsigned i = 0; i < R; ++i) {
+      const unsigned e = threadIdx.x + i * blockDim.x;
+      const unsigned k = e & (kM - 1);
+      const unsigned stage = 31 - __clz(k | 1);
+      keep[i] = k != 0 && (!isStageFrom<kOtFrom>(stage) || k == 1u << stage);
+      const unsigned rowBase = (1u << logN1) + firstRow + (e >> LOG_M) - 1;
+      if (keep[i])
+        rowEntries[i] = powers[k + (rowBase << stage)];
+    }
+#pragma unroll
+    for (unsigned i = 0; i < kSharedPerThread; ++i) {
+      const unsigned h = threadIdx.x + i * blockDim.x;
+      if (OT_STAGES > 0 && h < kM / 2)
+        sharedEntries[i] = powers[h];
+    }
+#pragma unroll
+    for (unsigned i = 0; i < R; ++i)
+      if (keep[i])
+        rowPowers[threadIdx.x + i * blockDim.x] = rowEntries[i];
+#pragma unroll
+    for (unsigned i = 0; i < kSharedPerThread; ++i) {
+      const unsigned h = threadIdx.x + i * blockDim.x;
+      if (OT_STAGES > 0 && h < kM / 2)
+        sharedPowers[h] = sharedEntries[i];
+    }
+    __syncthreads();
+  };
 
   const size_t limbWords = size_t(1) << (logN1 + LOG_M);
-  Word *blockWords = data + size_t(blockIdx.y) * limbWords + (firstRow << LOG_M);
   const unsigned rowInBlock = threadIdx.x / kThreadsPerRow;
   const unsigned j = threadIdx.x % kThreadsPerRow;
-  Word *rowWords = blockWords + (size_t(rowInBlock) << LOG_M);
-  Word *rowSlot = words + (rowInBlock << LOG_M);
-  const unsigned blockWordCount = rowsPerBlock << LOG_M;
+  Word *rowWords = data + size_t(blockIdx.y) * limbWords +
+                   (size_t(firstRow + rowInBlock) << LOG_M);
+  const unsigned rowSlot = rowInBlock << LOG_M;
   const bool scale = !FORWARD && logN1 == 0;
   const Shoup<Word> inverseDegree = limb.inverseDegree;
 
-  const RowTwiddles<Word> twiddles{rowPowers + (rowInBlock << LOG_M),
-                                   sharedPowers, otFrom, q};
-  auto shared = [&](unsigned p) -> Word & {
-    return rowSlot[swizzled<LOG_M, R>(p)];
+  const RowTwiddles<Word, kOtFrom> twiddles{rowPowers + (rowInBlock << LOG_M),
+                                            sharedPowers, q};
+  auto shared = [&](unsigned b, unsigned o) -> Word & {
+    const unsigned at = (rowSlot | swizzled<LOG_M, R>(b)) * sizeof(Word);
+    return *reinterpret_cast<Word *>(
+        sharedBytes + (at ^ swizzled<LOG_M, R>(o) * sizeof(Word)));
   };
-  auto sharedStore = [&](unsigned p, Word w) { shared(p) = w; };
-  auto globalLoad = [&](unsigned p) { return rowWords[p]; };
-  auto globalStore = [&](unsigned p, Word w) {
-    rowWords[p] = scale ? mulShoup(w, inverseDegree, q) : w;
-  };
-
-  if constexpr (FORWARD) {
-    __syncthreads();
-    transform<Word, LOG_M, R, true>(j, globalLoad, sharedStore, shared,
-                                    twiddles, q);
-    __syncthreads();
-    for (unsigned e = threadIdx.x; e < blockWordCount; e += blockDim.x) {
-      Word v = words[((e >> LOG_M) << LOG_M) +
-                     swizzled<LOG_M, R>(e & (kM - 1))];
-      v = v >= twoQ ? v - twoQ : v;
-      blockWords[e] = v >= q ? v - q : v;
+  auto load = [&](unsigned b, unsigned o) { return rowWords[b + o]; };
+  auto store = [&](unsigned b, unsigned o, Word w) {
+    if constexpr (FORWARD) {
+      w = w >= twoQ ? w - twoQ : w;
+      w = w >= q ? w - q : w;
+    } else if (scale) {
+      w = mulShoup(w, inverseDegree, q);
     }
-  } else {
-    for (unsigned e = threadIdx.x; e < blockWordCount; e += blockDim.x)
-      words[((e >> LOG_M) << LOG_M) + swizzled<LOG_M, R>(e & (kM - 1))] =
-          blockWords[e];
-    __syncthreads();
-    auto sharedLoad = [&](unsigned p) { return shared(p); };
-    transform<Word, LOG_M, R, false>(j, sharedLoad, globalStore, shared,
+    rowWords[b + o] = w;
+  };
+  transform<Word, LOG_M, R, FORWARD>(j, load, copyTwiddles, store, shared,
                                      twiddles, q);
-  }
 }
 
 // Launching ----------------------------------------------------------------
@@ -388,13 +442,35 @@ void launchRowSized(const BasicNttPlan<Word> &plan, unsigned logN1,
   const dim3 grid((1u << logN1) / rows, static_cast<unsigned>(plan.limbCount));
   const unsigned threads = rows * ((1u << LOG_M) / R);
   const size_t bytes = rowSharedBytes(sizeof(Word), LOG_M, rows);
-  // For the most rows any launch of this kernel packs.
-  allowSharedBytes(rowStep<Word, FORWARD, LOG_M, R>,
-                   rowSharedBytes(sizeof(Word), LOG_M,
-                                  rowsPerBlock(sizeof(Word), 31, LOG_M, R)));
-  rowStep<Word, FORWARD, LOG_M, R>
-      <<<grid, threads, bytes, stream>>>(plan, data, logN1, rows, otStages);
-  checkLaunch(FORWARD ? "nttRowStep (forward)" : "nttRowStep (inverse)");
+  auto launch = [&](auto otConstant) {
+    constexpr unsigned kOt = decltype(otConstant)::value;
+    if constexpr (kOt <= LOG_M) {
+      const auto kernel = rowStep<Word, FORWARD, LOG_M, R, kOt>;
+      // For the most rows any launch of this kernel packs.
+      allowSharedBytes(kernel,
+                       rowSharedBytes(sizeof(Word), LOG_M,
+                                      rowsPerBlock(sizeof(Word), 31, LOG_M, R)));
+      kernel<<<grid, threads, bytes, stream>>>(plan, data, logN1, rows);
+      checkLaunch(FORWARD ? "nttRowStep (forward)" : "nttRowStep (inverse)");
+    } else {
+      throw Error("more OT stages than row-step stages");
+    }
+  };
+  static_assert(kNttMaxOtStages == 2);
+  switch (otStages) {
+  case 0:
+    launch(std::integral_constant<unsigned, 0>{});
+    break;
+  case 1:
+    launch(std::integral_constant<unsigned, 1>{});
+    break;
+  case 2:
+    launch(std::integral_constant<unsigned, 2>{});
+    break;
+  default:
+    throw Error("no NTT row step is instantiated for " +
+                std::to_string(otStages) + " OT stages");
+  }
 }
 
 template <typename Word, bool FORWARD> struct ColumnLauncher {
