@@ -108,20 +108,16 @@ inline bool isSupportedNttShape(unsigned wordBytes, unsigned logN,
 
 /// The shape used when nothing chose one (tuned on an H200 for 21 limbs).
 inline NttShape defaultNttShape(unsigned wordBytes, unsigned logN) {
-  // A simple rule within about 10% of the fastest shapes of
-  // bench/tune_transforms.py's sweep on an H200 (21 limbs of 60-bit primes,
-  // 42 of 30-bit primes): one block per limb up to 2^11 words, then N1 = 64
-  // (128 at 64-bit logN 17), radix 4 for 64-bit words up to logN 16, radix 8
-  // above and for 32-bit words from logN 15, on-the-fly twiddling of the last
-  // two stages from logN 15. Compiled programs use rns-choose-transform's
-  // choice from the measured table instead.
-  if (logN <= kNttMaxRowLog)
+  // A simple rule within 4% of the fastest shape of bench/tune_transforms.py's
+  // sweep on an H200 (21 limbs of 60-bit primes, 42 of 30-bit primes) for
+  // every logN and direction but two (64-bit forward at logN 12, 9%; 32-bit
+  // inverse at logN 17, 12%): one block per limb up to 2^10 words of 8 bytes
+  // or 2^11 of 4 bytes, then rows of at most 2^10 words under a column step
+  // of at least 2^5; radix 4, no on-the-fly twiddling. Compiled programs use
+  // rns-choose-transform's choice from the measured table instead.
+  if (logN <= (wordBytes == 8 ? 10u : 11u))
     return {0, 4, 0};
-  const bool wide = wordBytes == 8;
-  const unsigned logN1 = wide && logN == 17 ? 7 : 6;
-  const unsigned radix = (wide ? logN >= 17 : logN >= 15) ? 8 : 4;
-  const unsigned otStages = logN >= 15 ? 2 : 0;
-  return {logN1, radix, otStages};
+  return {logN > 15 ? logN - 10 : 5, 4, 0};
 }
 
 } // namespace ringfuse::runtime
