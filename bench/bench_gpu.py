@@ -600,12 +600,14 @@ def cpu_model() -> str:
 
 
 def commit() -> dict[str, Any]:
+    # The lent GPU gets a copy of the working tree whose .git may not be the
+    # one it was copied from, so a commit named by the caller wins.
+    named = os.environ.get("RINGFUSE_COMMIT")
+    if named:
+        return {"commit": named, "source": "$RINGFUSE_COMMIT"}
     head = run_text(["git", "-C", str(REPO_ROOT), "rev-parse", "HEAD"])
     if head is None:
-        return {
-            "commit": os.environ.get("RINGFUSE_COMMIT", "unknown"),
-            "source": "$RINGFUSE_COMMIT",
-        }
+        return {"commit": "unknown", "source": "none"}
     status = run_text(
         ["git", "-C", str(REPO_ROOT), "status", "--porcelain", "--untracked-files=no"]
     )
