@@ -435,6 +435,18 @@ template <typename Kernel> void allowSharedBytes(Kernel kernel, size_t bytes) {
   }
 }
 
+/// Calls f(std::integral_constant<unsigned, V>{}) for the V of Values equal
+/// to the run-time `value`, so that it can instantiate a kernel for it;
+/// returns whether one was.
+template <unsigned... Values, typename F>
+bool withConstant(std::integer_sequence<unsigned, Values...>, unsigned value,
+                  F f) {
+  return ((value == Values
+               ? (f(std::integral_constant<unsigned, Values>{}), true)
+               : false) ||
+          ...);
+}
+
 template <typename Word, bool FORWARD, unsigned LOG_M, unsigned R>
 void launchRowSized(const BasicNttPlan<Word> &plan, unsigned logN1,
                     unsigned otStages, Word *data, cudaStream_t stream) {
@@ -457,20 +469,10 @@ void launchRowSized(const BasicNttPlan<Word> &plan, unsigned logN1,
     }
   };
   static_assert(kNttMaxOtStages == 2);
-  switch (otStages) {
-  case 0:
-    launch(std::integral_constant<unsigned, 0>{});
-    break;
-  case 1:
-    launch(std::integral_constant<unsigned, 1>{});
-    break;
-  case 2:
-    launch(std::integral_constant<unsigned, 2>{});
-    break;
-  default:
+  if (!withConstant(std::integer_sequence<unsigned, 0, 1, 2>{}, otStages,
+                    launch))
     throw Error("no NTT row step is instantiated for " +
                 std::to_string(otStages) + " OT stages");
-  }
 }
 
 template <typename Word, bool FORWARD> struct ColumnLauncher {
@@ -496,33 +498,25 @@ template <typename Word, bool FORWARD> struct RowLauncher {
 };
 
 /// Calls launcher.launch<LOG, R>() for the runtime (log, radix), R clipped to
-/// the transform's size; throws if no instantiation has that log (the
-/// sequences below must cover what isSupportedNttShape accepts).
+/// the transform's size; throws if no instantiation has that log or radix
+/// (the sequences below must cover what isSupportedNttShape accepts).
 template <unsigned... Logs, typename Launch>
-void dispatch(std::integer_sequence<unsigned, Logs...>, unsigned log,
+void dispatch(std::integer_sequence<unsigned, Logs...> logs, unsigned log,
               unsigned radix, const Launch &launcher) {
-  if (((log != Logs) && ...))
-    throw Error("no NTT step is instantiated for 2^" + std::to_string(log) +
-                " words");
   auto byRadix = [&](auto logConstant) {
     constexpr unsigned kLog = decltype(logConstant)::value;
-    switch (radix) {
-    case 4:
-      launcher.template launch<kLog, minOf(4, 1u << kLog)>();
-      break;
-    case 8:
-      launcher.template launch<kLog, minOf(8, 1u << kLog)>();
-      break;
-    case 16:
-      launcher.template launch<kLog, minOf(16, 1u << kLog)>();
-      break;
-    default:
+    auto launch = [&](auto radixConstant) {
+      constexpr unsigned kRadix = decltype(radixConstant)::value;
+      launcher.template launch<kLog, minOf(kRadix, 1u << kLog)>();
+    };
+    if (!withConstant(std::integer_sequence<unsigned, 4, 8, 16>{}, radix,
+                      launch))
       throw Error("no NTT step is instantiated for radix " +
                   std::to_string(radix));
-    }
   };
-  ((log == Logs ? (byRadix(std::integral_constant<unsigned, Logs>{}), 0) : 0),
-   ...);
+  if (!withConstant(logs, log, byRadix))
+    throw Error("no NTT step is instantiated for 2^" + std::to_string(log) +
+                " words");
 }
 
 template <typename Word, bool FORWARD>
