@@ -102,10 +102,7 @@ public:
   DeviceArray(const T *host, size_t count, cudaStream_t stream,
               const std::string &what)
       : DeviceArray(count, stream, what) {
-    if (count)
-      check(cudaMemcpyAsync(data_, host, count * sizeof(T),
-                            cudaMemcpyHostToDevice, stream),
-            "uploading " + what);
+    upload(host, count, what);
   }
   DeviceArray(const std::vector<T> &host, cudaStream_t stream,
               const std::string &what)
@@ -127,12 +124,22 @@ public:
   T *data() const { return data_; }
   size_t size() const { return count_; }
 
-  /// this[0 .. count) into host (queued on the stream).
-  void download(T *host, size_t count, const std::string &what) const {
+  /// this[offset .. offset + count) into host (queued on the stream).
+  void download(T *host, size_t count, const std::string &what,
+                size_t offset = 0) const {
     if (count)
-      check(cudaMemcpyAsync(host, data_, count * sizeof(T),
+      check(cudaMemcpyAsync(host, data_ + offset, count * sizeof(T),
                             cudaMemcpyDeviceToHost, stream_),
             "downloading " + what);
+  }
+  /// host[0 .. count) into this[offset .. offset + count) (queued on the
+  /// stream).
+  void upload(const T *host, size_t count, const std::string &what,
+              size_t offset = 0) {
+    if (count)
+      check(cudaMemcpyAsync(data_ + offset, host, count * sizeof(T),
+                            cudaMemcpyHostToDevice, stream_),
+            "uploading " + what);
   }
   void zero(const std::string &what) {
     if (count_)
@@ -541,14 +548,10 @@ KeySwitchKey generateKeySwitchKey(GpuContext &g, const Context &context,
   key.b.assign(dnum, std::vector<uint64_t>(words));
   key.a.assign(dnum, std::vector<uint64_t>(words));
   for (size_t j = 0; j < dnum; ++j) {
-    check(cudaMemcpyAsync(key.b[j].data(), digits.data() + 2 * j * words,
-                          words * sizeof(uint64_t), cudaMemcpyDeviceToHost,
-                          stream),
-          "downloading a key switching key");
-    check(cudaMemcpyAsync(key.a[j].data(), digits.data() + (2 * j + 1) * words,
-                          words * sizeof(uint64_t), cudaMemcpyDeviceToHost,
-                          stream),
-          "downloading a key switching key");
+    digits.download(key.b[j].data(), words, "a key switching key",
+                    2 * j * words);
+    digits.download(key.a[j].data(), words, "a key switching key",
+                    (2 * j + 1) * words);
   }
   finish(g, "key switching key generation");
   return key;
@@ -615,14 +618,8 @@ struct PublicEncryptionBuffers {
         scaled(g.qSize * g.n, g.stream.get(), "a scaled plaintext"),
         ct(2 * g.qSize * g.n, g.stream.get(), "a ciphertext") {
     const size_t qpWords = g.qpSize * g.n;
-    check(cudaMemcpyAsync(keyParts.data(), key.b.data(),
-                          qpWords * sizeof(uint64_t), cudaMemcpyHostToDevice,
-                          g.stream.get()),
-          "uploading a public key");
-    check(cudaMemcpyAsync(keyParts.data() + qpWords, key.a.data(),
-                          qpWords * sizeof(uint64_t), cudaMemcpyHostToDevice,
-                          g.stream.get()),
-          "uploading a public key");
+    keyParts.upload(key.b.data(), qpWords, "a public key");
+    keyParts.upload(key.a.data(), qpWords, "a public key", qpWords);
   }
   DeviceArray<uint64_t> keyParts, m, u, components, scaled, ct;
 };
@@ -842,13 +839,8 @@ PublicKey generatePublicKey(const SecretKey &secret, Prng &prng) {
   key.context = secret.context;
   key.b.resize(words);
   key.a.resize(words);
-  check(cudaMemcpyAsync(key.b.data(), pair.data(), words * sizeof(uint64_t),
-                        cudaMemcpyDeviceToHost, stream),
-        "downloading a public key");
-  check(cudaMemcpyAsync(key.a.data(), pair.data() + words,
-                        words * sizeof(uint64_t), cudaMemcpyDeviceToHost,
-                        stream),
-        "downloading a public key");
+  pair.download(key.b.data(), words, "a public key");
+  pair.download(key.a.data(), words, "a public key", words);
   finish(g, "public key generation");
   return key;
 }
