@@ -99,8 +99,8 @@ public:
       tables_.push_back(std::make_unique<Tables>(static_cast<Word>(q), n));
       auto *powers = allocations_.copy(tables_.back()->rootPowers());
       auto *inverse = allocations_.copy(tables_.back()->inverseRootPowers());
-      limbs.push_back({static_cast<Word>(q), powers, inverse,
-                       tables_.back()->inverseDegree()});
+      limbs.push_back(cuda::makeNttLimb(static_cast<Word>(q), powers, inverse,
+                                        tables_.back()->inverseDegree()));
     }
     auto *limbArray = allocations_.copy(limbs);
     plan_ = {limbArray, static_cast<int>(primes.size())};

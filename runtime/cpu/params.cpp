@@ -74,9 +74,10 @@ Context::fromPrimes(size_t n, uint64_t t, std::vector<uint64_t> q,
   if (q.empty() || p.empty())
     throw Error("a parameter set needs at least one prime in Q and one in P");
   for (uint64_t prime : q) {
-    if (!isPrime(prime) || prime % (2 * n) != 1 || prime >= (uint64_t(1) << 62))
+    // Below 2^61: the GPU NTT's lazy bounds need it (cuda/ntt.cu).
+    if (!isPrime(prime) || prime % (2 * n) != 1 || prime >= (uint64_t(1) << 61))
       throw Error("ciphertext prime " + std::to_string(prime) +
-                  " is not an NTT-friendly prime (1 mod 2N, below 2^62)");
+                  " is not an NTT-friendly prime (1 mod 2N, below 2^61)");
     if (std::gcd(prime, t) != 1)
       throw Error("ciphertext prime " + std::to_string(prime) +
                   " divides the plaintext modulus " + std::to_string(t));

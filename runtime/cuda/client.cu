@@ -246,8 +246,8 @@ private:
     tables_.emplace_back(
         DeviceArray<ShoupConstant>(tables.inverseRootPowers(), stream.get(),
                                    "the inverse twiddles of " + prime));
-    return {tables.modulus().value, roots, tables_.back().data(),
-            tables.inverseDegree()};
+    return cuda::makeNttLimb(tables.modulus().value, roots,
+                             tables_.back().data(), tables.inverseDegree());
   }
 
   template <typename T>

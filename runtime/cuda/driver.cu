@@ -192,8 +192,9 @@ void placeTables(const RfRuntime &s,
       std::vector<cuda::NttLimb> limbs;
       for (size_t i = 0; i < plan.moduli.size(); ++i) {
         const uint64_t q = plan.moduli[i];
-        limbs.push_back({q, placed.at(q).first, placed.at(q).second,
-                         twiddles.at(q)->inverseDegree()});
+        limbs.push_back(cuda::makeNttLimb(q, placed.at(q).first,
+                                          placed.at(q).second,
+                                          twiddles.at(q)->inverseDegree()));
       }
       ntt = {image.put(limbs), static_cast<int>(limbs.size())};
     }

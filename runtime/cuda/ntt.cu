@@ -8,8 +8,10 @@
 // which the thread transforms in registers: the groups are closed under those
 // stages. Rounds exchange words through shared memory.
 //
-// Lazy bounds are ntt.cpp's: forward values stay below 4q (so q < 2^62 for
-// 64-bit words and q < 2^30 for 32-bit words), inverse values below 2q.
+// Lazy bounds: with B = LazyModulus::bound (2q for 32-bit words, 4q for
+// 64-bit ones), forward values stay below 2B and inverse values below B, and
+// each Shoup product is below B. 64-bit products are approximate (see
+// LazyModulus<uint64_t>), which is why their B is 4q and q < 2^61.
 //
 //===----------------------------------------------------------------------===//
 #include "ntt.cuh"
@@ -32,25 +34,102 @@ constexpr unsigned kRowStepThreads = 256;
 
 __host__ __device__ constexpr unsigned minOf(unsigned a, unsigned b) { return a < b ? a : b; }
 
-// Butterflies --------------------------------------------------------------
+// Lazy arithmetic ------------------------------------------------------------
 
-/// Cooley-Tukey: (x, y) -> (x + w y, x - w y), given v = w y below 2q.
+/// x - c if x >= c, else x, for x < 2c. With 64-bit words c < 2^63, so
+/// x - c lies in (-2^63, 2^63) and its sign gives the comparison (one
+/// instruction fewer than a 64-bit compare); 32-bit words compare.
 template <typename Word>
-__device__ __forceinline__ void forwardButterfly(Word &x, Word &y, Word v,
-                                                 Word twoQ) {
-  const Word u = x >= twoQ ? x - twoQ : x;
-  x = u + v;
-  y = u - v + twoQ;
+__device__ __forceinline__ Word subtractIfAtLeast(Word x, Word c) {
+  if constexpr (sizeof(Word) == 8) {
+    const int64_t difference = static_cast<int64_t>(x - c);
+    return difference < 0 ? x : static_cast<Word>(difference);
+  } else {
+    return x >= c ? x - c : x;
+  }
 }
 
-/// Gentleman-Sande, first half: x + y (below 2q) and the difference x - y + 2q
+template <typename Word> struct LazyModulus;
+
+/// 32-bit words: exact Shoup products (below 2q), so B = 2q and q < 2^30.
+/// belowBound(x) is x - B if x >= B, else x.
+template <> struct LazyModulus<uint32_t> {
+  uint32_t q, bound;
+
+  __device__ explicit LazyModulus(uint32_t modulus)
+      : q(modulus), bound(2 * modulus) {}
+  __device__ __forceinline__ uint32_t times(uint32_t y,
+                                            ShoupConstant32 w) const {
+    return mulShoupLazy(y, w, q);
+  }
+  __device__ __forceinline__ uint32_t belowBound(uint32_t x) const {
+    return subtractIfAtLeast(x, bound);
+  }
+};
+
+/// 64-bit words: the Shoup quotient floor(y w' / 2^64) is estimated from
+/// three of the four 32-bit partial products, dropping the low-by-low one and
+/// the carries out of the middle word, so it falls short by at most 2 and
+/// y w - e q is below 4q (B = 4q; values below 8q fit a word for q < 2^61).
+/// That saves a multiply and the carry chain; y w - e q is taken as
+/// y w + e (2^64 - q) so that it is one multiply-accumulate chain.
+template <> struct LazyModulus<uint64_t> {
+  uint64_t q, bound, negQ;
+
+  __device__ explicit LazyModulus(uint64_t modulus)
+      : q(modulus), bound(4 * modulus), negQ(0 - modulus) {}
+  __device__ __forceinline__ uint64_t times(uint64_t y,
+                                            ShoupConstant w) const {
+    uint64_t r;
+    // In PTX so that the compiler keeps y w + e negQ rather than turning it
+    // back into y w - e q (a negation more).
+    asm("{\n\t.reg .u32 yl, yh, wl, wh, a, b;\n\t.reg .u64 e, a64, b64;\n\t"
+        "mov.b64 {yl, yh}, %1;\n\t"
+        "mov.b64 {wl, wh}, %3;\n\t"
+        "mul.hi.u32 a, yh, wl;\n\t"
+        "mul.hi.u32 b, yl, wh;\n\t"
+        "cvt.u64.u32 a64, a;\n\t"
+        "cvt.u64.u32 b64, b;\n\t"
+        "mad.wide.u32 e, yh, wh, a64;\n\t"
+        "add.u64 e, e, b64;\n\t"
+        "mul.lo.u64 %0, %1, %2;\n\t"
+        "mad.lo.u64 %0, e, %4, %0;\n\t}"
+        : "=l"(r)
+        : "l"(y), "l"(w.value), "l"(w.quotient), "l"(negQ));
+    return r;
+  }
+  __device__ __forceinline__ uint64_t belowBound(uint64_t x) const {
+    return subtractIfAtLeast(x, bound);
+  }
+};
+
+/// A forward value (below 2B) as a canonical residue.
+template <typename Word>
+__device__ __forceinline__ Word canonical(Word x, const LazyModulus<Word> &m) {
+  x = m.belowBound(x);
+  if constexpr (sizeof(Word) == 8)
+    x = subtractIfAtLeast(x, 2 * m.q);
+  return subtractIfAtLeast(x, m.q);
+}
+
+// Butterflies --------------------------------------------------------------
+
+/// Cooley-Tukey: (x, y) -> (x + w y, x - w y), given v = w y below B.
+template <typename Word>
+__device__ __forceinline__ void forwardButterfly(Word &x, Word &y, Word v,
+                                                 const LazyModulus<Word> &m) {
+  const Word u = m.belowBound(x);
+  x = u + v;
+  y = u - v + m.bound;
+}
+
+/// Gentleman-Sande, first half: x + y (below B) and the difference x - y + B
 /// that the twiddle multiplies.
 template <typename Word>
-__device__ __forceinline__ Word inverseButterflySum(Word &x, Word y,
-                                                    Word twoQ) {
-  const Word difference = x - y + twoQ;
-  const Word sum = x + y;
-  x = sum >= twoQ ? sum - twoQ : sum;
+__device__ __forceinline__ Word
+inverseButterflySum(Word &x, Word y, const LazyModulus<Word> &m) {
+  const Word difference = x - y + m.bound;
+  x = m.belowBound(x + y);
   return difference;
 }
 
@@ -60,11 +139,11 @@ __device__ __forceinline__ Word inverseButterflySum(Word &x, Word y,
 /// of powers[0, N1) in shared memory.
 template <typename Word> struct ColumnTwiddles {
   const Shoup<Word> *powers;
-  Word q;
+  LazyModulus<Word> m;
 
   __device__ __forceinline__ Word times(Word y, unsigned stage,
                                         unsigned group) const {
-    return mulShoupLazy(y, powers[(1u << stage) + group], q);
+    return m.times(y, powers[(1u << stage) + group]);
   }
 };
 
@@ -89,14 +168,13 @@ __device__ __forceinline__ constexpr bool isStageFrom(unsigned stage) {
 template <typename Word, unsigned OT_FROM> struct RowTwiddles {
   const Shoup<Word> *rowPowers;
   const Shoup<Word> *sharedPowers;
-  Word q;
+  LazyModulus<Word> m;
 
   __device__ __forceinline__ Word times(Word y, unsigned stage,
                                         unsigned group) const {
     if (isStageFrom<OT_FROM>(stage))
-      return mulShoupLazy(mulShoupLazy(y, rowPowers[1u << stage], q),
-                          sharedPowers[group], q);
-    return mulShoupLazy(y, rowPowers[(1u << stage) + group], q);
+      return m.times(m.times(y, rowPowers[1u << stage]), sharedPowers[group]);
+    return m.times(y, rowPowers[(1u << stage) + group]);
   }
 };
 
@@ -109,17 +187,18 @@ template <typename Word, unsigned OT_FROM> struct RowTwiddles {
 /// address word b + o of the transform, where b is the group's base (known
 /// at run time) and o its offset within the group (a compile-time constant
 /// once unrolled; the two have disjoint bits, so b + o = b | o = b ^ o);
-/// afterLoad() runs once the loads are issued, before their words are used,
-/// so that work waiting on other loads overlaps them.
+/// beforeLoad() runs just before the loads are issued and afterLoad() once
+/// they are, before their words are used, so that work waiting on other
+/// loads overlaps them.
 template <typename Word, unsigned LOG_M, unsigned R, unsigned RK, bool FORWARD,
-          typename Load, typename AfterLoad, typename Store, typename Twiddles>
-__device__ __forceinline__ void round(unsigned j, unsigned s0, Load load,
-                                      AfterLoad afterLoad, Store store,
-                                      const Twiddles &twiddles, Word q) {
+          typename BeforeLoad, typename Load, typename AfterLoad,
+          typename Store, typename Twiddles>
+__device__ __forceinline__ void
+round(unsigned j, unsigned s0, BeforeLoad beforeLoad, Load load,
+      AfterLoad afterLoad, Store store, const Twiddles &twiddles) {
   constexpr unsigned kSpan = 1u << RK, kGroups = R / kSpan;
   constexpr unsigned kThreadsPerTransform = (1u << LOG_M) / R;
   const unsigned logD = LOG_M - s0 - RK;
-  const Word twoQ = 2 * q;
   unsigned base[kGroups], high[kGroups];
 #pragma unroll
   for (unsigned m = 0; m < kGroups; ++m) {
@@ -128,6 +207,7 @@ __device__ __forceinline__ void round(unsigned j, unsigned s0, Load load,
     base[m] = (high[m] << (logD + RK)) | (g & ((1u << logD) - 1));
   }
   Word x[R];
+  beforeLoad();
 #pragma unroll
   for (unsigned m = 0; m < kGroups; ++m)
 #pragma unroll
@@ -151,9 +231,10 @@ __device__ __forceinline__ void round(unsigned j, unsigned s0, Load load,
         const unsigned group = (high[m] << u) | (i >> (RK - u));
         Word &a = x[m * kSpan + i], &b = x[m * kSpan + i + half];
         if constexpr (FORWARD) {
-          forwardButterfly(a, b, twiddles.times(b, stage, group), twoQ);
+          forwardButterfly(a, b, twiddles.times(b, stage, group), twiddles.m);
         } else {
-          b = twiddles.times(inverseButterflySum(a, b, twoQ), stage, group);
+          b = twiddles.times(inverseButterflySum(a, b, twiddles.m), stage,
+                             group);
         }
       }
   }
@@ -165,19 +246,38 @@ __device__ __forceinline__ void round(unsigned j, unsigned s0, Load load,
       store(base[m], i << logD, x[m * kSpan + i]);
 }
 
+/// Programmatic dependent launch (the steps are launched with it, see
+/// launchStep): a step may start while the stream's previous kernel is
+/// still running, so it reads only its twiddle tables (written long before)
+/// until the previous kernel has finished and its writes are visible.
+__device__ __forceinline__ void awaitPreviousKernel() {
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+}
+
+/// Lets the stream's next kernel start once every block of this grid has
+/// called it (or exited): called after awaitPreviousKernel (so that at most
+/// two grids overlap) and before the last round, so that the next
+/// kernel's blocks fill the SMs that this grid's last blocks leave idle and
+/// fetch their twiddles meanwhile, but not so early that they crowd SMs
+/// unevenly while this grid still runs.
+__device__ __forceinline__ void allowNextKernel() {
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+}
+
 /// All rounds of one M-word transform: log R stages each, the first round
-/// (in forward order) taking what is left over. The first round run reads
-/// with firstLoad, then calls afterFirstLoad (which must end with a barrier if
-/// it writes shared memory the rounds read); the last one writes with
-/// lastStore; the others go through shared memory (shared(b, o) is a
-/// reference to word b + o's slot; see round()).
+/// (in forward order) taking what is left over. The first round run calls
+/// beforeFirstLoad, reads with firstLoad, then calls afterFirstLoad (which
+/// must end with a barrier if it writes shared memory the rounds read); the
+/// last one writes with lastStore; the others go through shared memory
+/// (shared(b, o) is a reference to word b + o's slot; see round()).
 template <typename Word, unsigned LOG_M, unsigned R, bool FORWARD,
-          typename FirstLoad, typename AfterFirstLoad, typename LastStore,
-          typename Shared, typename Twiddles>
+          typename BeforeFirstLoad, typename FirstLoad,
+          typename AfterFirstLoad, typename LastStore, typename Shared,
+          typename Twiddles>
 __device__ __forceinline__ void
-transform(unsigned j, FirstLoad firstLoad, AfterFirstLoad afterFirstLoad,
-          LastStore lastStore, Shared shared, const Twiddles &twiddles,
-          Word q) {
+transform(unsigned j, BeforeFirstLoad beforeFirstLoad, FirstLoad firstLoad,
+          AfterFirstLoad afterFirstLoad, LastStore lastStore, Shared shared,
+          const Twiddles &twiddles) {
   constexpr unsigned kLogR = log2Exact(R);
   constexpr unsigned kRounds = (LOG_M + kLogR - 1) / kLogR;
   constexpr unsigned kFirstStages = LOG_M - (kRounds - 1) * kLogR;
@@ -185,35 +285,40 @@ transform(unsigned j, FirstLoad firstLoad, AfterFirstLoad afterFirstLoad,
   auto sharedStore = [&](unsigned b, unsigned o, Word w) { shared(b, o) = w; };
   auto nothing = [] {};
   if constexpr (kRounds == 1) {
-    round<Word, LOG_M, R, kFirstStages, FORWARD>(
-        j, 0, firstLoad, afterFirstLoad, lastStore, twiddles, q);
+    // No early start for the next kernel: it would come before the wait.
+    round<Word, LOG_M, R, kFirstStages, FORWARD>(j, 0, beforeFirstLoad,
+                                                 firstLoad, afterFirstLoad,
+                                                 lastStore, twiddles);
   } else if constexpr (FORWARD) {
-    round<Word, LOG_M, R, kFirstStages, true>(j, 0, firstLoad, afterFirstLoad,
-                                              sharedStore, twiddles, q);
+    round<Word, LOG_M, R, kFirstStages, true>(j, 0, beforeFirstLoad,
+                                              firstLoad, afterFirstLoad,
+                                              sharedStore, twiddles);
 #pragma unroll
     for (unsigned k = 1; k + 1 < kRounds; ++k) {
       __syncthreads();
       round<Word, LOG_M, R, kLogR, true>(j, kFirstStages + (k - 1) * kLogR,
-                                         sharedLoad, nothing, sharedStore,
-                                         twiddles, q);
+                                         nothing, sharedLoad, nothing,
+                                         sharedStore, twiddles);
     }
     __syncthreads();
-    round<Word, LOG_M, R, kLogR, true>(j, LOG_M - kLogR, sharedLoad, nothing,
-                                       lastStore, twiddles, q);
+    allowNextKernel();
+    round<Word, LOG_M, R, kLogR, true>(j, LOG_M - kLogR, nothing, sharedLoad,
+                                       nothing, lastStore, twiddles);
   } else {
-    round<Word, LOG_M, R, kLogR, false>(j, LOG_M - kLogR, firstLoad,
-                                        afterFirstLoad, sharedStore, twiddles,
-                                        q);
+    round<Word, LOG_M, R, kLogR, false>(j, LOG_M - kLogR, beforeFirstLoad,
+                                        firstLoad, afterFirstLoad, sharedStore,
+                                        twiddles);
 #pragma unroll
     for (unsigned k = kRounds - 2; k >= 1; --k) {
       __syncthreads();
       round<Word, LOG_M, R, kLogR, false>(j, kFirstStages + (k - 1) * kLogR,
-                                          sharedLoad, nothing, sharedStore,
-                                          twiddles, q);
+                                          nothing, sharedLoad, nothing,
+                                          sharedStore, twiddles);
     }
     __syncthreads();
-    round<Word, LOG_M, R, kFirstStages, false>(j, 0, sharedLoad, nothing,
-                                               lastStore, twiddles, q);
+    allowNextKernel();
+    round<Word, LOG_M, R, kFirstStages, false>(j, 0, nothing, sharedLoad,
+                                               nothing, lastStore, twiddles);
   }
 }
 
@@ -237,30 +342,40 @@ __global__ void __launch_bounds__(minOf(1024, kNttBlockColumns *(1u << LOG_M) / 
 
   const BasicNttLimb<Word> limb = plan.limbs[blockIdx.y];
   const Shoup<Word> *table = FORWARD ? limb.rootPowers : limb.inverseRootPowers;
+  // Lets the compiler use global loads rather than generic ones for the table.
+  __builtin_assume(__isGlobal(table));
   const size_t rowLength = size_t(1) << (logN - LOG_M);
   const unsigned column = threadIdx.x % kNttBlockColumns, j = threadIdx.x / kNttBlockColumns;
   Word *columnWords = data + size_t(blockIdx.y) * (rowLength << LOG_M) +
                       size_t(blockIdx.x) * kNttBlockColumns + column;
-  const Word q = limb.q;
+  const LazyModulus<Word> m(limb.q);
   const Shoup<Word> inverseDegree = limb.inverseDegree;
   auto load = [&](unsigned b, unsigned o) {
     return columnWords[(b + o) * rowLength];
   };
-  auto copyTwiddles = [&] {
+  // The block's threads hold the table between its load and its store.
+  Shoup<Word> twiddle{};
+  auto fetchTwiddles = [&] {
     if (threadIdx.x < kM)
-      powers[threadIdx.x] = table[threadIdx.x];
+      twiddle = table[threadIdx.x];
+    awaitPreviousKernel();
+  };
+  auto storeTwiddles = [&] {
+    if (threadIdx.x < kM)
+      powers[threadIdx.x] = twiddle;
     __syncthreads();
   };
   auto store = [&](unsigned b, unsigned o, Word w) {
     if constexpr (!FORWARD)
-      w = mulShoup(w, inverseDegree, q);
+      w = mulShoup(w, inverseDegree, m.q);
     columnWords[(b + o) * rowLength] = w;
   };
   auto shared = [&](unsigned b, unsigned o) -> Word & {
     return words[(b + o) * kNttBlockColumns + column];
   };
-  transform<Word, LOG_M, R, FORWARD>(j, load, copyTwiddles, store, shared,
-                                     ColumnTwiddles<Word>{powers, q}, q);
+  transform<Word, LOG_M, R, FORWARD>(j, fetchTwiddles, load, storeTwiddles,
+                                     store, shared,
+                                     ColumnTwiddles<Word>{powers, m});
 }
 
 /// Word p of a row's slot in shared memory: XOR-swizzled within each 32
@@ -307,16 +422,19 @@ __global__ void __launch_bounds__(
   const BasicNttLimb<Word> limb = plan.limbs[blockIdx.y];
   const Shoup<Word> *powers =
       FORWARD ? limb.rootPowers : limb.inverseRootPowers;
-  const Word q = limb.q, twoQ = 2 * q;
+  // Lets the compiler use global loads rather than generic ones for the table.
+  __builtin_assume(__isGlobal(powers));
+  const LazyModulus<Word> m(limb.q);
   constexpr unsigned kOtFrom = LOG_M - OT_STAGES;
   const unsigned firstRow = blockIdx.x * rowsPerBlock;
   // Entry k of a row's table: stage log2(k), group k - 2^stage; entry 0 is
   // unused, and past kOtFrom only group 0 is kept. Its index in the limb's
   // table, 2^(logN1 + stage) + row 2^stage + group, is k + (2^logN1 + row - 1)
   // 2^stage (N <= 2^17: it fits 32 bits).
-  auto copyTwiddles = [&] {
-    Shoup<Word> rowEntries[R], sharedEntries[kSharedPerThread];
-    bool keep[R];
+  // The block's threads hold its twiddles between their loads and stores.
+  Shoup<Word> rowEntries[R], sharedEntries[kSharedPerThread];
+  bool keep[R];
+  auto fetchTwiddles = [&] {
 #pragma unroll
     for (unsigned i = 0; i < R; ++i) {
       const unsigned e = threadIdx.x + i * blockDim.x;
@@ -333,6 +451,9 @@ __global__ void __launch_bounds__(
       if (OT_STAGES > 0 && h < kM / 2)
         sharedEntries[i] = powers[h];
     }
+    awaitPreviousKernel();
+  };
+  auto storeTwiddles = [&] {
 #pragma unroll
     for (unsigned i = 0; i < R; ++i)
       if (keep[i])
@@ -356,7 +477,7 @@ __global__ void __launch_bounds__(
   const Shoup<Word> inverseDegree = limb.inverseDegree;
 
   const RowTwiddles<Word, kOtFrom> twiddles{rowPowers + (rowInBlock << LOG_M),
-                                            sharedPowers, q};
+                                            sharedPowers, m};
   auto shared = [&](unsigned b, unsigned o) -> Word & {
     const unsigned at = (rowSlot | swizzled<LOG_M, R>(b)) * sizeof(Word);
     return *reinterpret_cast<Word *>(
@@ -364,29 +485,51 @@ __global__ void __launch_bounds__(
   };
   auto load = [&](unsigned b, unsigned o) { return rowWords[b + o]; };
   auto store = [&](unsigned b, unsigned o, Word w) {
-    if constexpr (FORWARD) {
-      w = w >= twoQ ? w - twoQ : w;
-      w = w >= q ? w - q : w;
-    } else if (scale) {
-      w = mulShoup(w, inverseDegree, q);
-    }
+    if constexpr (FORWARD)
+      w = canonical(w, m);
+    else if (scale)
+      w = mulShoup(w, inverseDegree, m.q);
     rowWords[b + o] = w;
   };
-  transform<Word, LOG_M, R, FORWARD>(j, load, copyTwiddles, store, shared,
-                                     twiddles, q);
+  transform<Word, LOG_M, R, FORWARD>(j, fetchTwiddles, load, storeTwiddles,
+                                     store, shared, twiddles);
 }
 
 // Launching ----------------------------------------------------------------
+
+/// Launches a step allowing programmatic dependent launch (see
+/// awaitPreviousKernel); throws Error naming it if the launch fails.
+template <typename... Params, typename... Args>
+void launchStep(const char *name, void (*kernel)(Params...), dim3 grid,
+                unsigned threads, size_t sharedBytes, cudaStream_t stream,
+                Args... args) {
+  cudaLaunchAttribute overlap{};
+  overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  overlap.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = grid;
+  config.blockDim = dim3(threads);
+  config.dynamicSmemBytes = sharedBytes;
+  config.stream = stream;
+  config.attrs = &overlap;
+  config.numAttrs = 1;
+  const cudaError_t launched = cudaLaunchKernelEx(&config, kernel, args...);
+  checkLaunch(name); // reports (and clears) a failed launch as the last error
+  if (launched != cudaSuccess)
+    throw Error(std::string("CUDA kernel ") + name +
+                " failed to launch: " + cudaGetErrorString(launched));
+}
 
 template <typename Word, bool FORWARD, unsigned LOG_M, unsigned R>
 void launchColumnSized(const BasicNttPlan<Word> &plan, unsigned logN,
                        Word *data, cudaStream_t stream) {
   const unsigned columns = 1u << (logN - LOG_M);
   const dim3 grid(columns / kNttBlockColumns, static_cast<unsigned>(plan.limbCount));
-  columnStep<Word, FORWARD, LOG_M, R>
-      <<<grid, nttColumnThreads(LOG_M, R),
-         nttColumnSharedBytes(sizeof(Word), LOG_M), stream>>>(plan, data, logN);
-  checkLaunch(FORWARD ? "nttColumnStep (forward)" : "nttColumnStep (inverse)");
+  launchStep(FORWARD ? "nttColumnStep (forward)" : "nttColumnStep (inverse)",
+             columnStep<Word, FORWARD, LOG_M, R>, grid,
+             nttColumnThreads(LOG_M, R),
+             nttColumnSharedBytes(sizeof(Word), LOG_M), stream, plan, data,
+             logN);
 }
 
 /// A row-step block's shared memory: per row its words and its twiddles,
@@ -462,8 +605,9 @@ void launchRowSized(const BasicNttPlan<Word> &plan, unsigned logN1,
       allowSharedBytes(kernel,
                        rowSharedBytes(sizeof(Word), LOG_M,
                                       rowsPerBlock(sizeof(Word), 31, LOG_M, R)));
-      kernel<<<grid, threads, bytes, stream>>>(plan, data, logN1, rows);
-      checkLaunch(FORWARD ? "nttRowStep (forward)" : "nttRowStep (inverse)");
+      launchStep(FORWARD ? "nttRowStep (forward)" : "nttRowStep (inverse)",
+                 kernel, grid, threads, bytes, stream, plan, data, logN1,
+                 rows);
     } else {
       throw Error("more OT stages than row-step stages");
     }
@@ -546,6 +690,22 @@ void launchNtt(const BasicNttPlan<Word> &plan, size_t n, const NttShape &shape,
 }
 
 } // namespace
+
+template <typename Word>
+BasicNttLimb<Word> makeNttLimb(Word q, const Shoup<Word> *rootPowers,
+                               const Shoup<Word> *inverseRootPowers,
+                               Shoup<Word> inverseDegree) {
+  if (sizeof(Word) == 8 && uint64_t(q) >= uint64_t(1) << 61)
+    throw Error("the GPU NTT takes 64-bit primes below 2^61, not " +
+                std::to_string(q));
+  return {q, rootPowers, inverseRootPowers, inverseDegree};
+}
+
+template NttLimb makeNttLimb<uint64_t>(uint64_t, const ShoupConstant *,
+                                       const ShoupConstant *, ShoupConstant);
+template NttLimb32 makeNttLimb<uint32_t>(uint32_t, const ShoupConstant32 *,
+                                         const ShoupConstant32 *,
+                                         ShoupConstant32);
 
 template <typename Word>
 void launchNttForward(const BasicNttPlan<Word> &plan, size_t n,

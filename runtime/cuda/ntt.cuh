@@ -16,6 +16,10 @@
 // row step reads log N2 twiddles per row plus a table of N2 / 2 words that
 // every row shares, instead of N2 - 1 per row.
 //
+// Both steps are launched with programmatic dependent launch: a step fetches
+// its twiddles while the stream's previous kernel finishes, and waits for it
+// before touching the data.
+//
 // Every variant computes ntt.cpp's transform (natural order in, bit-reversed
 // out; canonical residues), so the words equal NttTables::forward / inverse
 // whatever the shape.
@@ -45,6 +49,14 @@ template <typename Word> struct BasicNttLimb {
   const Shoup<Word> *inverseRootPowers;
   Shoup<Word> inverseDegree;
 };
+
+/// The limb of prime q, its twiddle tables already on the device. Throws
+/// Error for a prime the GPU butterflies cannot take: 64-bit words keep
+/// values below 8q (ntt.cu), so q must be below 2^61.
+template <typename Word>
+BasicNttLimb<Word> makeNttLimb(Word q, const Shoup<Word> *rootPowers,
+                               const Shoup<Word> *inverseRootPowers,
+                               Shoup<Word> inverseDegree);
 
 template <typename Word> struct BasicNttPlan {
   const BasicNttLimb<Word> *limbs; // one per limb of the basis, on the device

@@ -11,6 +11,7 @@
 #include "ringfuse/runtime/bfv.h"
 #include "ringfuse/runtime/error.h"
 #include "ringfuse/runtime/modarith.h"
+#include "ringfuse/runtime/number_theory.h"
 #include "ringfuse/runtime/program.h"
 #include "test_support.h"
 
@@ -237,6 +238,15 @@ TEST_F(ProgramTest, RefusesBadParameters) {
   m.q = notNttFriendly;
   m.q_count = 1;
   EXPECT_MESSAGE(loadError(m), "not an NTT-friendly prime");
+  // 1 mod 2N but at least 2^61: too wide for the GPU NTT's lazy bounds.
+  m = *plainManifest();
+  const uint64_t tooWide[] = {
+      findPrimesBelow(62, 1, 2 * uint64_t(m.degree), [](uint64_t) {
+        return false;
+      }).front()};
+  m.q = tooWide;
+  m.q_count = 1;
+  EXPECT_MESSAGE(loadError(m), "below 2^61");
   m = *plainManifest();
   m.dnum = -1;
   EXPECT_MESSAGE(loadError(m), "dnum is negative");

@@ -3,13 +3,16 @@
 // Every decomposition ntt.cu supports (both word sizes, every ring degree of
 // the runtime, every N1, radix and number of on-the-fly stages) transforms
 // several limbs in one launch and must give NttTables::forward / inverse
-// (NttTables32 for 32-bit words) word for word.
+// (NttTables32 for 32-bit words) word for word. The primes are the widest
+// each word size takes (61 and 30 bits), where the lazy bounds are tightest,
+// and a quarter of each limb holds the largest residue q - 1.
 //
 // Compiled by nvcc (CUDA source despite the .cpp name: see CMakeLists.txt).
 //
 //===----------------------------------------------------------------------===//
 #include "ntt.cuh"
 
+#include "ringfuse/runtime/error.h"
 #include "ringfuse/runtime/ntt.h"
 #include "ringfuse/runtime/number_theory.h"
 
@@ -40,7 +43,7 @@ public:
   using Tables = typename NttTablesFor<Word>::type;
 
   LimbSet(unsigned logN, size_t limbs) : n_(size_t(1) << logN) {
-    const unsigned bits = sizeof(Word) == 8 ? 60 : 30;
+    const unsigned bits = sizeof(Word) == 8 ? 61 : 30;
     for (uint64_t q : findPrimesBelow(bits, limbs, 2 * n_,
                                       [](uint64_t) { return false; }))
       primes_.push_back(static_cast<Word>(q));
@@ -68,7 +71,8 @@ public:
     for (size_t limb = 0; limb < limbCount(); ++limb)
       for (size_t i = 0; i < n_; ++i)
         words[limb * n_ + i] =
-            static_cast<Word>(randomBelow(primes_[limb]));
+            i < n_ / 4 ? primes_[limb] - 1
+                       : static_cast<Word>(randomBelow(primes_[limb]));
     return words;
   }
 
@@ -131,6 +135,22 @@ TEST(GpuNtt, EveryShapeMatchesTheCpuReferenceWith32BitWords) {
   ASSERT_TRUE(haveDevice()) << "no CUDA device";
   for (unsigned logN = 1; logN <= 17; ++logN)
     checkEveryShape<uint32_t>(logN);
+}
+
+TEST(GpuNtt, PrimesTooWideForTheLazyBoundsAreRefused) {
+  const uint64_t tooWide = findPrimesBelow(62, 1, 2, [](uint64_t) {
+                             return false;
+                           }).front(); // between 2^61 and 2^62
+  try {
+    cuda::makeNttLimb<uint64_t>(tooWide, nullptr, nullptr, {});
+    FAIL() << "a 62-bit prime was taken";
+  } catch (const Error &error) {
+    EXPECT_NE(std::string(error.what()).find("below 2^61"), std::string::npos)
+        << error.what();
+  }
+  const uint64_t widest = (uint64_t(1) << 61) - 1; // a prime
+  EXPECT_EQ(cuda::makeNttLimb<uint64_t>(widest, nullptr, nullptr, {}).q,
+            widest);
 }
 
 TEST(GpuNtt, DefaultShapesAreSupportedAndUnsupportedShapesAreRefused) {
