@@ -110,14 +110,17 @@ inline bool isSupportedNttShape(unsigned wordBytes, unsigned logN,
 inline NttShape defaultNttShape(unsigned wordBytes, unsigned logN) {
   // A simple rule within 4% of the fastest shape of bench/tune_transforms.py's
   // sweep on an H200 (21 limbs of 60-bit primes, 42 of 30-bit primes) for
-  // every logN and direction but two (64-bit forward at logN 12, 9%; 32-bit
-  // inverse at logN 17, 12%): one block per limb up to 2^10 words of 8 bytes
+  // every logN and direction but four (64-bit forward at logN 12, 12%;
+  // 64-bit inverse at logN 17, 6%; 32-bit inverse at logN 15 and 17, 5% and
+  // 15%, where radix 8 wins): one block per limb up to 2^10 words of 8 bytes
   // or 2^11 of 4 bytes, then rows of at most 2^10 words under a column step
-  // of at least 2^5; radix 4, no on-the-fly twiddling. Compiled programs use
-  // rns-choose-transform's choice from the measured table instead.
+  // of at least 2^5 (8-byte words) or 2^6 (4-byte words); radix 4, no
+  // on-the-fly twiddling. Compiled programs use rns-choose-transform's
+  // choice from the measured table instead.
   if (logN <= (wordBytes == 8 ? 10u : 11u))
     return {0, 4, 0};
-  return {logN > 15 ? logN - 10 : 5, 4, 0};
+  const unsigned minColumnLog = wordBytes == 8 ? 5 : 6;
+  return {logN - 10 > minColumnLog ? logN - 10 : minColumnLog, 4, 0};
 }
 
 } // namespace ringfuse::runtime
