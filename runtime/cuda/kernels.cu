@@ -1,7 +1,10 @@
 //===- kernels.cu - the CUDA driver's library kernels ---------------------===//
 //
-// One thread per coefficient (base conversion, scale-and-round, scale-up) or
-// per word (automorphism, key switching's inner product); the NTT is ntt.cu's. Every formula is the CPU reference's, on the same helpers.
+// A tile of coefficients per block (base conversion, scale-and-round), one
+// thread per coefficient (scale-up) or per word (automorphism, key
+// switching's inner product); the NTT is ntt.cu's. Every formula is the CPU
+// reference's, on the same helpers, and the sums are exact, so the words are
+// the CPU's.
 //
 //===----------------------------------------------------------------------===//
 #include "kernels.cuh"
@@ -24,79 +27,134 @@ dim3 gridFor(size_t threads, unsigned rows = 1) {
 
 // Base conversion, scale-and-round, scale-up ----------------------------------
 
-/// rns.cpp's BaseConverter::convert for the missing moduli, plus the copied
-/// limbs, for coefficient c. The scaled residues [x_i (A/a_i)^{-1}]_{a_i} are
-/// recomputed per output modulus instead of kept in a per-thread array (which
-/// would live in local memory and bound the basis size).
-__global__ void convertKernel(ConvertPlan plan, const uint64_t *in,
-                              uint64_t *out, size_t n) {
-  const size_t c = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (c >= n)
-    return;
-  for (int j = 0; j < plan.toSize; ++j) {
+// Both kernels below work on a tile of neighbouring coefficients per block:
+// the words they read for it go to shared memory once (each read coalesced),
+// then each thread takes (output limb, coefficient) pairs, the coefficient
+// fastest, so that a warp shares its output limb's constants and writes one
+// row. Every output word is a dot product of a tile column with a column of
+// constants (dotMod), summed exactly in 128 bits.
+
+/// Coefficients per tile and threads per block of the tiled kernels; the
+/// shared memory a block gets without opting in.
+constexpr unsigned kTileCoefficients = 64, kTileThreads = 256;
+constexpr size_t kTileSharedLimit = 48 * 1024;
+
+/// Shared memory of a tile of `rows` words per coefficient plus a 128-bit
+/// integer per coefficient.
+size_t tileBytes(int rows, unsigned tile) {
+  return (size_t(rows) * sizeof(uint64_t) + sizeof(uint128_t)) * tile;
+}
+
+/// The tile for n coefficients: kTileCoefficients, or all of them.
+unsigned tileFor(size_t n) {
+  return static_cast<unsigned>(std::min<size_t>(kTileCoefficients, n));
+}
+
+/// sum_i column[i tile] weights[i stride] mod m, for words and weights below
+/// 2^62: each product is below 2^124, so 16 of them fit 128 bits before the
+/// sum must be reduced.
+__device__ uint64_t dotMod(const uint64_t *column, unsigned tile,
+                           const uint64_t *weights, size_t stride, int count,
+                           const Modulus &m) {
+  uint128_t sum = 0;
+  for (int i = 0; i < count; ++i) {
+    if (i % 16 == 15)
+      sum = reduce128(sum, m);
+    sum += static_cast<uint128_t>(column[size_t(i) * tile]) *
+           weights[size_t(i) * stride];
+  }
+  return reduce128(sum, m);
+}
+
+/// rns.cpp's BaseConverter::convert, plus the copied limbs, for a tile of
+/// coefficients (blockIdx.x): the scaled residues [x_i (A/a_i)^{-1}]_{a_i}
+/// (and, if exact, the rounded sum of x_i / a_i) once per coefficient, then
+/// each missing limb as a dot product of them with [A/a_i]_{b_j}.
+__global__ void __launch_bounds__(kTileThreads)
+    convertKernel(ConvertPlan plan, const uint64_t *in, uint64_t *out,
+                  size_t n, unsigned tile) {
+  extern __shared__ uint128_t tileIntegers[];
+  uint128_t *multiples = tileIntegers;
+  uint64_t *scaled = reinterpret_cast<uint64_t *>(tileIntegers + tile);
+  const size_t first = size_t(blockIdx.x) * tile;
+  for (unsigned k = threadIdx.x; k < plan.toSize * tile; k += blockDim.x) {
+    const unsigned j = k / tile, c = k % tile;
     const int from = plan.copyFrom[j];
     if (from >= 0)
-      out[size_t(j) * n + c] = in[size_t(from) * n + c];
+      out[size_t(j) * n + first + c] = in[size_t(from) * n + first + c];
   }
   if (plan.missingSize == 0)
     return;
-  uint128_t multiple = 0;
-  if (plan.exact) {
-    FractionSum overflow;
-    for (int i = 0; i < plan.fromSize; ++i) {
-      const uint64_t scaled = mulShoup(
-          in[size_t(i) * n + c], plan.puncturedInverse[i], plan.fromModuli[i]);
-      overflow.add(scaled, plan.inverseOfFrom[i].high,
-                   plan.inverseOfFrom[i].low);
-    }
-    multiple = overflow.roundHalfUp();
+  for (unsigned k = threadIdx.x; k < plan.fromSize * tile; k += blockDim.x) {
+    const unsigned i = k / tile, c = k % tile;
+    scaled[k] = mulShoup(in[size_t(i) * n + first + c],
+                         plan.puncturedInverse[i], plan.fromModuli[i]);
   }
-  for (int j = 0; j < plan.missingSize; ++j) {
+  __syncthreads();
+  if (plan.exact) {
+    for (unsigned c = threadIdx.x; c < tile; c += blockDim.x) {
+      FractionSum overflow;
+      for (int i = 0; i < plan.fromSize; ++i)
+        overflow.add(scaled[size_t(i) * tile + c], plan.inverseOfFrom[i].high,
+                     plan.inverseOfFrom[i].low);
+      multiples[c] = overflow.roundHalfUp();
+    }
+    __syncthreads();
+  }
+  for (unsigned k = threadIdx.x; k < plan.missingSize * tile;
+       k += blockDim.x) {
+    const unsigned j = k / tile, c = k % tile;
     const Modulus target = plan.missingModuli[j];
-    uint64_t sum = 0;
-    for (int i = 0; i < plan.fromSize; ++i) {
-      const uint64_t scaled = mulShoup(
-          in[size_t(i) * n + c], plan.puncturedInverse[i], plan.fromModuli[i]);
-      sum = addMod(sum,
-                   mulMod(scaled,
-                          plan.puncturedModTo[size_t(i) * plan.missingSize + j],
+    uint64_t sum = dotMod(scaled + c, tile, plan.puncturedModTo + j,
+                          plan.missingSize, plan.fromSize, target);
+    if (plan.exact)
+      sum = subMod(sum,
+                   mulMod(reduce128(multiples[c], target), plan.productModTo[j],
                           target),
                    target.value);
-    }
-    if (plan.exact)
-      sum = subMod(
-          sum,
-          mulMod(reduce128(multiple, target), plan.productModTo[j], target),
-          target.value);
-    out[size_t(plan.missingLimbs[j]) * n + c] = sum;
+    out[size_t(plan.missingLimbs[j]) * n + first + c] = sum;
   }
 }
 
-/// rns.cpp's ScaleRoundPlan::apply for coefficient c, reading the divisor
-/// and kept limbs where they sit in the input basis.
-__global__ void scaleRoundKernel(ScaleRoundPlanView plan, const uint64_t *in,
-                                 uint64_t *out, size_t n) {
-  const size_t c = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (c >= n)
-    return;
-  FractionSum fractional;
-  for (int i = 0; i < plan.divisorSize; ++i)
-    fractional.add(in[size_t(plan.divisorLimbs[i]) * n + c], plan.theta[i].high,
-                   plan.theta[i].low);
-  const uint128_t rounded = fractional.roundHalfUp();
-  for (int o = 0; o < plan.outputSize; ++o) {
-    const Modulus m = plan.outputs[o];
-    uint64_t sum = reduce128(rounded, m);
+/// rns.cpp's ScaleRoundPlan::apply for a tile of coefficients (blockIdx.x):
+/// the divisor limbs and the rounded sum of their fractions once per
+/// coefficient, then each output limb from them, reading the divisor and
+/// kept limbs where they sit in the input basis.
+__global__ void __launch_bounds__(kTileThreads)
+    scaleRoundKernel(ScaleRoundPlanView plan, const uint64_t *in,
+                     uint64_t *out, size_t n, unsigned tile) {
+  extern __shared__ uint128_t tileIntegers[];
+  uint128_t *rounded = tileIntegers;
+  uint64_t *divisor = reinterpret_cast<uint64_t *>(tileIntegers + tile);
+  const size_t first = size_t(blockIdx.x) * tile;
+  for (unsigned k = threadIdx.x; k < plan.divisorSize * tile;
+       k += blockDim.x) {
+    const unsigned i = k / tile, c = k % tile;
+    divisor[k] = in[size_t(plan.divisorLimbs[i]) * n + first + c];
+  }
+  __syncthreads();
+  for (unsigned c = threadIdx.x; c < tile; c += blockDim.x) {
+    FractionSum fractional;
     for (int i = 0; i < plan.divisorSize; ++i)
-      sum = addMod(sum,
-                   mulMod(in[size_t(plan.divisorLimbs[i]) * n + c],
-                          plan.omega[size_t(i) * plan.outputSize + o], m),
-                   m.value);
+      fractional.add(divisor[size_t(i) * tile + c], plan.theta[i].high,
+                     plan.theta[i].low);
+    rounded[c] = fractional.roundHalfUp();
+  }
+  __syncthreads();
+  for (unsigned k = threadIdx.x; k < plan.outputSize * tile;
+       k += blockDim.x) {
+    const unsigned o = k / tile, c = k % tile;
+    const Modulus m = plan.outputs[o];
+    uint64_t sum = addMod(reduce128(rounded[c], m),
+                          dotMod(divisor + c, tile, plan.omega + o,
+                                 plan.outputSize, plan.divisorSize, m),
+                          m.value);
     if (plan.hasLambda)
-      sum = addMod(
-          sum, mulMod(in[size_t(plan.keptLimbs[o]) * n + c], plan.lambda[o], m),
-          m.value);
-    out[size_t(o) * n + c] = sum;
+      sum = addMod(sum,
+                   mulMod(in[size_t(plan.keptLimbs[o]) * n + first + c],
+                          plan.lambda[o], m),
+                   m.value);
+    out[size_t(o) * n + first + c] = sum;
   }
 }
 
@@ -184,16 +242,34 @@ void checkLaunch(const char *kernel) {
 
 // Launchers -------------------------------------------------------------------
 
+/// Launches a tiled kernel over n coefficients whose tile holds `rows`
+/// words per coefficient.
+template <typename Plan>
+void launchTiled(const char *name,
+                 void (*kernel)(Plan, const uint64_t *, uint64_t *, size_t,
+                                unsigned),
+                 const Plan &plan, int rows, size_t n, const uint64_t *in,
+                 uint64_t *out, cudaStream_t stream) {
+  const unsigned tile = tileFor(n);
+  const size_t bytes = tileBytes(rows, tile);
+  if (bytes > kTileSharedLimit)
+    throw Error(std::string(name) + ": a basis of " + std::to_string(rows) +
+                " limbs does not fit the kernel's tile");
+  kernel<<<static_cast<unsigned>(n / tile), kTileThreads, bytes, stream>>>(
+      plan, in, out, n, tile);
+  checkLaunch(name);
+}
+
 void launchConvert(const ConvertPlan &plan, size_t n, const uint64_t *in,
                    uint64_t *out, cudaStream_t stream) {
-  convertKernel<<<gridFor(n), kThreads, 0, stream>>>(plan, in, out, n);
-  checkLaunch("convertKernel");
+  launchTiled("convertKernel", convertKernel, plan, plan.fromSize, n, in, out,
+              stream);
 }
 
 void launchScaleRound(const ScaleRoundPlanView &plan, size_t n,
                       const uint64_t *in, uint64_t *out, cudaStream_t stream) {
-  scaleRoundKernel<<<gridFor(n), kThreads, 0, stream>>>(plan, in, out, n);
-  checkLaunch("scaleRoundKernel");
+  launchTiled("scaleRoundKernel", scaleRoundKernel, plan, plan.divisorSize, n,
+              in, out, stream);
 }
 
 void launchScaleUp(const ScaleUpPlanView &plan, size_t n, const uint64_t *in,
