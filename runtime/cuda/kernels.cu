@@ -51,17 +51,21 @@ unsigned tileFor(size_t n) {
 }
 
 /// sum_i column[i tile] weights[i stride] mod m, for words and weights below
-/// 2^62: each product is below 2^124, so 16 of them fit 128 bits before the
-/// sum must be reduced.
+/// 2^62: each product is below 2^124, so 15 of them and a reduced sum fit
+/// 128 bits; the sum is reduced between such chunks.
 __device__ uint64_t dotMod(const uint64_t *column, unsigned tile,
                            const uint64_t *weights, size_t stride, int count,
                            const Modulus &m) {
+  constexpr int kChunk = 15;
   uint128_t sum = 0;
-  for (int i = 0; i < count; ++i) {
-    if (i % 16 == 15)
+  for (int start = 0; start < count; start += kChunk) {
+    if (start > 0)
       sum = reduce128(sum, m);
-    sum += static_cast<uint128_t>(column[size_t(i) * tile]) *
-           weights[size_t(i) * stride];
+    const int end = min(count, start + kChunk);
+#pragma unroll 5
+    for (int i = start; i < end; ++i)
+      sum += static_cast<uint128_t>(column[size_t(i) * tile]) *
+             weights[size_t(i) * stride];
   }
   return reduce128(sum, m);
 }

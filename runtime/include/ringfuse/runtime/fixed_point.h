@@ -17,34 +17,33 @@ namespace ringfuse::runtime {
 
 struct Fraction128;
 
-/// A 256-bit accumulator of x * fraction, read back as round(sum).
+/// A 256-bit accumulator of x * fraction, read back as round(sum). The carry
+/// chains run in full, without data-dependent branches (GPU threads of a
+/// warp then stay together).
 struct FractionSum {
   uint64_t word[4] = {0, 0, 0, 0};
 
   RF_HOST_DEVICE void add(uint64_t x, uint64_t fractionHigh,
                           uint64_t fractionLow) {
-    uint128_t lowProduct = static_cast<uint128_t>(x) * fractionLow;
-    uint128_t highProduct = static_cast<uint128_t>(x) * fractionHigh;
-    addAt(0, static_cast<uint64_t>(lowProduct));
-    addAt(1, static_cast<uint64_t>(lowProduct >> 64));
-    addAt(1, static_cast<uint64_t>(highProduct));
-    addAt(2, static_cast<uint64_t>(highProduct >> 64));
+    const uint128_t low = static_cast<uint128_t>(x) * fractionLow;
+    const uint128_t high = static_cast<uint128_t>(x) * fractionHigh;
+    uint128_t column = static_cast<uint128_t>(word[0]) + uint64_t(low);
+    word[0] = uint64_t(column);
+    // Three words and a carry below 2: no overflow of 128 bits.
+    column = (column >> 64) + word[1] + uint64_t(low >> 64) + uint64_t(high);
+    word[1] = uint64_t(column);
+    column = (column >> 64) + word[2] + uint64_t(high >> 64);
+    word[2] = uint64_t(column);
+    word[3] += uint64_t(column >> 64);
   }
 
   /// floor(sum + 1/2): the integer part after adding 2^127.
   RF_HOST_DEVICE uint128_t roundHalfUp() const {
-    FractionSum copy = *this;
-    copy.addAt(1, uint64_t(1) << 63);
-    return (static_cast<uint128_t>(copy.word[3]) << 64) | copy.word[2];
-  }
-
-private:
-  RF_HOST_DEVICE void addAt(int index, uint64_t value) {
-    for (; index < 4 && value; ++index) {
-      uint64_t before = word[index];
-      word[index] = before + value;
-      value = word[index] < before ? 1 : 0;
-    }
+    const uint128_t half =
+        (static_cast<uint128_t>(word[1]) + (uint64_t(1) << 63)) >> 64;
+    const uint128_t integer =
+        ((static_cast<uint128_t>(word[3]) << 64) | word[2]);
+    return integer + half;
   }
 };
 
