@@ -28,26 +28,55 @@ dim3 gridFor(size_t threads, unsigned rows = 1) {
 // Base conversion, scale-and-round, scale-up ----------------------------------
 
 // Both kernels below work on a tile of neighbouring coefficients per block:
-// the words they read for it go to shared memory once (each read coalesced),
-// then each thread takes (output limb, coefficient) pairs, the coefficient
-// fastest, so that a warp shares its output limb's constants and writes one
-// row. Every output word is a dot product of a tile column with a column of
-// constants (dotMod), summed exactly in 128 bits.
+// the words they read for it go to shared memory once (each read coalesced)
+// with the rounded fraction sum each coefficient needs, then each thread
+// takes (output limb, coefficient) pairs, the coefficient fastest, so that a
+// warp shares its output limb's constants and writes one row. Every output
+// word is a dot product of a tile column with a column of constants
+// (dotMod), summed exactly in 128 bits.
 
-/// Coefficients per tile and threads per block of the tiled kernels; the
-/// shared memory a block gets without opting in.
+/// Coefficients per tile (at most), threads per block, and the shared memory
+/// a block gets without opting in.
 constexpr unsigned kTileCoefficients = 64, kTileThreads = 256;
 constexpr size_t kTileSharedLimit = 48 * 1024;
 
-/// Shared memory of a tile of `rows` words per coefficient plus a 128-bit
-/// integer per coefficient.
+/// A block's shared memory: per coefficient its rounded sum and `rows` words.
 size_t tileBytes(int rows, unsigned tile) {
-  return (size_t(rows) * sizeof(uint64_t) + sizeof(uint128_t)) * tile;
+  return (sizeof(uint128_t) + size_t(rows) * sizeof(uint64_t)) * tile;
 }
 
-/// The tile for n coefficients: kTileCoefficients, or all of them.
-unsigned tileFor(size_t n) {
-  return static_cast<unsigned>(std::min<size_t>(kTileCoefficients, n));
+/// The widest tile (up to kTileCoefficients and n, both powers of two) whose
+/// shared memory fits, or 0 if none does.
+unsigned tileFor(size_t n, int rows) {
+  for (unsigned tile = unsigned(std::min<size_t>(kTileCoefficients, n));
+       tile >= 1; tile /= 2)
+    if (tileBytes(rows, tile) <= kTileSharedLimit)
+      return tile;
+  return 0;
+}
+
+/// The block's shared memory, laid out as tileBytes says.
+struct Tile {
+  uint128_t *rounded;
+  uint64_t *words; // word (row i, coefficient c) at [i tile + c]
+
+  __device__ Tile(void *shared, unsigned tile)
+      : rounded(static_cast<uint128_t *>(shared)),
+        words(reinterpret_cast<uint64_t *>(rounded + tile)) {}
+};
+
+/// rounded[c] = round(sum_i words[i tile + c] fractions[i]) for every
+/// coefficient c of the tile. Ends with a barrier.
+__device__ void roundFractionSums(const Tile &t, unsigned tile,
+                                  const Fraction128 *fractions, int rows) {
+  for (unsigned c = threadIdx.x; c < tile; c += blockDim.x) {
+    FractionSum sum;
+    for (int i = 0; i < rows; ++i)
+      sum.add(t.words[size_t(i) * tile + c], fractions[i].high,
+              fractions[i].low);
+    t.rounded[c] = sum.roundHalfUp();
+  }
+  __syncthreads();
 }
 
 /// sum_i column[i tile] weights[i stride] mod m, for words and weights below
@@ -77,9 +106,8 @@ __device__ uint64_t dotMod(const uint64_t *column, unsigned tile,
 __global__ void __launch_bounds__(kTileThreads)
     convertKernel(ConvertPlan plan, const uint64_t *in, uint64_t *out,
                   size_t n, unsigned tile) {
-  extern __shared__ uint128_t tileIntegers[];
-  uint128_t *multiples = tileIntegers;
-  uint64_t *scaled = reinterpret_cast<uint64_t *>(tileIntegers + tile);
+  extern __shared__ uint128_t tileMemory[];
+  const Tile t(tileMemory, tile);
   const size_t first = size_t(blockIdx.x) * tile;
   for (unsigned k = threadIdx.x; k < plan.toSize * tile; k += blockDim.x) {
     const unsigned j = k / tile, c = k % tile;
@@ -91,29 +119,21 @@ __global__ void __launch_bounds__(kTileThreads)
     return;
   for (unsigned k = threadIdx.x; k < plan.fromSize * tile; k += blockDim.x) {
     const unsigned i = k / tile, c = k % tile;
-    scaled[k] = mulShoup(in[size_t(i) * n + first + c],
-                         plan.puncturedInverse[i], plan.fromModuli[i]);
+    t.words[k] = mulShoup(in[size_t(i) * n + first + c],
+                          plan.puncturedInverse[i], plan.fromModuli[i]);
   }
   __syncthreads();
-  if (plan.exact) {
-    for (unsigned c = threadIdx.x; c < tile; c += blockDim.x) {
-      FractionSum overflow;
-      for (int i = 0; i < plan.fromSize; ++i)
-        overflow.add(scaled[size_t(i) * tile + c], plan.inverseOfFrom[i].high,
-                     plan.inverseOfFrom[i].low);
-      multiples[c] = overflow.roundHalfUp();
-    }
-    __syncthreads();
-  }
+  if (plan.exact)
+    roundFractionSums(t, tile, plan.inverseOfFrom, plan.fromSize);
   for (unsigned k = threadIdx.x; k < plan.missingSize * tile;
        k += blockDim.x) {
     const unsigned j = k / tile, c = k % tile;
     const Modulus target = plan.missingModuli[j];
-    uint64_t sum = dotMod(scaled + c, tile, plan.puncturedModTo + j,
+    uint64_t sum = dotMod(t.words + c, tile, plan.puncturedModTo + j,
                           plan.missingSize, plan.fromSize, target);
     if (plan.exact)
       sum = subMod(sum,
-                   mulMod(reduce128(multiples[c], target), plan.productModTo[j],
+                   mulMod(reduce128(t.rounded[c], target), plan.productModTo[j],
                           target),
                    target.value);
     out[size_t(plan.missingLimbs[j]) * n + first + c] = sum;
@@ -127,30 +147,22 @@ __global__ void __launch_bounds__(kTileThreads)
 __global__ void __launch_bounds__(kTileThreads)
     scaleRoundKernel(ScaleRoundPlanView plan, const uint64_t *in,
                      uint64_t *out, size_t n, unsigned tile) {
-  extern __shared__ uint128_t tileIntegers[];
-  uint128_t *rounded = tileIntegers;
-  uint64_t *divisor = reinterpret_cast<uint64_t *>(tileIntegers + tile);
+  extern __shared__ uint128_t tileMemory[];
+  const Tile t(tileMemory, tile);
   const size_t first = size_t(blockIdx.x) * tile;
   for (unsigned k = threadIdx.x; k < plan.divisorSize * tile;
        k += blockDim.x) {
     const unsigned i = k / tile, c = k % tile;
-    divisor[k] = in[size_t(plan.divisorLimbs[i]) * n + first + c];
+    t.words[k] = in[size_t(plan.divisorLimbs[i]) * n + first + c];
   }
   __syncthreads();
-  for (unsigned c = threadIdx.x; c < tile; c += blockDim.x) {
-    FractionSum fractional;
-    for (int i = 0; i < plan.divisorSize; ++i)
-      fractional.add(divisor[size_t(i) * tile + c], plan.theta[i].high,
-                     plan.theta[i].low);
-    rounded[c] = fractional.roundHalfUp();
-  }
-  __syncthreads();
+  roundFractionSums(t, tile, plan.theta, plan.divisorSize);
   for (unsigned k = threadIdx.x; k < plan.outputSize * tile;
        k += blockDim.x) {
     const unsigned o = k / tile, c = k % tile;
     const Modulus m = plan.outputs[o];
-    uint64_t sum = addMod(reduce128(rounded[c], m),
-                          dotMod(divisor + c, tile, plan.omega + o,
+    uint64_t sum = addMod(reduce128(t.rounded[c], m),
+                          dotMod(t.words + c, tile, plan.omega + o,
                                  plan.outputSize, plan.divisorSize, m),
                           m.value);
     if (plan.hasLambda)
@@ -254,13 +266,12 @@ void launchTiled(const char *name,
                                 unsigned),
                  const Plan &plan, int rows, size_t n, const uint64_t *in,
                  uint64_t *out, cudaStream_t stream) {
-  const unsigned tile = tileFor(n);
-  const size_t bytes = tileBytes(rows, tile);
-  if (bytes > kTileSharedLimit)
+  const unsigned tile = tileFor(n, rows);
+  if (tile == 0)
     throw Error(std::string(name) + ": a basis of " + std::to_string(rows) +
-                " limbs does not fit the kernel's tile");
-  kernel<<<static_cast<unsigned>(n / tile), kTileThreads, bytes, stream>>>(
-      plan, in, out, n, tile);
+                " limbs does not fit the kernel's shared memory");
+  kernel<<<static_cast<unsigned>(n / tile), kTileThreads,
+           tileBytes(rows, tile), stream>>>(plan, in, out, n, tile);
   checkLaunch(name);
 }
 

@@ -1,6 +1,7 @@
 //===- arithmetic_test.cpp - modular and RNS arithmetic against big integers ===//
 #include "ringfuse/runtime/biguint.h"
 #include "ringfuse/runtime/error.h"
+#include "ringfuse/runtime/fixed_point.h"
 #include "ringfuse/runtime/modarith.h"
 #include "ringfuse/runtime/params.h"
 #include "ringfuse/runtime/rns.h"
@@ -234,6 +235,22 @@ std::vector<uint64_t> schoolbookNegacyclic(const std::vector<uint64_t> &a,
                             : subMod(result[k - n], product, m.value);
     }
   return result;
+}
+
+TEST(FixedPoint, CarriesRunThroughEveryWordAndRoundHalfUp) {
+  // x (1 - 2^-128) for x = 2^62 - 1, forty times: every add carries through
+  // all four words, and the sum is 40 x less 40 x 2^-128, which rounds to 40 x.
+  const uint64_t x = (uint64_t(1) << 62) - 1;
+  FractionSum sum;
+  for (int i = 0; i < 40; ++i)
+    sum.add(x, ~uint64_t(0), ~uint64_t(0));
+  EXPECT_EQ(sum.roundHalfUp(), uint128_t(40) * x);
+  FractionSum half; // exactly 1/2 rounds up; just below it rounds down
+  half.add(1, uint64_t(1) << 63, 0);
+  EXPECT_EQ(half.roundHalfUp(), uint128_t(1));
+  FractionSum below;
+  below.add(1, (uint64_t(1) << 63) - 1, ~uint64_t(0));
+  EXPECT_EQ(below.roundHalfUp(), uint128_t(0));
 }
 
 TEST(Ntt, PointwiseProductIsTheSchoolbookNegacyclicProduct) {
