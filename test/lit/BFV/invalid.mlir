@@ -36,9 +36,9 @@
 
 // -----
 
-// 2^62 + 193 is prime and 1 mod 32, but too wide for lazy reduction.
-// expected-error@+1 {{Q prime 4611686018427388097 does not fit in 62 bits}}
-#p = #bfv.params<t = 17, N = 16, Q = [4611686018427388097]>
+// 2^61 + 65 is prime and 1 mod 32, but too wide for lazy reduction.
+// expected-error@+1 {{Q prime 2305843009213694017 does not fit in 61 bits}}
+#p = #bfv.params<t = 17, N = 16, Q = [2305843009213694017]>
 
 // -----
 
