@@ -14,6 +14,7 @@ namespace ringfuse {
 using runtime::isPrime;
 using runtime::isValidRingDegree;
 using runtime::kMaxRingDegree;
+using runtime::kMaxRnsPrimeBits;
 using runtime::supportsBatching;
 } // namespace ringfuse
 

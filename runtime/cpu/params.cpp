@@ -22,10 +22,11 @@ std::vector<uint64_t> generatePrimes(unsigned bits, size_t count,
 
 static void checkPrimeBits(unsigned bits, size_t n, const char *what) {
   unsigned minimum = std::max(20u, unsigned(__builtin_ctzll(2 * n)) + 2);
-  if (bits < minimum || bits > 61)
+  if (bits < minimum || bits > kMaxRnsPrimeBits)
     throw Error(std::string(what) + " primes of " + std::to_string(bits) +
                 " bits are not supported: use " + std::to_string(minimum) +
-                " to 61 bits (60 is the default)");
+                " to " + std::to_string(kMaxRnsPrimeBits) +
+                " bits (60 is the default)");
 }
 
 /// Picks, for each requested size, the largest unused prime of that size.
@@ -74,10 +75,11 @@ Context::fromPrimes(size_t n, uint64_t t, std::vector<uint64_t> q,
   if (q.empty() || p.empty())
     throw Error("a parameter set needs at least one prime in Q and one in P");
   for (uint64_t prime : q) {
-    // Below 2^61: the GPU NTT's lazy bounds need it (cuda/ntt.cu).
-    if (!isPrime(prime) || prime % (2 * n) != 1 || prime >= (uint64_t(1) << 61))
+    if (!isPrime(prime) || prime % (2 * n) != 1 ||
+        prime >= (uint64_t(1) << kMaxRnsPrimeBits))
       throw Error("ciphertext prime " + std::to_string(prime) +
-                  " is not an NTT-friendly prime (1 mod 2N, below 2^61)");
+                  " is not an NTT-friendly prime (1 mod 2N, below 2^" +
+                  std::to_string(kMaxRnsPrimeBits) + ")");
     if (std::gcd(prime, t) != 1)
       throw Error("ciphertext prime " + std::to_string(prime) +
                   " divides the plaintext modulus " + std::to_string(t));

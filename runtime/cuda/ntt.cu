@@ -695,8 +695,9 @@ template <typename Word>
 BasicNttLimb<Word> makeNttLimb(Word q, const Shoup<Word> *rootPowers,
                                const Shoup<Word> *inverseRootPowers,
                                Shoup<Word> inverseDegree) {
-  if (sizeof(Word) == 8 && uint64_t(q) >= uint64_t(1) << 61)
-    throw Error("the GPU NTT takes 64-bit primes below 2^61, not " +
+  if (sizeof(Word) == 8 && uint64_t(q) >= uint64_t(1) << kMaxRnsPrimeBits)
+    throw Error("the GPU NTT takes 64-bit primes below 2^" +
+                std::to_string(kMaxRnsPrimeBits) + ", not " +
                 std::to_string(q));
   return {q, rootPowers, inverseRootPowers, inverseDegree};
 }

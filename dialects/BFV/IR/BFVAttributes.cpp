@@ -102,11 +102,10 @@ LogicalResult ParamsAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     for (uint64_t prime : primes) {
       if (!ringfuse::isPrime(prime))
         return emitError() << basis << " entry " << prime << " is not a prime";
-      // Three bits of headroom keep the GPU NTT's lazy values (below 8q) in
-      // 64 bits (runtime/cuda/ntt.cu); the runtime refuses wider primes too.
-      if (prime >= (uint64_t(1) << 61))
+      if (prime >= (uint64_t(1) << ringfuse::kMaxRnsPrimeBits))
         return emitError() << basis << " prime " << prime
-                           << " does not fit in 61 bits";
+                           << " does not fit in " << ringfuse::kMaxRnsPrimeBits
+                           << " bits";
       if (prime % (2 * uint64_t(n)) != 1)
         return emitError() << basis << " prime " << prime
                            << " is not 1 mod 2N = " << 2 * uint64_t(n)

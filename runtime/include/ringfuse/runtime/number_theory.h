@@ -101,6 +101,10 @@ inline std::vector<uint64_t> findPrimesBelow(unsigned bits, size_t count,
 /// Largest ring degree ringfuse supports (the HE security tables stop here).
 inline constexpr uint64_t kMaxRingDegree = uint64_t(1) << 17;
 
+/// Ciphertext and special primes are below 2^kMaxRnsPrimeBits: the GPU NTT
+/// keeps 64-bit lazy values below 8q (cuda/ntt.cu).
+inline constexpr unsigned kMaxRnsPrimeBits = 61;
+
 /// log2 of a power of two (of the next one up otherwise); host and device.
 RF_HOST_DEVICE constexpr unsigned log2Exact(uint64_t powerOfTwo) {
   unsigned log = 0;
