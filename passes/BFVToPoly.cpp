@@ -25,9 +25,16 @@ namespace {
 using namespace mlir;
 using Parts = SmallVector<Value, 3>;
 
+/// The rings of a product taken on Q's first primes: R_{Q_l}, R_{Q_l B_l},
+/// and the dropped primes' product Q / Q_l (1 at the full level).
+struct LevelRings {
+  poly::RingAttr q, qb;
+  APInt dropped;
+};
+
 /// The rings a circuit's polynomials live in, from its parameter set.
 struct Rings {
-  poly::RingAttr q, t, qb; // R_Q, R_t, R_{QB} (QB: Q and the auxiliary base)
+  poly::RingAttr q, t; // R_Q, R_t
   bfv::ParamsAttr params;
 
   static FailureOr<Rings> of(bfv::ParamsAttr params, Operation *anchor) {
@@ -38,19 +45,33 @@ struct Rings {
                 "bfv-select-parameters first";
     MLIRContext *ctx = params.getContext();
     unsigned n = params.getRingDegree();
-    ArrayRef<uint64_t> q = params.getCiphertextModulus();
     Rings rings;
     rings.params = params;
-    rings.q = poly::RingAttr::get(ctx, n, q);
+    rings.q = poly::RingAttr::get(ctx, n, params.getCiphertextModulus());
     rings.t = poly::RingAttr::get(ctx, n, {params.getPlaintextModulus()});
-    rings.qb = poly::RingAttr::get(ctx, n, withAuxiliaryBase(params));
     return rings;
   }
 
-  /// Q followed by B: B > t N Q so that HPS's scaled tensor product,
-  /// |round(t c / Q)| <= t N Q / 2, has a unique centered residue mod B.
-  static SmallVector<uint64_t> withAuxiliaryBase(bfv::ParamsAttr params) {
+  size_t primeCount() const { return params.getCiphertextModulus().size(); }
+
+  LevelRings atLevel(size_t level) const {
+    MLIRContext *ctx = params.getContext();
+    unsigned n = params.getRingDegree();
     ArrayRef<uint64_t> q = params.getCiphertextModulus();
+    APInt dropped(64 * (q.size() + 1), 1);
+    for (uint64_t prime : q.drop_front(level))
+      dropped *= APInt(dropped.getBitWidth(), prime);
+    return {poly::RingAttr::get(ctx, n, q.take_front(level)),
+            poly::RingAttr::get(ctx, n, withAuxiliaryBase(q.take_front(level))),
+            dropped};
+  }
+
+  /// q followed by B: B > t N q so that HPS's scaled tensor product,
+  /// |round(t c / q)| <= t N q / 2, has a unique centered residue mod B. B's
+  /// primes are the largest available, so a smaller q's B is a prefix of a
+  /// larger one's.
+  SmallVector<uint64_t> withAuxiliaryBase(ArrayRef<uint64_t> q) const {
+    ArrayRef<uint64_t> all = params.getCiphertextModulus();
     ArrayRef<uint64_t> p = params.getSpecialModulus();
     uint64_t t = params.getPlaintextModulus();
     unsigned logQ = 0;
@@ -61,12 +82,12 @@ struct Rings {
     std::vector<uint64_t> b = runtime::findPrimesBelow(
         60, (needed + 58) / 59, 2 * uint64_t(params.getRingDegree()),
         [&](uint64_t prime) {
-          return prime == t || llvm::is_contained(q, prime) ||
+          return prime == t || llvm::is_contained(all, prime) ||
                  llvm::is_contained(p, prime);
         });
-    SmallVector<uint64_t> all(q.begin(), q.end());
-    all.append(b.begin(), b.end());
-    return all;
+    SmallVector<uint64_t> extended(q.begin(), q.end());
+    extended.append(b.begin(), b.end());
+    return extended;
   }
 };
 
@@ -192,40 +213,80 @@ private:
   }
 
   /// The tensor product over Z (in R_QB, which holds it exactly), scaled by
-  /// t/Q back into R_Q: c_k = round(t/Q * sum_{i+j=k} a_i b_j).
+  /// t/Q back into R_Q: c_k = round(t/Q * sum_{i+j=k} a_i b_j). At a level l
+  /// (leveled HPS) the operands are first rounded to R_{Q_l}, the product is
+  /// scaled by t/Q_l into R_{Q_l} and multiplied back up by Q/Q_l, unless
+  /// only relinearizations use it: they key-switch at the level and scale up
+  /// after (the scale-down and scale-up of a separate relinearization cancel).
   LogicalResult lowerMul(bfv::MulOp op) {
-    Parts a, b;
-    for (Value part : values_[op.getLhs()])
-      a.push_back(lift(part, rings_.qb));
-    for (Value part : values_[op.getRhs()])
-      b.push_back(lift(part, rings_.qb));
+    size_t level = op.getLevel().value_or(rings_.primeCount());
+    LevelRings at = rings_.atLevel(level);
+    auto liftedOperand = [&](Value operand) {
+      Parts lifted;
+      for (Value part : values_[operand])
+        lifted.push_back(lift(toLevel(part, at), at.qb));
+      return lifted;
+    };
+    Parts a = liftedOperand(op.getLhs()), b = liftedOperand(op.getRhs());
     Value tensor[3] = {
         mul(a[0], b[0]),
         poly::AddOp::create(builder_, op.getLoc(), mul(a[0], b[1]), mul(a[1], b[0])),
         mul(a[1], b[1])};
     APInt t(64, rings_.params.getPlaintextModulus());
-    APInt q = rings_.q.getModulusProduct();
-    Parts &out = values_[op.getResult()];
+    Parts scaled;
     for (Value component : tensor)
-      out.push_back(scaleRound(component, rings_.q, t, q));
+      scaled.push_back(scaleRound(component, at.q, t, at.q.getModulusProduct()));
+    if (level == rings_.primeCount()) {
+      values_[op.getResult()] = scaled;
+      return success();
+    }
+    leveled_[op.getResult()] = {scaled, at.dropped};
+    bool onlyRelinearized = llvm::all_of(op->getUsers(), [](Operation *user) {
+      return isa<bfv::RelinearizeOp>(user);
+    });
+    if (!onlyRelinearized)
+      values_[op.getResult()] = scaledUp(scaled, at.dropped);
     return success();
+  }
+
+  /// round(Q_l / Q x) in R_{Q_l}; x itself at the full level.
+  Value toLevel(Value x, const LevelRings &at) {
+    if (at.dropped.isOne())
+      return x;
+    return scaleRound(x, at.q, APInt(64, 1), at.dropped);
+  }
+
+  /// (Q / Q_l) x in R_Q: exact, the dropped primes' product times x.
+  Parts scaledUp(ArrayRef<Value> parts, const APInt &dropped) {
+    Parts up;
+    for (Value x : parts)
+      up.push_back(scaleRound(x, rings_.q, dropped, APInt(64, 1)));
+    return up;
   }
 
   std::pair<Value, Value> keySwitch(Value c, int64_t galoisElement) {
     SmallVector<int64_t> special(rings_.params.getSpecialModulus().begin(),
                                  rings_.params.getSpecialModulus().end());
+    auto ring = cast<poly::PolynomialType>(c.getType()).getRing();
+    IntegerAttr keyPrimes;
+    if (ring.getModuli().size() < rings_.primeCount())
+      keyPrimes = builder_.getI64IntegerAttr(rings_.primeCount());
     auto ks = poly::KeySwitchOp::create(
         builder_, loc(), c.getType(), c.getType(), c, galoisElement, special,
-        rings_.params.getDigitCount());
+        rings_.params.getDigitCount(), keyPrimes);
     return {ks.getK0(), ks.getK1()};
   }
 
+  /// A leveled product's relinearization runs at its level, then scales up.
   LogicalResult lowerRelinearize(bfv::RelinearizeOp op) {
-    Parts &in = values_[op.getInput()];
+    auto found = leveled_.find(op.getInput());
+    const Parts &in = found != leveled_.end() ? found->second.parts
+                                              : values_[op.getInput()];
     auto [k0, k1] = keySwitch(in[2], /*galoisElement=*/0);
-    values_[op.getResult()] = {
-        poly::AddOp::create(builder_, op.getLoc(), in[0], k0),
-        poly::AddOp::create(builder_, op.getLoc(), in[1], k1)};
+    Parts out = {poly::AddOp::create(builder_, op.getLoc(), in[0], k0),
+                 poly::AddOp::create(builder_, op.getLoc(), in[1], k1)};
+    values_[op.getResult()] =
+        found != leveled_.end() ? scaledUp(out, found->second.dropped) : out;
     return success();
   }
 
@@ -306,10 +367,17 @@ private:
     return success();
   }
 
+  /// A leveled product before its scale-up: components over R_{Q_l}.
+  struct LeveledParts {
+    Parts parts;
+    APInt dropped;
+  };
+
   func::FuncOp old_;
   const Rings &rings_;
   OpBuilder builder_;
   llvm::DenseMap<Value, Parts> values_;
+  llvm::DenseMap<Value, LeveledParts> leveled_;
 };
 
 struct BFVToPoly : public impl::BFVToPolyBase<BFVToPoly> {

@@ -38,15 +38,14 @@ CircuitNoiseAnalysis::CircuitNoiseAnalysis(ModuleOp module) : module_(module) {
   });
 }
 
-unsigned CircuitNoiseAnalysis::requiredBits(unsigned n,
-                                            uint64_t plaintextModulus) const {
+llvm::DenseMap<Value, double>
+CircuitNoiseAnalysis::noiseBits(unsigned n, uint64_t plaintextModulus) const {
   const double logT = std::log2(double(plaintextModulus));
   const double halfLogN = 0.5 * llvm::Log2_64(n);
   const double fresh = logT + halfLogN + 4;
   const double product = logT + halfLogN + 8;
   const double plainProduct = logT + halfLogN + 4;
   llvm::DenseMap<Value, double> noise;
-  double worst = 0;
   ModuleOp module = module_;
   // Pre-order: a function's arguments get their fresh noise before its body.
   module.walk<WalkOrder::PreOrder>([&](Operation *op) {
@@ -72,8 +71,25 @@ unsigned CircuitNoiseAnalysis::requiredBits(unsigned n,
       out = std::max(in, fresh) + 2 * llvm::Log2_64(n);
     for (Value result : op->getResults())
       noise[result] = out;
-    if (isa<func::ReturnOp>(op))
-      worst = std::max(worst, in);
+  });
+  return noise;
+}
+
+double CircuitNoiseAnalysis::roundingNoiseBits(unsigned n,
+                                               uint64_t plaintextModulus) {
+  // Each rounding error is at most 1/2; the sum of N of them times a ternary
+  // s stays below about 1.4 sqrt(N) (six standard deviations).
+  return std::log2(double(plaintextModulus)) + 0.5 * llvm::Log2_64(n) + 1;
+}
+
+unsigned CircuitNoiseAnalysis::requiredBits(unsigned n,
+                                            uint64_t plaintextModulus) const {
+  llvm::DenseMap<Value, double> noise = noiseBits(n, plaintextModulus);
+  double worst = 0;
+  ModuleOp module = module_;
+  module.walk([&](func::ReturnOp op) {
+    for (Value operand : op.getOperands())
+      worst = std::max(worst, noise.lookup(operand));
   });
   return unsigned(std::ceil(worst));
 }

@@ -13,6 +13,7 @@
 #define RINGFUSE_PASSES_NOISEANALYSIS_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseMap.h"
 
 namespace ringfuse {
 
@@ -22,6 +23,13 @@ public:
 
   /// Bits of Q the noisiest output needs at ring degree n (before margin).
   unsigned requiredBits(unsigned n, uint64_t plaintextModulus) const;
+  /// Bits of Q each ciphertext value's noise occupies at ring degree n
+  /// (log2 of t times its invariant noise; plaintexts carry none).
+  llvm::DenseMap<mlir::Value, double> noiseBits(unsigned n,
+                                                uint64_t plaintextModulus) const;
+  /// The noise, in the same bits, of rounding a ciphertext to a smaller
+  /// modulus (leveled multiplication's scale-down): round(c0) + round(c1) s.
+  static double roundingNoiseBits(unsigned n, uint64_t plaintextModulus);
   /// The longest chain of ciphertext multiplications.
   unsigned multiplicativeDepth() const { return depth_; }
   /// Whether the circuit uses slots (rotations, vector constants).

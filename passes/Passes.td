@@ -45,6 +45,31 @@ def BFVSelectParameters : Pass<"bfv-select-parameters", "::mlir::ModuleOp"> {
   let dependentDialects = ["::ringfuse::bfv::BFVDialect"];
 }
 
+def BFVChooseLevels : Pass<"bfv-choose-levels", "::mlir::ModuleOp"> {
+  let summary = "Leveled HPS: the level of every ciphertext multiplication";
+  let description = [{
+    Sets `level = l` on each `bfv.mul` that can be computed on the first l
+    primes of Q (leveled HPS). Rounding an operand from Q to Q_l adds noise of
+    about log2 t + log2(N)/2 + 1 bits (CircuitNoiseAnalysis::roundingNoise-
+    Bits), whatever the level; the operands' own noise, scaled by Q_l / Q,
+    shrinks by the dropped primes' bits. The pass drops the most trailing
+    primes whose bits leave the noisier operand's noise at least
+    `margin-bits` above that rounding noise, so the product's noise grows by
+    a small fraction of a bit (estimates from CircuitNoiseAnalysis at the
+    chosen N and t). A product that cannot drop a prime keeps no level. Needs
+    chosen parameters (run bfv-select-parameters first).
+  }];
+  let options = [
+    Option<"marginBits", "margin-bits", "unsigned", /*default=*/"8",
+           "Bits the scaled operand noise must keep above the rounding noise">
+  ];
+  let dependentDialects = ["::ringfuse::bfv::BFVDialect"];
+  let statistics = [
+    Statistic<"numLeveled", "products-leveled",
+              "Number of bfv.mul ops given a level below Q's">
+  ];
+}
+
 def BFVToPoly : Pass<"bfv-to-poly", "::mlir::ModuleOp"> {
   let summary = "Scheme operations to ring operations";
   let description = [{
@@ -52,7 +77,11 @@ def BFVToPoly : Pass<"bfv-to-poly", "::mlir::ModuleOp"> {
     polynomial of R_t. Multiplication lifts the components exactly into
     R_{QB} (B an auxiliary base with B > t N Q), takes the tensor product there
     and scales by t/Q back into R_Q; relinearization and rotations are
-    automorphisms and `poly.key_switch`; add_plain adds round(Q m / t);
+    automorphisms and `poly.key_switch`. A product with `level = l` (see
+    bfv-choose-levels) rounds its operands to R_{Q_l}, multiplies in
+    R_{Q_l B_l}, scales by t/Q_l into R_{Q_l} and by Q/Q_l back into R_Q; a
+    relinearization of it switches keys at R_{Q_l} before that scale-up.
+    add_plain adds round(Q m / t);
     mul_plain multiplies by the centered lift of m. Constants are encoded at
     compile time (slots through the NTT mod t). The function records its
     inputs and outputs (component counts, 0 for a plaintext) in
@@ -76,7 +105,7 @@ def PolyToRNS : Pass<"poly-to-rns", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"variant", "variant", "std::string", /*default=*/"\"hps\"",
-           "The BFV multiplication variant (hps)">
+           "The BFV multiplication variant: hps, or lhps (HPS on the levels bfv-choose-levels set)">
   ];
   let dependentDialects = ["::ringfuse::rns::RNSDialect"];
 }

@@ -9,11 +9,14 @@
 
 namespace ringfuse {
 
-void buildRingfusePipeline(mlir::OpPassManager &pm) {
+void buildRingfusePipeline(mlir::OpPassManager &pm,
+                           const RingfusePipelineOptions &options) {
   pm.addPass(createBFVSelectParameters());
   pm.addPass(createBFVExpandSlotSums());
+  if (options.variant == "lhps")
+    pm.addPass(createBFVChooseLevels());
   pm.addPass(createBFVToPoly());
-  pm.addPass(createPolyToRNS());
+  pm.addPass(createPolyToRNS(PolyToRNSOptions{options.variant}));
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
   pm.addPass(createRNSAssignDomains());
@@ -26,11 +29,11 @@ void buildRingfusePipeline(mlir::OpPassManager &pm) {
 }
 
 void registerRingfusePipeline() {
-  mlir::PassPipelineRegistration<>(
+  mlir::PassPipelineRegistration<RingfusePipelineOptions>(
       "ringfuse-pipeline",
-      "Traced bfv IR to the kernel program: parameters, bfv-to-poly, "
-      "poly-to-rns (HPS), rns-assign-domains, rns-choose-transform, "
-      "rns-to-kernel",
+      "Traced bfv IR to the kernel program: parameters, (levels,) "
+      "bfv-to-poly, poly-to-rns (HPS or LHPS), rns-assign-domains, "
+      "rns-choose-transform, rns-to-kernel",
       buildRingfusePipeline);
 }
 

@@ -38,7 +38,9 @@ bool sameValue(const APInt &a, const APInt &b) {
 }
 
 /// Names the bases of one circuit by their role: Q (the ciphertexts'), T (a
-/// plaintext modulus), B (HPS's auxiliary base), P, QB, QP, D0, D1, ...
+/// plaintext modulus), B (HPS's auxiliary base), P, QB, QP, D0, D1, ...; a
+/// leveled product's Q_l (Q's first l primes) is Q<l>, so Q3B, Q3P, and the
+/// dropped primes Q / Q_3 are Q3hi.
 class BasisNames {
 public:
   BasisNames(MLIRContext *ctx, ArrayRef<uint64_t> q, uint64_t t)
@@ -57,11 +59,19 @@ public:
 
 private:
   std::string nameFor(ArrayRef<uint64_t> moduli) {
-    if (moduli == ArrayRef<uint64_t>(q_))
+    ArrayRef<uint64_t> q(q_);
+    if (moduli == q)
       return "Q";
-    if (moduli.size() > q_.size() &&
-        moduli.take_front(q_.size()) == ArrayRef<uint64_t>(q_))
-      return "Q" + nameFor(moduli.drop_front(q_.size()));
+    size_t shared = 0;
+    while (shared < std::min(moduli.size(), q.size()) && moduli[shared] == q[shared])
+      ++shared;
+    std::string prefix = shared == q.size() ? "Q" : "Q" + std::to_string(shared);
+    if (shared > 0 && shared == moduli.size())
+      return prefix;
+    if (shared > 0)
+      return prefix + nameFor(moduli.drop_front(shared));
+    if (moduli.size() < q.size() && q.take_back(moduli.size()) == moduli)
+      return "Q" + std::to_string(q.size() - moduli.size()) + "hi";
     if (!p_.empty() && moduli == ArrayRef<uint64_t>(p_))
       return "P";
     if (moduli.size() == 1 && moduli[0] == t_)
@@ -197,6 +207,14 @@ private:
           rns::ScaleUpOp::create(builder_, loc(), withBasis(x, toBasis), x);
       return success();
     }
+    // round(a x) = a x: the exact lift times a (leveled HPS's scale-up by
+    // the dropped primes, Q / Q_l).
+    if (denominator.isOne()) {
+      Value lifted = from == to ? x : convertExact(x, toBasis);
+      values_[op.getResult()] = rns::MulScalarOp::create(
+          builder_, loc(), lifted.getType(), lifted, op.getNumeratorAttr());
+      return success();
+    }
     if (numerator.getActiveBits() > 63)
       return op.emitOpError() << "numerator does not fit the RNS kernel";
     SmallVector<uint64_t> shared, rest;
@@ -238,7 +256,9 @@ private:
   /// Q's limbs [j alpha, (j+1) alpha); each is extended to QP by fast
   /// conversion (its u D_j overflow vanishes in the division by P), moved to
   /// the evaluation domain, multiplied by the key and summed; the sum returns
-  /// to coefficients and is divided by P with rounding.
+  /// to coefficients and is divided by P with rounding. At a level (a ring
+  /// of the key's first l primes) alpha stays the key's and the digits stop
+  /// at l: the key's limbs over Q_l P are the runtime's to pick.
   LogicalResult lowerKeySwitch(poly::KeySwitchOp op) {
     Value c = map(op.getInput());
     auto type = cast<rns::PolyType>(c.getType());
@@ -250,7 +270,8 @@ private:
     rns::BasisAttr qpBasis = names_.get(qp), pBasis = names_.get(p);
 
     const size_t l = q.size();
-    const size_t alpha = (l + op.getDnum() - 1) / op.getDnum();
+    const size_t keyPrimes = size_t(op.getKeyPrimeCount());
+    const size_t alpha = (keyPrimes + op.getDnum() - 1) / op.getDnum();
     SmallVector<Value> digits;
     for (size_t first = 0, j = 0; first < l; first += alpha, ++j) {
       size_t last = std::min(l, first + alpha);
@@ -283,9 +304,11 @@ struct PolyToRNS : public impl::PolyToRNSBase<PolyToRNS> {
   using Base::Base;
 
   void runOnOperation() override {
-    if (variant != "hps") {
+    // Leveled HPS is HPS on the rings bfv-choose-levels and bfv-to-poly
+    // chose: its lowering is HPS's, op for op.
+    if (variant != "hps" && variant != "lhps") {
       getOperation().emitError() << "variant '" << variant
-                                 << "' is not implemented yet; use hps";
+                                 << "' is not implemented yet; use hps or lhps";
       return signalPassFailure();
     }
     SmallVector<func::FuncOp> functions(getOperation().getOps<func::FuncOp>());

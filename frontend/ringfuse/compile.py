@@ -46,14 +46,14 @@ from .program import Program
 __all__ = ["SUPPORTED_TARGETS", "SUPPORTED_VARIANTS", "compile"]
 
 SUPPORTED_TARGETS = ("cpu", "cuda", "auto")
-SUPPORTED_VARIANTS = ("hps",)
+SUPPORTED_VARIANTS = ("hps", "lhps")
 # Known to the design (docs/architecture.md), not built yet: a clearer error.
-_PLANNED_VARIANTS = ("behz", "chps", "lhps")
+_PLANNED_VARIANTS = ("behz", "chps", "auto")
 
 CACHE_DIR_VARIABLE = "RINGFUSE_CACHE_DIR"
 OPT = "ringfuse-opt"
 TRANSLATE = "ringfuse-translate"
-PIPELINE_ARGS = ("--ringfuse-pipeline",)
+PIPELINE = "--ringfuse-pipeline"
 EMIT_ARGS = {"cpu": ("--emit-cpp",), "cuda": ("--emit-cuda",)}
 SOURCE_SUFFIX = {"cpu": ".cpp", "cuda": ".cu"}
 PRINT_IR_AFTER_ALL = "--mlir-print-ir-after-all"
@@ -82,7 +82,9 @@ def compile(
     depth unless `params` gives one (of the circuit's t). `dump_ir` names a
     folder that receives the traced IR and the IR after every pass
     (`00-traced.mlir`, `01-bfv-select-parameters.mlir`, ...). `variant` is the
-    BFV multiplication's scale-and-round ("hps"). `cache_dir` overrides
+    BFV multiplication's algorithm: "hps" (every product at the full Q) or
+    "lhps" (leveled HPS: each product on as few primes of Q as its operands'
+    noise allows, chosen at compile time). `cache_dir` overrides
     `$RINGFUSE_CACHE_DIR` / `~/.cache/ringfuse`.
 
     `target` is "cpu", "cuda" (the GPU; CUDA source built with nvcc) or
@@ -214,11 +216,14 @@ def emit_source(
     """
     tools = [_file_identity(driver.find_tool(name)) for name in (OPT, TRANSLATE)]
     emit_args = EMIT_ARGS[target]
-    key = _digest("source", traced.mlir, target, variant, tools, PIPELINE_ARGS, emit_args)
+    pipeline_args = pipeline_arguments(variant)
+    key = _digest("source", traced.mlir, target, tools, pipeline_args, emit_args)
     path = cache.entry("sources", key, SOURCE_SUFFIX[target])
     if dump_ir is None and path.exists():
         return path
-    kernel_ir = _run_pipeline(traced.mlir, None if dump_ir is None else Path(dump_ir))
+    kernel_ir = _run_pipeline(
+        traced.mlir, pipeline_args, None if dump_ir is None else Path(dump_ir)
+    )
     source = driver.run_tool(TRANSLATE, kernel_ir, *emit_args)
     if dump_ir is not None:
         _write_emitted_source(Path(dump_ir), source, target)
@@ -226,13 +231,19 @@ def emit_source(
     return path
 
 
-def _run_pipeline(mlir: str, dump_dir: Path | None) -> str:
+def pipeline_arguments(variant: str = "hps") -> tuple[str, ...]:
+    """ringfuse-opt's arguments for the whole pipeline with `variant`."""
+    check_variant(variant)
+    return (PIPELINE if variant == "hps" else f"{PIPELINE}=variant={variant}",)
+
+
+def _run_pipeline(mlir: str, pipeline_args: tuple[str, ...], dump_dir: Path | None) -> str:
     if dump_dir is None:
-        return driver.run_tool(OPT, mlir, *PIPELINE_ARGS)
+        return driver.run_tool(OPT, mlir, *pipeline_args)
     _prepare_dump_dir(dump_dir)
     (dump_dir / "00-traced.mlir").write_text(mlir)
     try:
-        output = driver.run_tool_output(OPT, mlir, *PIPELINE_ARGS, PRINT_IR_AFTER_ALL)
+        output = driver.run_tool_output(OPT, mlir, *pipeline_args, PRINT_IR_AFTER_ALL)
     except CompilerError as error:
         # The dumps up to the failing pass are what one needs to see why it failed.
         dumps, diagnostics = split_ir_dumps(error.stderr)

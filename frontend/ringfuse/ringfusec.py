@@ -28,6 +28,7 @@ from .circuit import Circuit, Trace, TraceError, trace
 from .compile import (
     RUNTIME_INCLUDE_DIR,
     Cache,
+    check_variant,
     cuda_compiler,
     cxx_compiler,
     emit_source,
@@ -87,6 +88,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             arguments.circuit_file,
             arguments.output,
             target=arguments.target,
+            variant=arguments.variant,
             circuit_name=arguments.circuit,
         )
     except (RingfusecError, CompilerError, TraceError, TypeError, ValueError) as error:
@@ -111,6 +113,11 @@ def _parser() -> argparse.ArgumentParser:
         help="where it runs: cpu (the default), cuda (the GPU; needs nvcc) or auto",
     )
     parser.add_argument(
+        "--variant", default="hps",
+        help="the BFV multiplication: hps (the default) or lhps (leveled HPS: each product "
+        "on as few primes of Q as its noise allows)",
+    )
+    parser.add_argument(
         "--circuit", metavar="NAME", help="which circuit, if the file defines several"
     )
     return parser
@@ -133,6 +140,7 @@ def build(
     output: str | os.PathLike[str],
     *,
     target: str = "cpu",
+    variant: str = "hps",
     circuit_name: str | None = None,
     cache_dir: str | os.PathLike[str] | None = None,
 ) -> Executable:
@@ -142,12 +150,13 @@ def build(
     >>> build("circuit.py", "circuit").description["galois_elements"]
     [3, 16383]
     """
+    check_variant(variant)
     device = resolve_target(target)
     output = Path(output)
     _require_runtime_library()
     circuit = find_circuit(_import_file(Path(circuit_file)), circuit_name, Path(circuit_file))
     traced = trace(circuit)
-    source_path = emit_source(traced, Cache.at(cache_dir), target=device)
+    source_path = emit_source(traced, Cache.at(cache_dir), target=device, variant=variant)
     build_executable(source_path, output, device)
     return _write_client_files(output, traced)
 

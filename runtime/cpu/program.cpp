@@ -180,22 +180,34 @@ const BasisPlan &checkAutomorphism(const RfRuntime *s, int basis,
   return plan;
 }
 
-const KeySwitchKey &checkKeySwitch(const RfRuntime *s, int key,
-                                   const uint64_t *const *digits,
-                                   const uint64_t *out0, const uint64_t *out1) {
+KeySwitchCall checkKeySwitch(const RfRuntime *s, int key, int basis,
+                             const uint64_t *const *digits, int digitCount,
+                             const uint64_t *out0, const uint64_t *out1) {
+  const Context &context = *s->context;
+  const std::vector<uint64_t> &q = context.q().values(), &p = context.p().values();
+  const std::vector<uint64_t> &moduli = basisAt(s, basis).moduli;
+  const size_t l = moduli.size() > p.size() ? moduli.size() - p.size() : 0;
+  if (l == 0 || l > q.size() ||
+      !std::equal(q.begin(), q.begin() + l, moduli.begin()) ||
+      !std::equal(p.begin(), p.end(), moduli.begin() + l))
+    throw Error("basis " + std::to_string(basis) +
+                " is not the first primes of Q followed by P");
+  const size_t expectedDigits = (l + context.digitSize() - 1) / context.digitSize();
+  if (digitCount < 0 || size_t(digitCount) != expectedDigits)
+    throw Error(std::to_string(digitCount) + " digits given; " +
+                std::to_string(l) + " primes of Q make " +
+                std::to_string(expectedDigits));
   const KeySwitchKey *ksk = planAt(s->boundKeys, key, "key");
   if (!ksk)
     throw Error("key " + std::to_string(key) + " is not bound");
-  const Context &context = *s->context;
-  const size_t words = context.qp().size() * s->n;
-  const size_t dnum = context.dnum();
+  const size_t words = moduli.size() * s->n;
   if (!digits)
     throw Error("the digit array is a null pointer");
   requireSpan(s, out0, words, "out0");
   requireSpan(s, out1, words, "out1");
   if (overlaps(out0, words, out1, words))
     throw Error("out0 and out1 overlap");
-  for (size_t j = 0; j < dnum; ++j) {
+  for (size_t j = 0; j < expectedDigits; ++j) {
     std::string what = "digit " + std::to_string(j);
     requireSpan(s, digits[j], words, what.c_str());
     // Elementwise aliasing (a digit's buffer reused as an output) is safe:
@@ -204,7 +216,7 @@ const KeySwitchKey &checkKeySwitch(const RfRuntime *s, int key,
       if (o != digits[j] && overlaps(o, words, digits[j], words))
         throw Error(what + " partly overlaps an output");
   }
-  return *ksk;
+  return {ksk, moduli.size(), l, q.size() - l, expectedDigits};
 }
 
 uint64_t *bufferKernel(RfRuntime *s, int buffer) {
@@ -435,25 +447,27 @@ void automorphismEvaluationKernel(RfRuntime *s, int basis,
   });
 }
 
-/// out0 = sum_j digits[j] * b_j, out1 = sum_j digits[j] * a_j over QP, summed
-/// in digit order as evaluation.cpp's keySwitch accumulates them.
-void keySwitchInnerProductKernel(RfRuntime *s, int key,
-                                 const uint64_t *const *digits, uint64_t *out0,
-                                 uint64_t *out1) {
+/// out0 = sum_j digits[j] * b_j, out1 = sum_j digits[j] * a_j over the
+/// call's basis, summed in digit order as evaluation.cpp's keySwitch
+/// accumulates them.
+void keySwitchInnerProductKernel(RfRuntime *s, int key, int basis,
+                                 const uint64_t *const *digits, int digitCount,
+                                 uint64_t *out0, uint64_t *out1) {
   guarded(s, "key_switch_inner_product", [&] {
-    const KeySwitchKey &ksk = checkKeySwitch(s, key, digits, out0, out1);
+    const KeySwitchCall call =
+        checkKeySwitch(s, key, basis, digits, digitCount, out0, out1);
     const Context &context = *s->context;
-    const size_t n = s->n, limbs = context.qp().size();
-    const size_t dnum = context.dnum();
-    for (size_t i = 0; i < limbs; ++i) {
-      const Modulus &m = context.qp().modulus(i);
-      const size_t base = i * n;
+    const size_t n = s->n;
+    for (size_t i = 0; i < call.limbs; ++i) {
+      const size_t keyLimb = call.keyLimb(i);
+      const Modulus &m = context.qp().modulus(keyLimb);
+      const size_t base = i * n, keyBase = keyLimb * n;
       for (size_t c = 0; c < n; ++c) {
         uint64_t sum0 = 0, sum1 = 0;
-        for (size_t j = 0; j < dnum; ++j) {
+        for (size_t j = 0; j < call.digits; ++j) {
           uint64_t d = digits[j][base + c];
-          sum0 = addMod(sum0, mulMod(d, ksk.b[j][base + c], m), m.value);
-          sum1 = addMod(sum1, mulMod(d, ksk.a[j][base + c], m), m.value);
+          sum0 = addMod(sum0, mulMod(d, call.key->b[j][keyBase + c], m), m.value);
+          sum1 = addMod(sum1, mulMod(d, call.key->a[j][keyBase + c], m), m.value);
         }
         out0[base + c] = sum0;
         out1[base + c] = sum1;

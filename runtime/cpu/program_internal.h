@@ -191,11 +191,19 @@ const BasisPlan &checkAutomorphism(const RfRuntime *s, int basis,
                                    uint64_t galoisElement, const uint64_t *in,
                                    const uint64_t *out);
 
-/// The bound key; the digits (Context::dnum() of them) and outputs span
-/// |QP| * N words each.
-const KeySwitchKey &checkKeySwitch(const RfRuntime *s, int key,
-                                   const uint64_t *const *digits,
-                                   const uint64_t *out0, const uint64_t *out1);
+/// A key-switching inner product over Q_l P (Q's first l primes, then P):
+/// limb i of the basis is the key's limb keyLimb(i).
+struct KeySwitchCall {
+  const KeySwitchKey *key;
+  size_t limbs, qLimbs, skippedLimbs, digits;
+  size_t keyLimb(size_t i) const { return i < qLimbs ? i : i + skippedLimbs; }
+};
+
+/// The bound key and the layout of its level; the digits and outputs span
+/// the basis' limbs * N words each.
+KeySwitchCall checkKeySwitch(const RfRuntime *s, int key, int basis,
+                             const uint64_t *const *digits, int digitCount,
+                             const uint64_t *out0, const uint64_t *out1);
 
 /// buffer() and moduli(): the same for every driver (they hand out
 /// bufferData / moduliData).

@@ -359,20 +359,24 @@ void automorphismEvaluationKernel(RfRuntime *s, int basis,
   });
 }
 
-void keySwitchInnerProductKernel(RfRuntime *s, int key,
-                                 const uint64_t *const *digits, uint64_t *out0,
-                                 uint64_t *out1) {
+void keySwitchInnerProductKernel(RfRuntime *s, int key, int basis,
+                                 const uint64_t *const *digits, int digitCount,
+                                 uint64_t *out0, uint64_t *out1) {
   guarded(s, "key_switch_inner_product", [&] {
-    checkKeySwitch(s, key, digits, out0, out1);
+    const KeySwitchCall call =
+        checkKeySwitch(s, key, basis, digits, digitCount, out0, out1);
     CudaState &d = stateOf(s);
     cuda::KeySwitchPlan plan{};
-    plan.limbs = static_cast<int>(s->context->qp().size());
-    plan.dnum = static_cast<int>(s->context->dnum());
+    plan.limbs = static_cast<int>(call.limbs);
+    plan.qLimbs = static_cast<int>(call.qLimbs);
+    plan.skippedLimbs = static_cast<int>(call.skippedLimbs);
+    plan.digits = static_cast<int>(call.digits);
     plan.moduli = d.qpModuli;
     plan.key = d.keys + static_cast<size_t>(key) * d.keyWords;
+    plan.componentWords = s->context->qp().size() * s->n;
     // By value: a captured graph keeps the pointers, not the host array.
-    for (int j = 0; j < plan.dnum; ++j)
-      plan.digits[j] = digits[j];
+    for (int j = 0; j < plan.digits; ++j)
+      plan.digitData[j] = digits[j];
     cuda::launchKeySwitchInnerProduct(plan, s->n, out0, out1, d.stream);
   });
 }

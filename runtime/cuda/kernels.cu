@@ -224,8 +224,8 @@ __global__ void evaluationAutomorphismKernel(uint64_t galois,
       in[limb * n + evaluationAutomorphismSource(j, logN, galois)];
 }
 
-/// program.cpp's keySwitchInnerProductKernel for one word of QP: both sums
-/// in digit order. A digit may be an output's buffer: its word is read
+/// program.cpp's keySwitchInnerProductKernel for one word of the basis: both
+/// sums in digit order. A digit may be an output's buffer: its word is read
 /// before the outputs' word is written, by this thread alone.
 __global__ void keySwitchKernel(KeySwitchPlan plan, uint64_t *out0,
                                 uint64_t *out1, size_t n) {
@@ -233,14 +233,17 @@ __global__ void keySwitchKernel(KeySwitchPlan plan, uint64_t *out0,
   const size_t w = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (w >= words)
     return;
-  const Modulus m = plan.moduli[w / n];
+  const int limb = int(w / n);
+  const int keyLimb = limb < plan.qLimbs ? limb : limb + plan.skippedLimbs;
+  const size_t keyWord = size_t(keyLimb) * n + w % n;
+  const Modulus m = plan.moduli[keyLimb];
   uint64_t sum0 = 0, sum1 = 0;
-  for (int j = 0; j < plan.dnum; ++j) {
-    const uint64_t d = plan.digits[j][w];
-    const uint64_t *b = plan.key + size_t(2 * j) * words;
-    const uint64_t *a = b + words;
-    sum0 = addMod(sum0, mulMod(d, b[w], m), m.value);
-    sum1 = addMod(sum1, mulMod(d, a[w], m), m.value);
+  for (int j = 0; j < plan.digits; ++j) {
+    const uint64_t d = plan.digitData[j][w];
+    const uint64_t *b = plan.key + size_t(2 * j) * plan.componentWords;
+    const uint64_t *a = b + plan.componentWords;
+    sum0 = addMod(sum0, mulMod(d, b[keyWord], m), m.value);
+    sum1 = addMod(sum1, mulMod(d, a[keyWord], m), m.value);
   }
   out0[w] = sum0;
   out1[w] = sum1;

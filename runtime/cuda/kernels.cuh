@@ -68,13 +68,16 @@ struct ScaleUpPlanView {
   const Modulus *outputs;
 };
 
-/// key_switch_inner_product over QP: key digit j's b_j at key + 2j * words,
-/// a_j at key + (2j + 1) * words (words = limbs * N).
+/// key_switch_inner_product over Q_l P (Q's first qLimbs primes, then P):
+/// key digit j's b_j at key + 2j * componentWords, a_j at key + (2j + 1) *
+/// componentWords (|QP| * N); limb i of the basis is the key's limb i, or
+/// i + skippedLimbs past Q_l.
 struct KeySwitchPlan {
-  int limbs, dnum;
+  int limbs, qLimbs, skippedLimbs, digits;
   const Modulus *moduli; // QP
   const uint64_t *key;
-  const uint64_t *digits[kMaxDigits];
+  size_t componentWords;
+  const uint64_t *digitData[kMaxDigits];
 };
 
 /// Throws Error naming `kernel` if the launch just made failed (bad

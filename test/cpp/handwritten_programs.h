@@ -159,7 +159,7 @@ inline void keySwitch(RfRuntime *rt, const RfKernels *k, int key,
     k->convert(rt, D0ToQP + j, c + j * kN, digits[j]);
     k->ntt_forward(rt, QP, digits[j], 0, 0, 0);
   }
-  k->key_switch_inner_product(rt, key, digits, acc0, acc1);
+  k->key_switch_inner_product(rt, key, QP, digits, 3, acc0, acc1);
   k->ntt_inverse(rt, QP, acc0, 0, 0, 0);
   k->ntt_inverse(rt, QP, acc1, 0, 0, 0);
   k->scale_round(rt, ModDownByP, acc0, out0);

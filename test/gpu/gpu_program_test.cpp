@@ -516,10 +516,22 @@ TEST_F(GpuProgramTest, KernelErrorsSurfaceFromRun) {
                  "cannot run in place");
   EXPECT_MESSAGE(runWith([](RfRuntime *rt, const RfKernels *k) {
                    uint64_t *digits[3] = {};
-                   k->key_switch_inner_product(rt, 0, digits, k->buffer(rt, 3),
-                                               k->buffer(rt, 4));
+                   k->key_switch_inner_product(rt, 0, QP, digits, 3,
+                                               k->buffer(rt, 3), k->buffer(rt, 4));
                  }),
                  "key 0 is out of range");
+  EXPECT_MESSAGE(runWith([](RfRuntime *rt, const RfKernels *k) {
+                   uint64_t *digits[3] = {};
+                   k->key_switch_inner_product(rt, 0, QB, digits, 3,
+                                               k->buffer(rt, 3), k->buffer(rt, 4));
+                 }),
+                 "basis 2 is not the first primes of Q followed by P");
+  EXPECT_MESSAGE(runWith([](RfRuntime *rt, const RfKernels *k) {
+                   uint64_t *digits[3] = {};
+                   k->key_switch_inner_product(rt, 0, QP, digits, 2,
+                                               k->buffer(rt, 3), k->buffer(rt, 4));
+                 }),
+                 "2 digits given; 3 primes of Q make 3");
   EXPECT_MESSAGE(runWith([](RfRuntime *rt, const RfKernels *k) {
                    scribbleKernel<<<1, 1, 0, streamOf(rt, k)>>>(
                        k->buffer(rt, 4) + 5);

@@ -38,10 +38,32 @@ def inputs_for(program: rf.Program, keys: rf.KeySet, seed: int) -> list[object]:
     return values
 
 
+# Leveled HPS: products and relinearizations below the full Q (the deep
+# circuit at its explicit parameters reaches level 1).
+LEVELED = [
+    (test_e2e.CHAINS[4], {}),
+    (test_e2e.CHAINS[6], {}),
+    (test_e2e.every_depth, {"params": rf.Params(**test_e2e.DEEP_PARAMS)}),
+]
+
+
 @pytest.mark.parametrize("circuit", test_e2e.ALL_CIRCUITS, ids=lambda circuit: circuit.name)
 def test_cuda_outputs_are_the_cpu_outputs(circuit: rf.Circuit, tmp_path: Path) -> None:
-    cpu = rf.compile(circuit, target="cpu", cache_dir=tmp_path)
-    gpu = rf.compile(circuit, target="cuda", cache_dir=tmp_path)
+    compare_cuda_with_cpu(circuit, tmp_path)
+
+
+@pytest.mark.parametrize(
+    "circuit, compile_args", LEVELED, ids=[circuit.name for circuit, _ in LEVELED]
+)
+def test_leveled_cuda_outputs_are_the_cpu_outputs(
+    circuit: rf.Circuit, compile_args: dict[str, object], tmp_path: Path
+) -> None:
+    compare_cuda_with_cpu(circuit, tmp_path, variant="lhps", **compile_args)
+
+
+def compare_cuda_with_cpu(circuit: rf.Circuit, tmp_path: Path, **compile_args: object) -> None:
+    cpu = rf.compile(circuit, target="cpu", cache_dir=tmp_path, **compile_args)  # type: ignore[arg-type]
+    gpu = rf.compile(circuit, target="cuda", cache_dir=tmp_path, **compile_args)  # type: ignore[arg-type]
     assert gpu.device == "cuda" and cpu.params == gpu.params
     keys = cpu.keygen(seed=SEED)
     gpu.set_evaluation_keys(keys.relin_key, keys.galois_keys)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -209,6 +210,66 @@ def test_product_chains_decrypt_correctly_at_every_depth(compiled: Compiled, dep
         expected = expected * (y if i % 2 == 0 else x) % T
     check(keys, program(keys.encrypt(x), keys.encrypt(y)), expected)
     assert not program.params.insecure
+
+
+@pytest.mark.parametrize("depth", [4, 6])
+def test_leveled_product_chains_decrypt_correctly(compiled: Compiled, depth: int) -> None:
+    program, keys = compiled(CHAINS[depth], variant="lhps")
+    x, y = slots(program, 30 + depth), slots(program, 40 + depth)
+    expected = x.copy()
+    for i in range(depth):
+        expected = expected * (y if i % 2 == 0 else x) % T
+    check(keys, program(keys.encrypt(x), keys.encrypt(y)), expected)
+    # Some product ran, and was relinearized, below the full Q.
+    assert re.search(r"// Q[0-9]+P\b", program.source_path.read_text())
+
+
+# Q of six 60-bit primes at N = 2^14 (128-bit secure): about ten products.
+DEEP_PARAMS = {
+    "poly_modulus_degree": 16384,
+    "plaintext_modulus": T,
+    "coeff_modulus_bits": [60] * 6,
+    "special_modulus_bits": [60],
+}
+TRIED_DEPTH = 13
+
+
+@rf.circuit(plaintext_modulus=T)
+def every_depth(x: rf.Encrypted, y: rf.Encrypted):
+    """x * y * x * y ..., each of the 13 products returned."""
+    results = []
+    product = x
+    for i in range(TRIED_DEPTH):
+        product = product * (y if i % 2 == 0 else x)
+        results.append(product)
+    return tuple(results)
+
+
+def test_variants_reach_the_same_depth_and_report_their_noise_budgets(
+    compiled: Compiled, capsys: pytest.CaptureFixture[str]
+) -> None:
+    budgets: dict[str, list[int]] = {}
+    for variant in ("hps", "lhps"):
+        program, keys = compiled(every_depth, variant=variant, params=rf.Params(**DEEP_PARAMS))
+        x, y = slots(program, 50), slots(program, 51)
+        outputs = program(keys.encrypt(x), keys.encrypt(y))
+        budgets[variant] = [keys.noise_budget(output) for output in outputs]
+        expected = x.copy()
+        for i, (output, budget) in enumerate(zip(outputs, budgets[variant], strict=True)):
+            expected = expected * (y if i % 2 == 0 else x) % T
+            if budget > 0:
+                check(keys, output, expected)
+        with capsys.disabled():  # the report, also under pytest -q
+            print(f"\nnoise budget left per depth ({variant}): {budgets[variant]}")
+    deepest = {
+        variant: max(depth for depth, budget in enumerate(left, 1) if budget > 0)
+        for variant, left in budgets.items()
+    }
+    assert deepest["lhps"] == deepest["hps"] >= 9, budgets
+    # Leveled products cost a few bits of rounding noise, no more.
+    for hps, lhps in zip(budgets["hps"], budgets["lhps"], strict=True):
+        if hps > 0:
+            assert lhps >= hps - 6, budgets
 
 
 def test_plaintext_inputs_and_numpy_constants(compiled: Compiled) -> None:
@@ -465,13 +526,17 @@ ALL_CIRCUITS = [
 ]
 
 
-@pytest.mark.parametrize("circuit", ALL_CIRCUITS, ids=lambda circuit: circuit.name)
+@pytest.mark.parametrize(
+    "circuit, variant",
+    [(circuit, "hps") for circuit in ALL_CIRCUITS] + [(CHAINS[6], "lhps")],
+    ids=lambda value: value.name if isinstance(value, rf.Circuit) else value,
+)
 def test_the_emitted_cuda_of_every_circuit_builds_with_nvcc(
-    circuit: rf.Circuit, cache_dir: Path
+    circuit: rf.Circuit, variant: str, cache_dir: Path
 ) -> None:
     compiler = importlib.import_module("ringfuse.compile")
     cache = compiler.Cache.at(cache_dir)
-    source = compiler.emit_source(rf.trace(circuit), cache, target="cuda")
+    source = compiler.emit_source(rf.trace(circuit), cache, target="cuda", variant=variant)
     assert source.suffix == ".cu" and "__global__" in source.read_text()
     library = compiler.build_library(source, cache, target="cuda")
     assert library.stat().st_size > 0

@@ -101,6 +101,10 @@ LogicalResult MulOp::verify() {
                               "with "
                            << operand.getSize()
                            << " components; relinearize it first";
+  size_t primes = lhs.getParams().getCiphertextModulus().size();
+  if (std::optional<int64_t> level = getLevel(); level && primes && *level > int64_t(primes))
+    return emitOpError() << "level " << *level << " exceeds the " << primes
+                         << " primes of Q";
   return verifyResultType(
       *this, CiphertextType::get(getContext(), lhs.getParams(), 3));
 }

@@ -78,8 +78,15 @@ def BFV_MulOp : BFV_Op<"mul", [Commutative]> {
     c_k = [round(t/Q * sum_{i+j=k} a_i b_j)]_Q for k = 0, 1, 2, the products
     taken exactly in Z[X]/(X^N + 1) on centered representatives. Operands
     have 2 components, the result 3: `bfv.relinearize` brings it back to 2.
+
+    `level = l` (leveled HPS, set by bfv-choose-levels) computes it on the
+    first l primes of Q: both operands are rounded to Q_l = q_1 ... q_l, the
+    scaled tensor product is taken mod Q_l, and the result is multiplied by
+    Q / Q_l, which adds rounding noise far below the operands' own. Without
+    it the product is taken at the full Q.
   }];
-  let arguments = (ins BFV_Ciphertext:$lhs, BFV_Ciphertext:$rhs);
+  let arguments = (ins BFV_Ciphertext:$lhs, BFV_Ciphertext:$rhs,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$level);
   let results = (outs BFV_Ciphertext:$output);
   let assemblyFormat = [{
     $lhs `,` $rhs attr-dict `:` custom<SameTypes>(type($lhs), type($rhs)) `->` qualified(type($output))

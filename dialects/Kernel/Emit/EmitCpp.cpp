@@ -207,11 +207,12 @@ private:
       SmallVector<std::string> digits;
       for (Value digit : launch.getIns())
         digits.push_back(names_[digit]);
-      manifest_.basis(cast<kernel::BufferType>(launch.getOuts()[0].getType()).getBasis());
+      int basis = basisOf(launch.getOuts()[0]);
       os << llvm::formatv("  {{\n    const uint64_t *digits[] = {{{0}};\n"
-                          "    k->key_switch_inner_product(rt, {1}, digits, {2}, {3});\n  }\n",
+                          "    k->key_switch_inner_product(rt, {1}, {2}, digits, {3}, {4}, {5});\n"
+                          "  }\n",
                           llvm::join(digits, ", "), manifest_.key(*launch.getKey()),
-                          out(0), out(1));
+                          basis, digits.size(), out(0), out(1));
     } else {
       return launch.emitOpError() << "has no C++ emission";
     }

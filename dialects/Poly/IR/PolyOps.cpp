@@ -131,11 +131,20 @@ LogicalResult KeySwitchOp::verify() {
     if (llvm::is_contained(ring.getModuli(), uint64_t(p)))
       return emitOpError() << "special prime " << p << " is also in Q";
   }
+  const int64_t primes = int64_t(ring.getModuli().size());
+  const int64_t keyPrimes = getKeyPrimeCount();
+  if (keyPrimes < primes)
+    return emitOpError() << "key_primes = " << keyPrimes
+                         << " is below the ring's " << primes << " primes";
   int64_t digits = getDnum();
-  if (digits < 1 || digits > int64_t(ring.getModuli().size()))
+  if (digits < 1 || digits > keyPrimes)
     return emitOpError() << "dnum = " << digits << " is not in [1, |Q| = "
-                         << ring.getModuli().size() << "]";
+                         << keyPrimes << "]";
   return success();
+}
+
+int64_t KeySwitchOp::getKeyPrimeCount() {
+  return getKeyPrimes().value_or(int64_t(getInput().getType().getRing().getModuli().size()));
 }
 
 // Constants fold to their coefficients (see rns.constant).

@@ -129,12 +129,22 @@ def Poly_KeySwitchOp : Poly_Op<"key_switch"> {
     automorphism). The key is an encryption of P s' under s over QP, in d
     digits of Q's primes (the special primes P = p_0 ...); the result is the
     digit products summed over QP and divided by P with rounding.
+
+    `key_primes = L` says the key was made for a Q of L primes of which the
+    ring's are the first l (a product at a lower level): its digits keep
+    their width, ceil(L / dnum) primes, and the first ceil(l / width) of them,
+    cut at l, are used. It defaults to the ring's prime count.
   }];
   let arguments = (ins Poly_Polynomial:$input, I64Attr:$galois_element,
-                       DenseI64ArrayAttr:$special, I64Attr:$dnum);
+                       DenseI64ArrayAttr:$special, I64Attr:$dnum,
+                       OptionalAttr<I64Attr>:$key_primes);
   let results = (outs Poly_Polynomial:$k0, Poly_Polynomial:$k1);
   let assemblyFormat = [{
     $input attr-dict `:` custom<SameTypes>(type($input), type($k0), type($k1))
+  }];
+  let extraClassDeclaration = [{
+    /// The primes of the Q the key was made for (key_primes, else the ring's).
+    int64_t getKeyPrimeCount();
   }];
 }
 

@@ -139,6 +139,24 @@ func.func @f(%x: !bfv.ciphertext<#p, 3>, %y: !bfv.ciphertext<#p, 2>) {
 
 // -----
 
+#p = #bfv.params<t = 97, N = 16, Q = [193, 257], P = [353], dnum = 2>
+func.func @f(%x: !bfv.ciphertext<#p, 2>) {
+  // expected-error@+1 {{'bfv.mul' op level 3 exceeds the 2 primes of Q}}
+  %0 = bfv.mul %x, %x {level = 3} : !bfv.ciphertext<#p, 2> -> !bfv.ciphertext<#p, 3>
+  return
+}
+
+// -----
+
+#p = #bfv.params<t = 97, N = 16, Q = [193, 257], P = [353], dnum = 2>
+func.func @f(%x: !bfv.ciphertext<#p, 2>) {
+  // expected-error@+1 {{'bfv.mul' op attribute 'level' failed to satisfy constraint: 64-bit signless integer attribute whose minimum value is 1}}
+  %0 = bfv.mul %x, %x {level = 0} : !bfv.ciphertext<#p, 2> -> !bfv.ciphertext<#p, 3>
+  return
+}
+
+// -----
+
 #p = #bfv.params<t = 17>
 func.func @f(%x: !bfv.ciphertext<#p, 2>) {
   // expected-error@+1 {{'bfv.mul' op result type '!bfv.ciphertext<#bfv.params<t = 17>, 2>' differs from the expected '!bfv.ciphertext<#bfv.params<t = 17>, 3>'}}

@@ -31,9 +31,9 @@ func.func @square_rotated(%x: !bfv.ciphertext<#p, 2>, %w: !bfv.plaintext<#p>) ->
 // CHECK: k->convert(rt,
 // CHECK: k->ntt_forward(rt,
 // CHECK: k->scale_round(rt,
-// CHECK: k->key_switch_inner_product(rt, 0, digits,
+// CHECK: k->key_switch_inner_product(rt, 0, {{[0-9]+}}, digits, 2,
 // CHECK: k->automorphism(rt, {{[0-9]+}}, 3ull,
-// CHECK: k->key_switch_inner_product(rt, 1, digits,
+// CHECK: k->key_switch_inner_product(rt, 1, {{[0-9]+}}, digits, 2,
 // CHECK: k->scale_up(rt,
 
 // CHOSEN: k->ntt_forward(rt, {{[0-9]+}}, {{[^,]+}}, 0, 4, 2);

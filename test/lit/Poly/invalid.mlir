@@ -216,6 +216,27 @@ func.func @f(%c: !poly.poly<#q>) {
 
 #q = #poly.ring<N = 16, moduli = [97, 193]>
 func.func @f(%c: !poly.poly<#q>) {
+  // expected-error@+1 {{'poly.key_switch' op key_primes = 1 is below the ring's 2 primes}}
+  %0, %1 = poly.key_switch %c {galois_element = 0, special = array<i64: 353>, dnum = 1, key_primes = 1} : !poly.poly<#q>
+  return
+}
+
+// -----
+
+// A key of three primes has at most three digits; at a level of two primes
+// its digits keep their width (the second switch verifies).
+#q = #poly.ring<N = 16, moduli = [97, 193]>
+func.func @f(%c: !poly.poly<#q>) {
+  // expected-error@+1 {{'poly.key_switch' op dnum = 4 is not in [1, |Q| = 3]}}
+  %0, %1 = poly.key_switch %c {galois_element = 0, special = array<i64: 353>, dnum = 4, key_primes = 3} : !poly.poly<#q>
+  %2, %3 = poly.key_switch %c {galois_element = 0, special = array<i64: 353>, dnum = 3, key_primes = 3} : !poly.poly<#q>
+  return
+}
+
+// -----
+
+#q = #poly.ring<N = 16, moduli = [97, 193]>
+func.func @f(%c: !poly.poly<#q>) {
   // expected-error@+1 {{'poly.key_switch' op needs at least one special prime}}
   %0, %1 = poly.key_switch %c {galois_element = 0, special = array<i64>, dnum = 1} : !poly.poly<#q>
   return

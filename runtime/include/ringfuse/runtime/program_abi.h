@@ -28,7 +28,7 @@
 extern "C" {
 #endif
 
-#define RINGFUSE_PROGRAM_ABI_VERSION 2
+#define RINGFUSE_PROGRAM_ABI_VERSION 3
 
 typedef struct RfBasis {
   const uint64_t *moduli; /* pairwise coprime; NTT-capable if ever transformed */
@@ -134,12 +134,16 @@ typedef struct RfKernels {
   void (*automorphism_evaluation)(RfRuntime *, int basis,
                                   uint64_t galois_element, const uint64_t *in,
                                   uint64_t *out);
-  /* Hybrid key switching's inner product in the evaluation domain over QP:
-   * out0 = sum_j digits[j] * b_j, out1 = sum_j digits[j] * a_j for the key's
-   * dnum digits (digits[j]: digit j extended to QP, evaluation form). */
-  void (*key_switch_inner_product)(RfRuntime *, int key,
+  /* Hybrid key switching's inner product in the evaluation domain over
+   * `basis`, which is QP or, at a lower level, Q's first l primes followed by
+   * P: out0 = sum_j digits[j] * b_j, out1 = sum_j digits[j] * a_j over the
+   * key's first digit_count digits (digits[j]: digit j, cut at l, extended
+   * to the basis, evaluation form; digit_count = ceil(l / digit size)). The
+   * key's limbs of the primes the basis leaves out are not read. */
+  void (*key_switch_inner_product)(RfRuntime *, int key, int basis,
                                    const uint64_t *const *digits,
-                                   uint64_t *out0, uint64_t *out1);
+                                   int digit_count, uint64_t *out0,
+                                   uint64_t *out1);
   /* The CUDA driver's stream (a cudaStream_t) on which emitted CUDA launches
    * its generated kernels; NULL for the CPU driver, whose buffers are host
    * memory that generated loops touch directly. */
