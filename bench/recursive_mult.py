@@ -9,7 +9,9 @@ logN = 15, Q = 13 primes of 60 bits and P = one (log QP = 840), t = 65537,
 with ct2 a fresh encryption. For each variant the chain of k products is
 compiled for every k = 1 .. steps at these parameters, and timed with
 `Program.time_runs` (bench_gpu.py's method: inputs bound once, warm-up
-replays, CUDA events around each graph replay, the median). The chains of k
+replays, CUDA events around each graph replay). The programs are timed in
+turn, ROUNDS times over, so that a drift of the GPU's clocks spreads over all
+of them; T(k) is the median of chain k's timed replays. The chains of k
 and k - 1 products share their first k - 1 products and those products' levels
 (a product's level depends only on its operands' noise), so the k-th
 multiplication takes T(k) - T(k - 1). Each chain is checked first: it decrypts
@@ -56,7 +58,8 @@ STEPS = 20
 VARIANTS = ("hps", "lhps")
 PHANTOM_TOTAL_MS = {"lhps": 11.8, "hps": 18.9, "behz": 21.3}
 PHANTOM_LHPS_STEP_US = (896.0, 313.0)  # first and last step
-RUNS = (5, 30)  # warm-up, timed iterations
+RUNS = (3, 10)  # warm-up, timed iterations per round
+ROUNDS = 6
 
 
 def params() -> rf.Params:
@@ -122,7 +125,7 @@ def measure(steps: int, device: str, cache: Any, seed: int) -> dict[str, Any]:
     x, y = keys.encrypt(xs), keys.encrypt(ys)
     results: dict[str, Any] = {}
     for variant in VARIANTS:
-        totals, budgets = [], []
+        programs, budgets = [], []
         expected = xs.copy()
         for k, circuit in enumerate(circuits, 1):
             expected = expected * ys % T
@@ -133,9 +136,13 @@ def measure(steps: int, device: str, cache: Any, seed: int) -> dict[str, Any]:
             if not np.array_equal(keys.decrypt(out), expected):
                 raise AssertionError(f"{variant}: {k} products do not decrypt to x * y^{k}")
             budgets.append(keys.noise_budget(out))
-            stats = bench_gpu.Stats.of(program._native.time_runs([x._native, y._native], *RUNS))
-            totals.append(stats.median_us)
-            print(f"{variant} k={k}: {stats.median_us:.1f} us", file=sys.stderr, flush=True)
+            programs.append(program)
+        samples: list[list[float]] = [[] for _ in programs]
+        for _ in range(ROUNDS):
+            for times, program in zip(samples, programs):
+                times.extend(program._native.time_runs([x._native, y._native], *RUNS))
+        totals = [bench_gpu.Stats.of(times).median_us for times in samples]
+        print(f"{variant}: {[round(t) for t in totals]} us", file=sys.stderr, flush=True)
         steps_us = [totals[0]] + [b - a for a, b in zip(totals, totals[1:])]
         results[variant] = {
             "levels": levels(circuits[-1], chosen) if variant == "lhps" else [Q_PRIMES] * steps,
@@ -182,6 +189,7 @@ def plot(path: Path) -> Path:
     axes.plot([1, STEPS], [first, last], linestyle="--", color="grey",
               label=f"Phantom LHPS, first and last step ({PHANTOM_TOTAL_MS['lhps']} ms in all)")
     axes.set_xlabel("multiplication (depth)")
+    axes.set_xticks(range(1, STEPS + 1))
     axes.set_ylabel("time per multiplication (us)")
     axes.set_title(f"ct1 <- ct1 * ct2, logN {LOG_N}, log QP 840, {report['device']['name']}",
                    fontsize=9)
@@ -219,8 +227,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         **bench_gpu.commit(),
         "python": platform.python_version(),
-        "method": bench_gpu.method(args.device, RUNS)
-        + " Per-step times are differences of consecutive chains' medians.",
+        "method": bench_gpu.method(args.device, (RUNS[0], RUNS[1] * ROUNDS))
+        + f" Here the programs are timed in turn, {ROUNDS} rounds of {RUNS[0]} warm-up and "
+        f"{RUNS[1]} timed replays each; per-step times are differences of consecutive "
+        "chains' medians.",
         "variants": measure(args.steps, args.device, compiler.Cache.at(args.cache_dir),
                             args.seed),
     }

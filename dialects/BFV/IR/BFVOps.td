@@ -82,8 +82,9 @@ def BFV_MulOp : BFV_Op<"mul", [Commutative]> {
     `level = l` (leveled HPS, set by bfv-choose-levels) computes it on the
     first l primes of Q: both operands are rounded to Q_l = q_1 ... q_l, the
     scaled tensor product is taken mod Q_l, and the result is multiplied by
-    Q / Q_l, which adds rounding noise far below the operands' own. Without
-    it the product is taken at the full Q.
+    Q / Q_l. The roundings add noise, which bfv-choose-levels keeps below the
+    operands' estimated noise (a few bits of budget at the lowest levels).
+    Without it the product is taken at the full Q.
   }];
   let arguments = (ins BFV_Ciphertext:$lhs, BFV_Ciphertext:$rhs,
                        OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$level);
