@@ -7,8 +7,10 @@ Measures, with `Program.time_runs` (inputs bound once, warm-up runs, then
 CUDA events around each graph replay; steady_clock around each schedule run on
 the CPU driver):
 
-1. HMult: the compiled circuit `x * y` (tensor product + relinearization, HPS)
-   at six parameter sets of 60-bit primes and t = 786433;
+1. HMult: the compiled circuit `x * y` (tensor product + relinearization) with
+   HPS and with compact HPS (`variant="chps"`), at six parameter sets of
+   60-bit primes and t = 786433 (leveled HPS is HPS on fresh operands: see
+   recursive_mult.py);
 2. Add: the compiled circuit `x + y` at the same sets;
 3. the forward NTT of 21 limbs of 60-bit primes at logN = 14 ... 17: a kernel
    program written as MLIR text (one `kernel.launch "ntt_forward"`), emitted
@@ -145,6 +147,7 @@ class CircuitBench:
     log_n: int
     log_q: int
     log_p: int
+    variant: str = "hps"  # the BFV multiplication (rf.compile's variant)
 
     @property
     def label(self) -> str:
@@ -268,7 +271,7 @@ def emit_kernel_program(kernel_ir: str, cache: Any, target: str) -> Path:
 
 def build_circuit(bench: CircuitBench, params: rf.Params, cache: Any, target: str) -> None:
     traced = rf.trace(CIRCUITS[bench.name], params=params)
-    source = compiler.emit_source(traced, cache, target=target)
+    source = compiler.emit_source(traced, cache, target=target, variant=bench.variant)
     compiler.build_library(source, cache, target=target)
 
 
@@ -346,7 +349,10 @@ def measure_circuit(
     runs: tuple[int, int],
     seed: int,
 ) -> dict[str, Any]:
-    program = rf.compile(CIRCUITS[bench.name], target=device, params=params, cache_dir=cache.root)
+    program = rf.compile(
+        CIRCUITS[bench.name], target=device, params=params, variant=bench.variant,
+        cache_dir=cache.root,
+    )
     if program.needs_relin_key:
         program.set_evaluation_keys(keys.relin_key)
     rng = np.random.default_rng(seed)
@@ -395,6 +401,7 @@ def circuit_record(
     )
     record: dict[str, Any] = {
         **parameter_fields(bench.name, bench, params),
+        "variant": bench.variant,
         "key_mib": mib(2 * params.dnum * (q + p) * n) if bench.name == "hmult" else 0.0,
         "warmup": warmup,
         "replays_graph": replays_graph,
@@ -639,7 +646,7 @@ def table_rows(records: Sequence[dict[str, Any]]) -> list[list[str]]:
             extra = f"n={r['iterations']}"
         rows.append(
             [
-                r["name"],
+                r["name"] if r.get("variant", "hps") == "hps" else f"{r['name']} {r['variant']}",
                 label,
                 fmt(r["median_us"]),
                 f"{fmt(r['p10_us'])}-{fmt(r['p90_us'])}",
@@ -726,7 +733,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     cache = compiler.Cache.at(args.cache_dir)
 
     params = {s: params_of(*s) for s in sets}
-    circuits = [CircuitBench(name, *s) for s in sets for name in ("hmult", "add")]
+    circuits = [
+        CircuitBench(name, *s, variant)
+        for s in sets
+        for name, variant in (("hmult", "hps"), ("hmult", "chps"), ("add", "hps"))
+    ]
     ntt_ir = {log_n: ntt_kernel_ir(ntt_params(log_n)) for log_n in ntt_sizes}
     libraries = build_all(circuits, params, ntt_ir, cache, device)
 

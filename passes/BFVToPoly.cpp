@@ -67,34 +67,46 @@ struct Rings {
   }
 
   /// q followed by B: B > t N q so that HPS's scaled tensor product,
-  /// |round(t c / q)| <= t N q / 2, has a unique centered residue mod B. B's
-  /// primes are the largest available, so a smaller q's B is a prefix of a
-  /// larger one's.
+  /// |round(t c / q)| <= t N q / 2, has a unique centered residue mod B.
   SmallVector<uint64_t> withAuxiliaryBase(ArrayRef<uint64_t> q) const {
-    ArrayRef<uint64_t> all = params.getCiphertextModulus();
-    ArrayRef<uint64_t> p = params.getSpecialModulus();
-    uint64_t t = params.getPlaintextModulus();
     unsigned logQ = 0;
     for (uint64_t prime : q)
       logQ += 64 - __builtin_clzll(prime);
     unsigned needed = logQ + __builtin_ctz(params.getRingDegree()) +
-                      (64 - __builtin_clzll(t)) + 2;
-    std::vector<uint64_t> b = runtime::findPrimesBelow(
-        60, (needed + 58) / 59, 2 * uint64_t(params.getRingDegree()),
-        [&](uint64_t prime) {
-          return prime == t || llvm::is_contained(all, prime) ||
+                      (64 - __builtin_clzll(params.getPlaintextModulus())) + 2;
+    SmallVector<uint64_t> extended(q.begin(), q.end());
+    llvm::append_range(extended, auxiliaryPrimes((needed + 58) / 59));
+    return extended;
+  }
+
+  /// The `count` largest 60-bit NTT-friendly primes outside t, Q and P: a
+  /// smaller count gives a prefix of a larger one's.
+  std::vector<uint64_t> auxiliaryPrimes(size_t count) const {
+    ArrayRef<uint64_t> q = params.getCiphertextModulus();
+    ArrayRef<uint64_t> p = params.getSpecialModulus();
+    uint64_t t = params.getPlaintextModulus();
+    return runtime::findPrimesBelow(
+        60, count, 2 * uint64_t(params.getRingDegree()), [&](uint64_t prime) {
+          return prime == t || llvm::is_contained(q, prime) ||
                  llvm::is_contained(p, prime);
         });
-    SmallVector<uint64_t> extended(q.begin(), q.end());
-    extended.append(b.begin(), b.end());
-    return extended;
+  }
+
+  /// Compact HPS's R (as many primes as Q, so R ~ Q) and R_{QR}.
+  std::pair<poly::RingAttr, poly::RingAttr> compactRings() const {
+    MLIRContext *ctx = params.getContext();
+    unsigned n = params.getRingDegree();
+    std::vector<uint64_t> r = auxiliaryPrimes(primeCount());
+    SmallVector<uint64_t> qr(params.getCiphertextModulus());
+    llvm::append_range(qr, r);
+    return {poly::RingAttr::get(ctx, n, r), poly::RingAttr::get(ctx, n, qr)};
   }
 };
 
 class CircuitLowering {
 public:
-  CircuitLowering(func::FuncOp func, const Rings &rings)
-      : old_(func), rings_(rings), builder_(func) {}
+  CircuitLowering(func::FuncOp func, const Rings &rings, bool compact)
+      : old_(func), rings_(rings), compact_(compact), builder_(func) {}
 
   LogicalResult run() {
     SmallVector<Type> inputs, outputs;
@@ -219,6 +231,8 @@ private:
   /// only relinearizations use it: they key-switch at the level and scale up
   /// after (the scale-down and scale-up of a separate relinearization cancel).
   LogicalResult lowerMul(bfv::MulOp op) {
+    if (compact_ && !op.getLevel())
+      return lowerCompactMul(op);
     size_t level = op.getLevel().value_or(rings_.primeCount());
     LevelRings at = rings_.atLevel(level);
     auto liftedOperand = [&](Value operand) {
@@ -228,13 +242,9 @@ private:
       return lifted;
     };
     Parts a = liftedOperand(op.getLhs()), b = liftedOperand(op.getRhs());
-    Value tensor[3] = {
-        mul(a[0], b[0]),
-        poly::AddOp::create(builder_, op.getLoc(), mul(a[0], b[1]), mul(a[1], b[0])),
-        mul(a[1], b[1])};
     APInt t(64, rings_.params.getPlaintextModulus());
     Parts scaled;
-    for (Value component : tensor)
+    for (Value component : tensorProduct(a, b, op.getLoc()))
       scaled.push_back(scaleRound(component, at.q, t, at.q.getModulusProduct()));
     if (level == rings_.primeCount()) {
       values_[op.getResult()] = scaled;
@@ -247,6 +257,31 @@ private:
     if (!onlyRelinearized)
       values_[op.getResult()] = scaledUp(scaled, at.dropped);
     return success();
+  }
+
+  /// Compact HPS: the left operand is switched to R (round(R/Q x)), both are
+  /// lifted to R_{QR}, and the tensor product there, which R_{QR} need not
+  /// hold (its wrap-around is a multiple of QR), is scaled by t/R straight
+  /// into R_Q: ct_lhs ct_rhs R/Q t/R = t/Q ct_lhs ct_rhs.
+  LogicalResult lowerCompactMul(bfv::MulOp op) {
+    auto [r, qr] = rings_.compactRings();
+    APInt rProduct = r.getModulusProduct(), q = rings_.q.getModulusProduct();
+    Parts a, b;
+    for (Value part : values_[op.getLhs()])
+      a.push_back(lift(scaleRound(part, r, rProduct, q), qr));
+    for (Value part : values_[op.getRhs()])
+      b.push_back(lift(part, qr));
+    APInt t(64, rings_.params.getPlaintextModulus());
+    Parts &out = values_[op.getResult()];
+    for (Value component : tensorProduct(a, b, op.getLoc()))
+      out.push_back(scaleRound(component, rings_.q, t, rProduct));
+    return success();
+  }
+
+  Parts tensorProduct(ArrayRef<Value> a, ArrayRef<Value> b, Location loc) {
+    return {mul(a[0], b[0]),
+            poly::AddOp::create(builder_, loc, mul(a[0], b[1]), mul(a[1], b[0])),
+            mul(a[1], b[1])};
   }
 
   /// round(Q_l / Q x) in R_{Q_l}; x itself at the full level.
@@ -375,14 +410,22 @@ private:
 
   func::FuncOp old_;
   const Rings &rings_;
+  bool compact_; // compact HPS for products at the full level
   OpBuilder builder_;
   llvm::DenseMap<Value, Parts> values_;
   llvm::DenseMap<Value, LeveledParts> leveled_;
 };
 
 struct BFVToPoly : public impl::BFVToPolyBase<BFVToPoly> {
+  using Base::Base;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (variant != "hps" && variant != "lhps" && variant != "chps") {
+      module.emitError() << "bfv-to-poly: unknown variant '" << variant
+                         << "' (hps, lhps or chps)";
+      return signalPassFailure();
+    }
     bfv::ParamsAttr params = findParameters(module);
     if (!params)
       return signalPassFailure();
@@ -392,7 +435,7 @@ struct BFVToPoly : public impl::BFVToPolyBase<BFVToPoly> {
     SmallVector<func::FuncOp> functions(module.getOps<func::FuncOp>());
     for (func::FuncOp function : functions)
       if (!function.isExternal() &&
-          failed(CircuitLowering(function, *rings).run()))
+          failed(CircuitLowering(function, *rings, variant == "chps").run()))
         return signalPassFailure();
   }
 };

@@ -88,7 +88,17 @@ def BFVToPoly : Pass<"bfv-to-poly", "::mlir::ModuleOp"> {
     `ringfuse.inputs` / `ringfuse.outputs`, and its parameter set in
     `ringfuse.params`. Needs chosen parameters and no
     `bfv.sum_slots` (run bfv-expand-slot-sums first).
+
+    `variant=chps` (compact HPS) lowers the products without a level
+    differently: the left operand is switched to R (round(R/Q x), R of as many
+    primes as Q), both are lifted to R_{QR}, and the tensor product is scaled
+    by t/R straight into R_Q. hps and lhps lower the same way (lhps's levels
+    are attributes of the products).
   }];
+  let options = [
+    Option<"variant", "variant", "std::string", /*default=*/"\"hps\"",
+           "The BFV multiplication variant: hps, lhps or chps">
+  ];
   let dependentDialects = ["::ringfuse::poly::PolyDialect"];
 }
 
@@ -105,7 +115,7 @@ def PolyToRNS : Pass<"poly-to-rns", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"variant", "variant", "std::string", /*default=*/"\"hps\"",
-           "The BFV multiplication variant: hps, or lhps (HPS on the levels bfv-choose-levels set)">
+           "The BFV multiplication variant: hps, lhps or chps (all lowered as HPS; their rings differ)">
   ];
   let dependentDialects = ["::ringfuse::rns::RNSDialect"];
 }

@@ -15,7 +15,7 @@ void buildRingfusePipeline(mlir::OpPassManager &pm,
   pm.addPass(createBFVExpandSlotSums());
   if (options.variant == "lhps")
     pm.addPass(createBFVChooseLevels());
-  pm.addPass(createBFVToPoly());
+  pm.addPass(createBFVToPoly(BFVToPolyOptions{options.variant}));
   pm.addPass(createPolyToRNS(PolyToRNSOptions{options.variant}));
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());

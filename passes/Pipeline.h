@@ -14,8 +14,9 @@ struct RingfusePipelineOptions
     : public mlir::PassPipelineOptions<RingfusePipelineOptions> {
   Option<std::string> variant{
       *this, "variant",
-      llvm::cl::desc("The BFV multiplication variant: hps, or lhps (leveled "
-                     "HPS: bfv-choose-levels sets each product's level)"),
+      llvm::cl::desc("The BFV multiplication variant: hps, lhps (leveled "
+                     "HPS: bfv-choose-levels sets each product's level) or "
+                     "chps (compact HPS)"),
       llvm::cl::init("hps")};
 };
 

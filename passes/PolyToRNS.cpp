@@ -215,6 +215,20 @@ private:
           builder_, loc(), lifted.getType(), lifted, op.getNumeratorAttr());
       return success();
     }
+    // Into disjoint moduli (compact HPS's round(R x / Q) into R, a up to
+    // their product): a x, exact over from u to, divided by from's product.
+    bool disjoint = llvm::none_of(to, [&](uint64_t m) { return llvm::is_contained(from, m); });
+    if (disjoint && sameValue(denominator, productOf(from)) &&
+        numerator.getActiveBits() <= productOf(to).getActiveBits()) {
+      SmallVector<uint64_t> both(from);
+      both.append(to.begin(), to.end());
+      Value lifted = convertExact(x, names_.get(both));
+      Value scaled = rns::MulScalarOp::create(builder_, loc(), lifted.getType(),
+                                              lifted, op.getNumeratorAttr());
+      values_[op.getResult()] = rns::ScaleRoundOp::create(
+          builder_, loc(), withBasis(x, toBasis), scaled, 1, names_.get(from));
+      return success();
+    }
     if (numerator.getActiveBits() > 63)
       return op.emitOpError() << "numerator does not fit the RNS kernel";
     SmallVector<uint64_t> shared, rest;
@@ -304,11 +318,11 @@ struct PolyToRNS : public impl::PolyToRNSBase<PolyToRNS> {
   using Base::Base;
 
   void runOnOperation() override {
-    // Leveled HPS is HPS on the rings bfv-choose-levels and bfv-to-poly
-    // chose: its lowering is HPS's, op for op.
-    if (variant != "hps" && variant != "lhps") {
+    // Leveled and compact HPS are HPS on the rings bfv-to-poly chose (and
+    // bfv-choose-levels): their lowering is HPS's, op for op.
+    if (variant != "hps" && variant != "lhps" && variant != "chps") {
       getOperation().emitError() << "variant '" << variant
-                                 << "' is not implemented yet; use hps or lhps";
+                                 << "' is not implemented yet; use hps, lhps or chps";
       return signalPassFailure();
     }
     SmallVector<func::FuncOp> functions(getOperation().getOps<func::FuncOp>());

@@ -46,9 +46,9 @@ from .program import Program
 __all__ = ["SUPPORTED_TARGETS", "SUPPORTED_VARIANTS", "compile"]
 
 SUPPORTED_TARGETS = ("cpu", "cuda", "auto")
-SUPPORTED_VARIANTS = ("hps", "lhps")
+SUPPORTED_VARIANTS = ("hps", "lhps", "chps")
 # Known to the design (docs/architecture.md), not built yet: a clearer error.
-_PLANNED_VARIANTS = ("behz", "chps", "auto")
+_PLANNED_VARIANTS = ("behz", "auto")
 
 CACHE_DIR_VARIABLE = "RINGFUSE_CACHE_DIR"
 OPT = "ringfuse-opt"
@@ -82,9 +82,11 @@ def compile(
     depth unless `params` gives one (of the circuit's t). `dump_ir` names a
     folder that receives the traced IR and the IR after every pass
     (`00-traced.mlir`, `01-bfv-select-parameters.mlir`, ...). `variant` is the
-    BFV multiplication's algorithm: "hps" (every product at the full Q) or
+    BFV multiplication's algorithm: "hps" (every product at the full Q),
     "lhps" (leveled HPS: each product on as few primes of Q as its operands'
-    noise allows, chosen at compile time). `cache_dir` overrides
+    noise allows, chosen at compile time) or "chps" (compact HPS: one operand
+    switched to an auxiliary base R ~ Q, the product divided by R straight
+    into Q). `cache_dir` overrides
     `$RINGFUSE_CACHE_DIR` / `~/.cache/ringfuse`.
 
     `target` is "cpu", "cuda" (the GPU; CUDA source built with nvcc) or

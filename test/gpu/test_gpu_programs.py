@@ -38,12 +38,15 @@ def inputs_for(program: rf.Program, keys: rf.KeySet, seed: int) -> list[object]:
     return values
 
 
-# Leveled HPS: products and relinearizations below the full Q (the deep
-# circuit at its explicit parameters reaches level 1).
-LEVELED = [
-    (test_e2e.CHAINS[4], {}),
-    (test_e2e.CHAINS[6], {}),
-    (test_e2e.every_depth, {"params": rf.Params(**test_e2e.DEEP_PARAMS)}),
+# The other variants: leveled HPS (products and relinearizations below the
+# full Q; the deep circuit at its explicit parameters reaches level 1) and
+# compact HPS.
+VARIANT_CASES = [
+    ("lhps", test_e2e.CHAINS[4], {}),
+    ("lhps", test_e2e.CHAINS[6], {}),
+    ("lhps", test_e2e.every_depth, {"params": rf.Params(**test_e2e.DEEP_PARAMS)}),
+    ("chps", test_e2e.CHAINS[4], {}),
+    ("chps", test_e2e.every_depth, {"params": rf.Params(**test_e2e.DEEP_PARAMS)}),
 ]
 
 
@@ -53,12 +56,14 @@ def test_cuda_outputs_are_the_cpu_outputs(circuit: rf.Circuit, tmp_path: Path) -
 
 
 @pytest.mark.parametrize(
-    "circuit, compile_args", LEVELED, ids=[circuit.name for circuit, _ in LEVELED]
+    "variant, circuit, compile_args",
+    VARIANT_CASES,
+    ids=[f"{variant}-{circuit.name}" for variant, circuit, _ in VARIANT_CASES],
 )
-def test_leveled_cuda_outputs_are_the_cpu_outputs(
-    circuit: rf.Circuit, compile_args: dict[str, object], tmp_path: Path
+def test_cuda_outputs_of_every_variant_are_the_cpu_outputs(
+    variant: str, circuit: rf.Circuit, compile_args: dict[str, object], tmp_path: Path
 ) -> None:
-    compare_cuda_with_cpu(circuit, tmp_path, variant="lhps", **compile_args)
+    compare_cuda_with_cpu(circuit, tmp_path, variant=variant, **compile_args)
 
 
 def compare_cuda_with_cpu(circuit: rf.Circuit, tmp_path: Path, **compile_args: object) -> None:

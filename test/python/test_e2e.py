@@ -212,16 +212,23 @@ def test_product_chains_decrypt_correctly_at_every_depth(compiled: Compiled, dep
     assert not program.params.insecure
 
 
+@pytest.mark.parametrize("variant", ["lhps", "chps"])
 @pytest.mark.parametrize("depth", [4, 6])
-def test_leveled_product_chains_decrypt_correctly(compiled: Compiled, depth: int) -> None:
-    program, keys = compiled(CHAINS[depth], variant="lhps")
+def test_product_chains_of_every_variant_decrypt_correctly(
+    compiled: Compiled, variant: str, depth: int
+) -> None:
+    program, keys = compiled(CHAINS[depth], variant=variant)
     x, y = slots(program, 30 + depth), slots(program, 40 + depth)
     expected = x.copy()
     for i in range(depth):
         expected = expected * (y if i % 2 == 0 else x) % T
     check(keys, program(keys.encrypt(x), keys.encrypt(y)), expected)
-    # Some product ran, and was relinearized, below the full Q.
-    assert re.search(r"// Q[0-9]+P\b", program.source_path.read_text())
+    source = program.source_path.read_text()
+    if variant == "lhps":  # some product ran, and was relinearized, below the full Q
+        assert re.search(r"// Q[0-9]+P\b", source)
+    else:  # the products were divided by R (no conversion back to Q follows)
+        hps, _ = compiled(CHAINS[depth])
+        assert source.count("k->convert(") < hps.source_path.read_text().count("k->convert(")
 
 
 # Q of six 60-bit primes at N = 2^14 (128-bit secure): about ten products.
@@ -249,7 +256,7 @@ def test_variants_reach_the_same_depth_and_report_their_noise_budgets(
     compiled: Compiled, capsys: pytest.CaptureFixture[str]
 ) -> None:
     budgets: dict[str, list[int]] = {}
-    for variant in ("hps", "lhps"):
+    for variant in ("hps", "lhps", "chps"):
         program, keys = compiled(every_depth, variant=variant, params=rf.Params(**DEEP_PARAMS))
         x, y = slots(program, 50), slots(program, 51)
         outputs = program(keys.encrypt(x), keys.encrypt(y))
@@ -265,11 +272,13 @@ def test_variants_reach_the_same_depth_and_report_their_noise_budgets(
         variant: max(depth for depth, budget in enumerate(left, 1) if budget > 0)
         for variant, left in budgets.items()
     }
-    assert deepest["lhps"] == deepest["hps"] >= 9, budgets
-    # Leveled products cost a few bits of rounding noise, no more.
-    for hps, lhps in zip(budgets["hps"], budgets["lhps"], strict=True):
-        if hps > 0:
-            assert lhps >= hps - 6, budgets
+    assert deepest["lhps"] == deepest["chps"] == deepest["hps"] >= 9, budgets
+    # Leveled products and the compact switch to R cost a few bits of
+    # rounding noise, no more.
+    for variant in ("lhps", "chps"):
+        for hps, other in zip(budgets["hps"], budgets[variant], strict=True):
+            if hps > 0:
+                assert other >= hps - 6, budgets
 
 
 def test_plaintext_inputs_and_numpy_constants(compiled: Compiled) -> None:
@@ -528,7 +537,7 @@ ALL_CIRCUITS = [
 
 @pytest.mark.parametrize(
     "circuit, variant",
-    [(circuit, "hps") for circuit in ALL_CIRCUITS] + [(CHAINS[6], "lhps")],
+    [(circuit, "hps") for circuit in ALL_CIRCUITS] + [(CHAINS[6], "lhps"), (CHAINS[6], "chps")],
     ids=lambda value: value.name if isinstance(value, rf.Circuit) else value,
 )
 def test_the_emitted_cuda_of_every_circuit_builds_with_nvcc(

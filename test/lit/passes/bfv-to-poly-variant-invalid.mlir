@@ -1,0 +1,5 @@
+// RUN: ringfuse-opt %s --bfv-to-poly=variant=fast --verify-diagnostics
+
+// expected-error@+1 {{bfv-to-poly: unknown variant 'fast' (hps, lhps or chps)}}
+module {
+}
