@@ -421,9 +421,12 @@ struct BFVToPoly : public impl::BFVToPolyBase<BFVToPoly> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (variant != "hps" && variant != "lhps" && variant != "chps") {
-      module.emitError() << "bfv-to-poly: unknown variant '" << variant
-                         << "' (hps, lhps or chps)";
+    FailureOr<std::string> chosen = resolveVariant(module, variant);
+    if (failed(chosen))
+      return signalPassFailure();
+    if (*chosen != "hps" && *chosen != "lhps" && *chosen != "chps") {
+      module.emitError() << "bfv-to-poly: unknown variant '" << *chosen
+                         << "' (hps, lhps, chps or auto)";
       return signalPassFailure();
     }
     bfv::ParamsAttr params = findParameters(module);
@@ -435,7 +438,7 @@ struct BFVToPoly : public impl::BFVToPolyBase<BFVToPoly> {
     SmallVector<func::FuncOp> functions(module.getOps<func::FuncOp>());
     for (func::FuncOp function : functions)
       if (!function.isExternal() &&
-          failed(CircuitLowering(function, *rings, variant == "chps").run()))
+          failed(CircuitLowering(function, *rings, *chosen == "chps").run()))
         return signalPassFailure();
   }
 };

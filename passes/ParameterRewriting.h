@@ -15,6 +15,11 @@ void replaceParameters(mlir::ModuleOp module, bfv::ParamsAttr params);
 /// none or several.
 bfv::ParamsAttr findParameters(mlir::ModuleOp module);
 
+/// A pass's `variant` option; for "auto", the variant bfv-choose-variant
+/// recorded in the module's `ringfuse.variant` (an error if it did not run).
+mlir::FailureOr<std::string> resolveVariant(mlir::ModuleOp module,
+                                            llvm::StringRef option);
+
 } // namespace ringfuse
 
 #endif // RINGFUSE_PASSES_PARAMETERREWRITING_H

@@ -45,6 +45,31 @@ def BFVSelectParameters : Pass<"bfv-select-parameters", "::mlir::ModuleOp"> {
   let dependentDialects = ["::ringfuse::bfv::BFVDialect"];
 }
 
+def BFVChooseVariant : Pass<"bfv-choose-variant", "::mlir::ModuleOp"> {
+  let summary = "variant=auto: the BFV multiplication variant the cost model prefers";
+  let description = [{
+    Lowers a copy of the circuit with each candidate variant (hps, lhps, chps
+    by default) through bfv-to-poly, poly-to-rns, canonicalize, cse and
+    rns-assign-domains, prices each with CircuitCostModel (transforms from the
+    autotuner's table, base conversions and scale-and-round from their
+    measured fit, elementwise work from its bytes) and keeps the cheapest; a
+    tie goes to the earlier candidate. The module records the choice in
+    `ringfuse.variant` (which bfv-to-poly and poly-to-rns read for
+    variant=auto) and every estimate in `ringfuse.variant_costs` (us). For
+    lhps it also sets the products' levels, as bfv-choose-levels does. Needs
+    chosen parameters.
+  }];
+  let options = [
+    ListOption<"candidates", "candidates", "std::string",
+               "The variants to compare, in order of preference on a tie">,
+    Option<"costTable", "cost-table", "std::string", /*default=*/"\"\"",
+           "The autotuner's transform table (default: the one built in)">
+  ];
+  let dependentDialects = ["::ringfuse::bfv::BFVDialect",
+                           "::ringfuse::poly::PolyDialect",
+                           "::ringfuse::rns::RNSDialect"];
+}
+
 def BFVChooseLevels : Pass<"bfv-choose-levels", "::mlir::ModuleOp"> {
   let summary = "Leveled HPS: the level of every ciphertext multiplication";
   let description = [{
@@ -97,7 +122,7 @@ def BFVToPoly : Pass<"bfv-to-poly", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"variant", "variant", "std::string", /*default=*/"\"hps\"",
-           "The BFV multiplication variant: hps, lhps or chps">
+           "The BFV multiplication variant: hps, lhps, chps, or auto (ringfuse.variant)">
   ];
   let dependentDialects = ["::ringfuse::poly::PolyDialect"];
 }
@@ -115,7 +140,7 @@ def PolyToRNS : Pass<"poly-to-rns", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"variant", "variant", "std::string", /*default=*/"\"hps\"",
-           "The BFV multiplication variant: hps, lhps or chps (all lowered as HPS; their rings differ)">
+           "The BFV multiplication variant: hps, lhps or chps (all lowered as HPS; their rings differ), or auto (ringfuse.variant)">
   ];
   let dependentDialects = ["::ringfuse::rns::RNSDialect"];
 }

@@ -15,6 +15,8 @@ void buildRingfusePipeline(mlir::OpPassManager &pm,
   pm.addPass(createBFVExpandSlotSums());
   if (options.variant == "lhps")
     pm.addPass(createBFVChooseLevels());
+  if (options.variant == "auto")
+    pm.addPass(createBFVChooseVariant());
   pm.addPass(createBFVToPoly(BFVToPolyOptions{options.variant}));
   pm.addPass(createPolyToRNS(PolyToRNSOptions{options.variant}));
   pm.addPass(mlir::createCanonicalizerPass());

@@ -15,8 +15,9 @@ struct RingfusePipelineOptions
   Option<std::string> variant{
       *this, "variant",
       llvm::cl::desc("The BFV multiplication variant: hps, lhps (leveled "
-                     "HPS: bfv-choose-levels sets each product's level) or "
-                     "chps (compact HPS)"),
+                     "HPS: bfv-choose-levels sets each product's level), "
+                     "chps (compact HPS) or auto (bfv-choose-variant picks "
+                     "by the cost model)"),
       llvm::cl::init("hps")};
 };
 

@@ -10,6 +10,7 @@
 #include "dialects/Common/BigIntegerDirective.h"
 #include "dialects/Poly/IR/PolyOps.h"
 #include "dialects/RNS/IR/RNSOps.h"
+#include "passes/ParameterRewriting.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -320,9 +321,12 @@ struct PolyToRNS : public impl::PolyToRNSBase<PolyToRNS> {
   void runOnOperation() override {
     // Leveled and compact HPS are HPS on the rings bfv-to-poly chose (and
     // bfv-choose-levels): their lowering is HPS's, op for op.
-    if (variant != "hps" && variant != "lhps" && variant != "chps") {
-      getOperation().emitError() << "variant '" << variant
-                                 << "' is not implemented yet; use hps, lhps or chps";
+    FailureOr<std::string> chosen = resolveVariant(getOperation(), variant);
+    if (failed(chosen))
+      return signalPassFailure();
+    if (*chosen != "hps" && *chosen != "lhps" && *chosen != "chps") {
+      getOperation().emitError() << "variant '" << *chosen
+                                 << "' is not implemented yet; use hps, lhps, chps or auto";
       return signalPassFailure();
     }
     SmallVector<func::FuncOp> functions(getOperation().getOps<func::FuncOp>());

@@ -46,9 +46,9 @@ from .program import Program
 __all__ = ["SUPPORTED_TARGETS", "SUPPORTED_VARIANTS", "compile"]
 
 SUPPORTED_TARGETS = ("cpu", "cuda", "auto")
-SUPPORTED_VARIANTS = ("hps", "lhps", "chps")
+SUPPORTED_VARIANTS = ("hps", "lhps", "chps", "auto")
 # Known to the design (docs/architecture.md), not built yet: a clearer error.
-_PLANNED_VARIANTS = ("behz", "auto")
+_PLANNED_VARIANTS = ("behz",)
 
 CACHE_DIR_VARIABLE = "RINGFUSE_CACHE_DIR"
 OPT = "ringfuse-opt"
@@ -84,9 +84,10 @@ def compile(
     (`00-traced.mlir`, `01-bfv-select-parameters.mlir`, ...). `variant` is the
     BFV multiplication's algorithm: "hps" (every product at the full Q),
     "lhps" (leveled HPS: each product on as few primes of Q as its operands'
-    noise allows, chosen at compile time) or "chps" (compact HPS: one operand
+    noise allows, chosen at compile time), "chps" (compact HPS: one operand
     switched to an auxiliary base R ~ Q, the product divided by R straight
-    into Q). `cache_dir` overrides
+    into Q) or "auto" (the one the compiler's GPU cost model prices lowest
+    for this circuit). `cache_dir` overrides
     `$RINGFUSE_CACHE_DIR` / `~/.cache/ringfuse`.
 
     `target` is "cpu", "cuda" (the GPU; CUDA source built with nvcc) or

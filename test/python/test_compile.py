@@ -266,8 +266,8 @@ def test_unsupported_targets_are_clear_errors(target: object, message: str) -> N
 @pytest.mark.parametrize(
     "variant, message",
     [
-        ("behz", r"variant 'behz' is not built yet; supported variants: 'hps', 'lhps', 'chps'"),
-        ("fast", r"unknown variant 'fast'; supported variants: 'hps', 'lhps', 'chps'"),
+        ("behz", r"variant 'behz' is not built yet; supported variants: 'hps', 'lhps', 'chps', 'auto'"),
+        ("fast", r"unknown variant 'fast'; supported variants: 'hps', 'lhps', 'chps', 'auto'"),
     ],
 )
 def test_unsupported_variants_are_clear_errors(variant: str, message: str) -> None:

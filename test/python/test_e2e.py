@@ -212,7 +212,7 @@ def test_product_chains_decrypt_correctly_at_every_depth(compiled: Compiled, dep
     assert not program.params.insecure
 
 
-@pytest.mark.parametrize("variant", ["lhps", "chps"])
+@pytest.mark.parametrize("variant", ["lhps", "chps", "auto"])
 @pytest.mark.parametrize("depth", [4, 6])
 def test_product_chains_of_every_variant_decrypt_correctly(
     compiled: Compiled, variant: str, depth: int
@@ -226,7 +226,7 @@ def test_product_chains_of_every_variant_decrypt_correctly(
     source = program.source_path.read_text()
     if variant == "lhps":  # some product ran, and was relinearized, below the full Q
         assert re.search(r"// Q[0-9]+P\b", source)
-    else:  # the products were divided by R (no conversion back to Q follows)
+    elif variant == "chps":  # the products were divided by R (no conversion back follows)
         hps, _ = compiled(CHAINS[depth])
         assert source.count("k->convert(") < hps.source_path.read_text().count("k->convert(")
 

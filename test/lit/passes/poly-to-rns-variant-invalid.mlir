@@ -1,5 +1,5 @@
 // RUN: ringfuse-opt %s --poly-to-rns=variant=behz --verify-diagnostics
 
-// expected-error@+1 {{variant 'behz' is not implemented yet; use hps, lhps or chps}}
+// expected-error@+1 {{variant 'behz' is not implemented yet; use hps, lhps, chps or auto}}
 module {
 }

@@ -1,0 +1,96 @@
+//===- VariantCostModel.cpp - what a lowered circuit costs on the GPU -----===//
+#include "passes/VariantCostModel.h"
+
+#include "dialects/RNS/IR/RNSOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace ringfuse {
+using namespace mlir;
+
+namespace {
+
+// A fit, weighted by 1/time, to bench/rns_kernel_costs.py on an H200
+// (bench/results/rns-kernel-costs-h200-61db7e2.json: logN 13..16, 2 to 25
+// limbs in and out): time = fixed + MACs / rate + bytes / rate, MACs = N x
+// input limbs x computed output limbs, bytes = 8 N x (input + output limbs).
+// Its worst error is about 50% (small grids run below the fitted rates); the
+// fixed part includes a one-launch graph's own replay cost.
+struct LaunchCost {
+  double fixedMicroseconds, macsPerMicrosecond, bytesPerMicrosecond;
+
+  double of(double macs, double bytes) const {
+    return fixedMicroseconds + macs / macsPerMicrosecond + bytes / bytesPerMicrosecond;
+  }
+};
+constexpr LaunchCost kFastConversion{4.9, 6.70e5, 2.0e6};
+constexpr LaunchCost kExactConversion{5.6, 6.57e5, 8.9e5};
+constexpr LaunchCost kScaleRound{5.4, 6.34e5, 9.3e5};
+// Elementwise kernels and the key-switching inner product: bytes at about
+// 70% of the 4.25 TB/s copy ceiling, and a launch.
+constexpr LaunchCost kElementwise{2.0, 1.0, 3.0e6};
+
+size_t limbsOf(Value value) {
+  return cast<rns::PolyType>(value.getType()).getBasis().getModuli().size();
+}
+
+double degreeOf(Value value) {
+  return double(cast<rns::PolyType>(value.getType()).getDegree());
+}
+
+/// Bytes an elementwise op moves: every operand and result, limb by limb.
+double elementwiseBytes(Operation *op) {
+  double words = 0;
+  for (Value value : llvm::concat<Value>(op->getOperands(), op->getResults()))
+    words += degreeOf(value) * double(limbsOf(value));
+  return 8 * words;
+}
+
+} // namespace
+
+double CircuitCostModel::microseconds(Operation *op) const {
+  return llvm::TypeSwitch<Operation *, double>(op)
+      .Case<rns::NttOp, rns::InttOp>([&](auto transform) {
+        auto type = cast<rns::PolyType>(transform.getInput().getType());
+        bool forward = isa<rns::NttOp>(op);
+        std::optional<TransformCostModel::Choice> choice = transforms_.choose(
+            type.getDegree(), type.getBasis().getModuli(), forward);
+        return choice ? choice->microseconds
+                      : TransformCostModel::modelMicroseconds(
+                            {}, __builtin_ctz(type.getDegree()),
+                            type.getBasis().getModuli().size());
+      })
+      .Case<rns::ConvertOp>([&](rns::ConvertOp convert) {
+        ArrayRef<uint64_t> from =
+            cast<rns::PolyType>(convert.getInput().getType()).getBasis().getModuli();
+        ArrayRef<uint64_t> to = convert.getType().getBasis().getModuli();
+        double computed = double(llvm::count_if(
+            to, [&](uint64_t m) { return !llvm::is_contained(from, m); }));
+        double n = degreeOf(convert.getInput());
+        const LaunchCost &cost = convert.getExact() ? kExactConversion : kFastConversion;
+        return cost.of(n * double(from.size()) * computed,
+                       8 * n * double(from.size() + to.size()));
+      })
+      .Case<rns::ScaleRoundOp>([&](rns::ScaleRoundOp scale) {
+        double n = degreeOf(scale.getInput());
+        double divisor = double(scale.getDivisor().getModuli().size());
+        double in = double(limbsOf(scale.getInput())), out = double(limbsOf(scale));
+        return kScaleRound.of(n * divisor * out, 8 * n * (in + out));
+      })
+      .Case<rns::ExtractOp, rns::ConstantOp>([](Operation *) { return 0.0; })
+      .Default([&](Operation *other) {
+        if (other->getNumResults() == 0 || !isa<rns::RNSDialect>(other->getDialect()))
+          return 0.0;
+        return kElementwise.of(0, elementwiseBytes(other));
+      });
+}
+
+double CircuitCostModel::microseconds(ModuleOp module) const {
+  double total = 0;
+  module.walk([&](func::FuncOp function) {
+    function.walk([&](Operation *op) { total += microseconds(op); });
+  });
+  return total;
+}
+
+} // namespace ringfuse

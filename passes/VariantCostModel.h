@@ -1,0 +1,35 @@
+//===- VariantCostModel.h - what a lowered circuit costs on the GPU -*- C++ -*-===//
+//
+// The estimate variant=auto compares: a circuit lowered to the rns dialect
+// (after rns-assign-domains), priced op by op. Transforms come from the
+// TransformCostModel (the autotuner's table); base conversions and
+// scale-and-round from a fit to their measured times; elementwise ops and the
+// key-switching inner product from the bytes they move.
+//
+//===----------------------------------------------------------------------===//
+#ifndef RINGFUSE_PASSES_VARIANTCOSTMODEL_H
+#define RINGFUSE_PASSES_VARIANTCOSTMODEL_H
+
+#include "passes/TransformCostModel.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+namespace ringfuse {
+
+class CircuitCostModel {
+public:
+  explicit CircuitCostModel(const TransformCostModel &transforms)
+      : transforms_(transforms) {}
+
+  /// Microseconds for one run of every function of `module` (rns dialect).
+  double microseconds(mlir::ModuleOp module) const;
+  /// Microseconds for one op; 0 for views and constants.
+  double microseconds(mlir::Operation *op) const;
+
+private:
+  const TransformCostModel &transforms_;
+};
+
+} // namespace ringfuse
+
+#endif // RINGFUSE_PASSES_VARIANTCOSTMODEL_H

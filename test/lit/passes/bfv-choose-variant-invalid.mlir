@@ -1,0 +1,9 @@
+// RUN: ringfuse-opt %s --bfv-choose-variant=candidates=behz --verify-diagnostics
+
+// BEHZ is not built: it cannot be a candidate.
+// expected-error@+1 {{bfv-choose-variant: unknown candidate 'behz' (hps, lhps or chps)}}
+module {
+  func.func @f(%x: !bfv.ciphertext<#bfv.params<t = 97, N = 16, Q = [193, 257], P = [353], dnum = 2>, 2>) -> !bfv.ciphertext<#bfv.params<t = 97, N = 16, Q = [193, 257], P = [353], dnum = 2>, 2> {
+    return %x : !bfv.ciphertext<#bfv.params<t = 97, N = 16, Q = [193, 257], P = [353], dnum = 2>, 2>
+  }
+}
