@@ -18,6 +18,8 @@ void buildRingfusePipeline(mlir::OpPassManager &pm,
   if (options.variant == "auto")
     pm.addPass(createBFVChooseVariant());
   pm.addPass(createBFVToPoly(BFVToPolyOptions{options.variant}));
+  // Leveled HPS: a product's scale-up and the next product's rounding merge.
+  pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(createPolyToRNS(PolyToRNSOptions{options.variant}));
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());

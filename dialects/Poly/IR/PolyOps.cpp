@@ -4,6 +4,7 @@
 #include "dialects/Common/BigIntegerDirective.h"
 #include "dialects/Common/NumberTheory.h"
 #include "dialects/Common/SameTypesDirective.h"
+#include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
@@ -79,6 +80,58 @@ LogicalResult ScaleRoundOp::verify() {
                          << decimal(getNumerator()) << " / "
                          << decimal(getDenominator());
   return success();
+}
+
+/// a and b at one width, wide enough for their product.
+static std::pair<APInt, APInt> atCommonWidth(const APInt &a, const APInt &b) {
+  unsigned width = a.getActiveBits() + b.getActiveBits() + 1;
+  return {a.zextOrTrunc(width), b.zextOrTrunc(width)};
+}
+
+OpFoldResult ScaleRoundOp::fold(FoldAdaptor) {
+  auto [numerator, denominator] = atCommonWidth(getNumerator(), getDenominator());
+  if (numerator == denominator && getInput().getType() == getType())
+    return getInput();
+  return {};
+}
+
+namespace {
+/// round(b/c * (a x)) with a x exact (the inner op scales by an integer a and
+/// its ring holds a x for every centered x) is round(ab/c * x): one op from
+/// x's ring, the ratio reduced. Leveled HPS's scale-up by Q/Q_l followed by
+/// the next product's rounding to Q_l' becomes a rounding from Q_l to Q_l'
+/// (nothing at all when l' = l).
+struct ComposeExactScale : public OpRewritePattern<ScaleRoundOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ScaleRoundOp outer,
+                                PatternRewriter &rewriter) const override {
+    auto inner = outer.getInput().getDefiningOp<ScaleRoundOp>();
+    if (!inner || !inner.getDenominator().isOne())
+      return failure();
+    // Exact when a * M_x <= M_inner: |a x| <= a M_x / 2 stays centered.
+    APInt from = inner.getInput().getType().getRing().getModulusProduct();
+    APInt held = inner.getType().getRing().getModulusProduct();
+    auto [a, fromWide] = atCommonWidth(inner.getNumerator(), from);
+    auto [product, heldWide] = atCommonWidth(a * fromWide, held);
+    if (product.ugt(heldWide))
+      return failure();
+    auto [numerator, b] = atCommonWidth(inner.getNumerator(), outer.getNumerator());
+    numerator *= b;
+    auto [wideNumerator, c] = atCommonWidth(numerator, outer.getDenominator());
+    APInt divisor = llvm::APIntOps::GreatestCommonDivisor(wideNumerator, c);
+    rewriter.replaceOpWithNewOp<ScaleRoundOp>(
+        outer, outer.getType(), inner.getInput(),
+        ringfuse::bigIntegerAttr(rewriter, wideNumerator.udiv(divisor)),
+        ringfuse::bigIntegerAttr(rewriter, c.udiv(divisor)));
+    return success();
+  }
+};
+} // namespace
+
+void ScaleRoundOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                               MLIRContext *context) {
+  patterns.add<ComposeExactScale>(context);
 }
 
 LogicalResult AutomorphismOp::verify() {

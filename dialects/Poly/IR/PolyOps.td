@@ -91,6 +91,10 @@ def Poly_ScaleRoundOp : Poly_Op<"scale_round"> {
   let assemblyFormat = [{
     $input `by` custom<Ratio>($numerator, $denominator) attr-dict `:` qualified(type($input)) `->` qualified(type($output))
   }];
+  // Folds a / a within one ring to its input; canonicalizes a scale of an
+  // exact integer scale (b = 1, the product held by its ring) into one op.
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 def Poly_AutomorphismOp : Poly_Op<"automorphism"> {
