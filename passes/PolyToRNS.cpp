@@ -216,22 +216,16 @@ private:
           builder_, loc(), lifted.getType(), lifted, op.getNumeratorAttr());
       return success();
     }
-    // Into disjoint moduli (compact HPS's round(R x / Q) into R, a up to
-    // their product): a x, exact over from u to, divided by from's product.
+    // Into disjoint moduli that divide a (compact HPS's round(R x / Q) into
+    // R): a modulus switch, one scale-and-round from x's own basis.
     bool disjoint = llvm::none_of(to, [&](uint64_t m) { return llvm::is_contained(from, m); });
     if (disjoint && sameValue(denominator, productOf(from)) &&
-        numerator.getActiveBits() <= productOf(to).getActiveBits()) {
-      SmallVector<uint64_t> both(from);
-      both.append(to.begin(), to.end());
-      Value lifted = convertExact(x, names_.get(both));
-      Value scaled = rns::MulScalarOp::create(builder_, loc(), lifted.getType(),
-                                              lifted, op.getNumeratorAttr());
+        llvm::all_of(to, [&](uint64_t m) { return numerator.urem(m) == 0; })) {
       values_[op.getResult()] = rns::ScaleRoundOp::create(
-          builder_, loc(), withBasis(x, toBasis), scaled, 1, names_.get(from));
+          builder_, loc(), withBasis(x, toBasis), x, op.getNumeratorAttr(),
+          names_.get(from));
       return success();
     }
-    if (numerator.getActiveBits() > 63)
-      return op.emitOpError() << "numerator does not fit the RNS kernel";
     SmallVector<uint64_t> shared, rest;
     for (uint64_t m : from)
       (llvm::is_contained(to, m) ? shared : rest).push_back(m);
@@ -243,8 +237,8 @@ private:
         continue;
       rns::BasisAttr keptBasis = names_.get(kept);
       Value scaled = rns::ScaleRoundOp::create(
-          builder_, loc(), withBasis(x, keptBasis), x,
-          int64_t(numerator.getZExtValue()), names_.get(divisor));
+          builder_, loc(), withBasis(x, keptBasis), x, op.getNumeratorAttr(),
+          names_.get(divisor));
       values_[op.getResult()] =
           keptBasis == toBasis ? scaled : convertExact(scaled, toBasis);
       return success();
@@ -303,8 +297,8 @@ private:
         builder_, loc(), evalType, evalType, digits, op.getGaloisElement());
     for (auto [result, k] : llvm::zip(op.getResults(), product.getResults())) {
       Value coefficients = rns::InttOp::create(builder_, loc(), k);
-      values_[result] = rns::ScaleRoundOp::create(builder_, loc(), type,
-                                                  coefficients, 1, pBasis);
+      values_[result] = rns::ScaleRoundOp::create(
+          builder_, loc(), type, coefficients, bigIntegerAttr(builder_, APInt(64, 1)), pBasis);
     }
     return success();
   }

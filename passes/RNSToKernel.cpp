@@ -173,7 +173,7 @@ private:
         .Case<rns::ScaleRoundOp>([&](auto op) {
           Value out = define(op.getResult(), alloc(op.getType()));
           auto kernel = launch("scale_round", {buffers_[op.getInput()]}, {out});
-          kernel.setNumerator(op.getNumerator());
+          kernel.setNumeratorAttr(op.getNumeratorAttr());
           kernel.setDivisorAttr(op.getDivisor());
           return success();
         })

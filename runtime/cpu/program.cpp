@@ -370,6 +370,8 @@ void scaleRoundKernel(RfRuntime *s, int index, const uint64_t *in,
     // contiguous runs; gather them when the input basis interleaves them.
     auto limbRun = [&](const std::vector<size_t> &limbs, bool contiguous,
                        std::vector<uint64_t> &gathered) -> const uint64_t * {
+      if (limbs.empty()) // a modulus switch keeps nothing
+        return nullptr;
       if (contiguous)
         return in + limbs.front() * n;
       gathered.resize(limbs.size() * n);
@@ -670,10 +672,22 @@ private:
       entry.input = basisIndex(scale.input, what);
       entry.divisor = basisIndex(scale.divisor, what);
       entry.kept = basisIndex(scale.kept, what);
-      if (scale.numerator == 0)
+      requireArray(scale.numerator, scale.numerator_words, (what + " numerator").c_str());
+      const BigUInt numerator = BigUInt::fromWords(std::vector<uint64_t>(
+          scale.numerator, scale.numerator + std::max(scale.numerator_words, 0)));
+      if (numerator.isZero())
         throw Error(what + " has numerator 0");
+      const std::vector<uint64_t> &keptModuli = s_.bases[entry.kept].moduli;
+      // A modulus switch: the input is the divisor, the outputs lie outside.
+      const bool switching =
+          entry.input == entry.divisor &&
+          std::none_of(keptModuli.begin(), keptModuli.end(), [&](uint64_t m) {
+            const std::vector<uint64_t> &in = s_.bases[entry.input].moduli;
+            return std::find(in.begin(), in.end(), m) != in.end();
+          });
       entry.divisorLimbs = limbsOf(entry.divisor, entry.input, what);
-      entry.keptLimbs = limbsOf(entry.kept, entry.input, what);
+      if (!switching)
+        entry.keptLimbs = limbsOf(entry.kept, entry.input, what);
       for (size_t limb : entry.keptLimbs)
         if (std::find(entry.divisorLimbs.begin(), entry.divisorLimbs.end(),
                       limb) != entry.divisorLimbs.end())
@@ -682,9 +696,12 @@ private:
                       " is in both the divisor and the kept basis");
       entry.divisorContiguous = isContiguous(entry.divisorLimbs);
       entry.keptContiguous = isContiguous(entry.keptLimbs);
-      entry.plan = std::make_unique<ScaleRoundPlan>(s_.bases[entry.divisor].rns,
-                                                    s_.bases[entry.kept].rns,
-                                                    scale.numerator);
+      entry.plan = switching
+                       ? std::make_unique<ScaleRoundPlan>(s_.bases[entry.divisor].rns,
+                                                          RnsBasis(), numerator, keptModuli)
+                       : std::make_unique<ScaleRoundPlan>(s_.bases[entry.divisor].rns,
+                                                          s_.bases[entry.kept].rns,
+                                                          numerator);
       s_.scaleRounds.push_back(std::move(entry));
     }
   }

@@ -46,7 +46,8 @@ struct ConverterPlan {
 };
 
 /// RfScaleRound: the limbs of the divisor and of the kept moduli inside the
-/// input basis, in divisor / kept order.
+/// input basis, in divisor / kept order (no kept limbs for a modulus switch,
+/// whose outputs lie outside the input).
 struct ScaleRoundEntry {
   int input = 0, divisor = 0, kept = 0;
   std::vector<size_t> divisorLimbs, keptLimbs;

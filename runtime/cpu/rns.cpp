@@ -118,15 +118,23 @@ void BaseConverter::convert(const uint64_t *in, size_t n, uint64_t *out,
 }
 
 ScaleRoundPlan::ScaleRoundPlan(const RnsBasis &divisor, const RnsBasis &kept,
-                               uint64_t numerator, uint64_t outputModulus)
+                               const BigUInt &numerator,
+                               const std::vector<uint64_t> &outputModuli)
     : divisorSize_(divisor.size()) {
   if (divisor.empty())
     throw Error("scale-and-round needs a nonempty divisor basis");
+  if (numerator.isZero())
+    throw Error("scale-and-round needs a positive numerator");
   if (kept.empty()) {
-    if (outputModulus < 2 || numerator % outputModulus != 0)
-      throw Error("scale-and-round without kept moduli needs an output "
-                  "modulus dividing the numerator");
-    outputs_.emplace_back(outputModulus);
+    if (outputModuli.empty())
+      throw Error("scale-and-round without kept moduli needs output moduli");
+    for (uint64_t m : outputModuli) {
+      if (m < 2 || numerator.modWord(m) != 0)
+        throw Error("scale-and-round without kept moduli needs output "
+                    "moduli dividing the numerator; " + std::to_string(m) +
+                    " does not");
+      outputs_.emplace_back(m);
+    }
   } else {
     for (size_t k = 0; k < kept.size(); ++k)
       outputs_.push_back(kept.modulus(k));
@@ -139,8 +147,7 @@ ScaleRoundPlan::ScaleRoundPlan(const RnsBasis &divisor, const RnsBasis &kept,
     uint64_t puncturedModD =
         mulModSlow(divisor.puncturedProduct(i).modWord(d),
                    keptProduct.modWord(d), d);
-    BigUInt w = BigUInt(numerator) * keptProduct *
-                BigUInt(invertModSlow(puncturedModD, d));
+    BigUInt w = numerator * keptProduct * BigUInt(invertModSlow(puncturedModD, d));
     auto [integral, remainder] = w.divModWord(d);
     theta_.push_back(fractionOf(remainder, d));
     for (const Modulus &o : outputs_)
@@ -149,7 +156,7 @@ ScaleRoundPlan::ScaleRoundPlan(const RnsBasis &divisor, const RnsBasis &kept,
   for (size_t k = 0; k < kept.size(); ++k) {
     uint64_t m = kept.values()[k];
     lambda_.push_back(mulModSlow(
-        numerator % m, invertModSlow(divisor.product().modWord(m), m), m));
+        numerator.modWord(m), invertModSlow(divisor.product().modWord(m), m), m));
   }
 }
 

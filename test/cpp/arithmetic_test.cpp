@@ -186,9 +186,28 @@ TEST(Rns, ExactBaseConversionGivesTheCenteredRepresentative) {
 }
 
 /// round(numerator * x / D) for x in [0, D K), half up, exactly.
-BigUInt exactScaleRound(const BigUInt &x, uint64_t numerator, const BigUInt &d) {
-  BigUInt doubled = BigUInt(2) * BigUInt(numerator) * x + d;
+BigUInt exactScaleRound(const BigUInt &x, const BigUInt &numerator, const BigUInt &d) {
+  BigUInt doubled = BigUInt(2) * numerator * x + d;
   return doubled.divMod(BigUInt(2) * d).first;
+}
+
+// Compact HPS's switch of x from Q to R: round(R x / Q) mod every r_j, a
+// numerator of 180 bits and three outputs, none of them in the input.
+TEST(ScaleRound, ModulusSwitchMatchesExactRationalRounding) {
+  RnsBasis q = primeBasis(60, 4), r = primeBasis(59, 3);
+  ScaleRoundPlan plan(q, RnsBasis(), r.product(), r.values());
+  const size_t n = 200;
+  std::vector<uint64_t> in, out(r.size() * n);
+  auto values = randomOver(q, n, in);
+  plan.apply(in.data(), nullptr, n, out.data());
+  for (size_t c = 0; c < n; ++c) {
+    BigUInt expected = exactScaleRound(values[c], r.product(), q.product());
+    for (size_t j = 0; j < r.size(); ++j)
+      ASSERT_EQ(out[j * n + c], expected.modWord(r.values()[j]));
+  }
+  // Every output modulus must divide the numerator.
+  EXPECT_THROW(ScaleRoundPlan(q, RnsBasis(), r.product(), {r.values()[0], 97}), Error);
+  EXPECT_THROW(ScaleRoundPlan(q, RnsBasis(), BigUInt(0), r.values()), Error);
 }
 
 TEST(ScaleRound, ComplexScalingMatchesExactRationalRounding) {

@@ -47,7 +47,8 @@ const RfConverter kConverters[] = {{Q, QB, 1},  {B, Q, 1},   {D0, QP, 0},
                                    {D1, QP, 0}, {D2, QP, 0}, {T, Q, 1}};
 
 enum ScaleRoundIndex { TensorToB, ModDownByP };
-const RfScaleRound kScaleRounds[] = {{QB, Q, B, kT}, {QP, PBasis, Q, 1}};
+const uint64_t kTWords[] = {kT}, kOneWords[] = {1};
+const RfScaleRound kScaleRounds[] = {{QB, Q, B, kTWords, 1}, {QP, PBasis, Q, kOneWords, 1}};
 
 enum ScaleUpIndex { PlainToQ };
 const RfScaleUp kScaleUps[] = {{T, Q}};
@@ -361,7 +362,7 @@ const RfConverter kGatherConverters[] = {
     kConverters[0], kConverters[1], kConverters[2], kConverters[3],
     kConverters[4], kConverters[5], {QB, 9, 0}}; // a permutation: all copied
 const RfScaleRound kGatherScaleRounds[] = {
-    kScaleRounds[0], kScaleRounds[1], {9, Q, B, kT}};
+    kScaleRounds[0], kScaleRounds[1], {9, Q, B, kTWords, 1}};
 const size_t kGatherBuffers[] = {kQWords, kQWords, kQBWords, kQBWords,
                                  kBWords, kBWords, kQWords,  kQWords};
 const RfValue kGatherOutputs[] = {{0, 2, {6, 1, -1}}, {0, 2, {7, 1, -1}}};

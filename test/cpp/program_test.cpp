@@ -270,8 +270,14 @@ TEST_F(ProgramTest, RefusesIndicesOutOfRange) {
   scale[1].divisor = B; // B is not in QP
   m.scale_rounds = scale;
   EXPECT_MESSAGE(loadError(m), "scale_round 1: modulus");
-  scale[1] = {QP, Q, Q, 1};
+  scale[1] = {QP, Q, Q, kOneWords, 1};
   EXPECT_MESSAGE(loadError(m), "in both the divisor and the kept basis");
+  // A modulus switch from Q to B must divide by Q and have B's moduli divide
+  // the numerator.
+  scale[1] = {Q, Q, B, kOneWords, 1};
+  EXPECT_MESSAGE(loadError(m), "output moduli dividing the numerator");
+  scale[1] = {QB, Q, B, kOneWords, 0};
+  EXPECT_MESSAGE(loadError(m), "scale_round 1 has numerator 0");
 
   m = *plainManifest();
   RfScaleUp up[1] = {{Q, Q}};

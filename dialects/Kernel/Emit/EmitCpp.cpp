@@ -39,9 +39,17 @@ public:
   int converter(int from, int to, bool exact) {
     return indexOf(converters_, llvm::formatv("{{{0}, {1}, {2}}", from, to, exact ? 1 : 0).str());
   }
-  int scaleRound(int input, int divisor, int kept, int64_t numerator) {
-    return indexOf(scaleRounds_,
-                   llvm::formatv("{{{0}, {1}, {2}, {3}ull}", input, divisor, kept, numerator).str());
+  /// The numerator as little-endian 64-bit words in its own array.
+  int scaleRound(int input, int divisor, int kept, const APInt &numerator) {
+    SmallVector<std::string> words;
+    for (unsigned w = 0, e = std::max(1u, (numerator.getActiveBits() + 63) / 64); w < e; ++w)
+      words.push_back(std::to_string(numerator.extractBitsAsZExtValue(
+                          std::min(64u, numerator.getBitWidth() - 64 * w), 64 * w)) +
+                      "ull");
+    int array = indexOf(numerators_, llvm::join(words, ", "));
+    return indexOf(scaleRounds_, llvm::formatv("{{{0}, {1}, {2}, numerator{3}, {4}}", input,
+                                               divisor, kept, array, words.size())
+                                     .str());
   }
   int scaleUp(int from, int to) {
     return indexOf(scaleUps_, llvm::formatv("{{{0}, {1}}", from, to).str());
@@ -51,7 +59,7 @@ public:
   }
 
   const llvm::MapVector<rns::BasisAttr, int> &bases() const { return bases_; }
-  std::vector<std::string> converters_, scaleRounds_, scaleUps_, keys_;
+  std::vector<std::string> converters_, scaleRounds_, numerators_, scaleUps_, keys_;
 
 private:
   static int indexOf(std::vector<std::string> &list, const std::string &entry) {
@@ -368,6 +376,8 @@ private:
     };
     array("RfBasis", "bases", bases);
     array("RfConverter", "converters", manifest_.converters_);
+    for (auto [i, words] : llvm::enumerate(manifest_.numerators_))
+      os_ << "const uint64_t numerator" << i << "[] = {" << words << "};\n";
     array("RfScaleRound", "scale_rounds", manifest_.scaleRounds_);
     array("RfScaleUp", "scale_ups", manifest_.scaleUps_);
     SmallVector<std::string> words;

@@ -67,7 +67,7 @@ def Kernel_LaunchOp : Kernel_Op<"launch", [AttrSizedOperandSegments]> {
   }];
   let arguments = (ins StrAttr:$kernel, Variadic<Kernel_Buffer>:$ins,
                        Variadic<Kernel_Buffer>:$outs, UnitAttr:$exact,
-                       OptionalAttr<I64Attr>:$numerator,
+                       OptionalAttr<APIntAttr>:$numerator,
                        OptionalAttr<RNS_BasisAttr>:$divisor,
                        OptionalAttr<I64Attr>:$galois_element,
                        OptionalAttr<I64Attr>:$key, UnitAttr:$evaluation,

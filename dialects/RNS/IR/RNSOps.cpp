@@ -117,19 +117,31 @@ LogicalResult ExtractOp::verify() {
 LogicalResult ScaleRoundOp::verify() {
   if (failed(verifyCoefficientMap(*this)))
     return failure();
-  if (getNumerator() < 1)
-    return emitOpError() << "needs a positive numerator, got " << getNumerator();
-  std::multiset<uint64_t> input(polyType(getInput()).getBasis().getModuli().begin(),
-                                polyType(getInput()).getBasis().getModuli().end());
+  const APInt &numerator = getNumerator();
+  if (numerator.isZero())
+    return emitOpError() << "needs a positive numerator, got 0";
+  ArrayRef<uint64_t> in = polyType(getInput()).getBasis().getModuli();
+  ArrayRef<uint64_t> kept = polyType(getOutput()).getBasis().getModuli();
+  bool disjoint = llvm::none_of(kept, [&](uint64_t m) { return llvm::is_contained(in, m); });
+  if (disjoint && in == getDivisor().getModuli()) {
+    for (uint64_t m : kept)
+      if (numerator.urem(m) != 0)
+        return emitOpError() << "switches to modulus " << m
+                             << ", which does not divide the numerator "
+                             << ringfuse::decimal(numerator);
+    return success();
+  }
+  std::multiset<uint64_t> input(in.begin(), in.end());
   std::multiset<uint64_t> parts(getDivisor().getModuli().begin(),
                                 getDivisor().getModuli().end());
-  ArrayRef<uint64_t> kept = polyType(getOutput()).getBasis().getModuli();
   parts.insert(kept.begin(), kept.end());
   if (input != parts)
     return emitOpError() << "input basis " << polyType(getInput()).getBasis()
                          << " must consist of the divisor " << getDivisor()
                          << " and the result's basis "
-                         << polyType(getOutput()).getBasis();
+                         << polyType(getOutput()).getBasis()
+                         << " (or be the divisor, for a switch to moduli "
+                            "dividing the numerator)";
   return success();
 }
 

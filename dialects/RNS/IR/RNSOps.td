@@ -153,13 +153,16 @@ def RNS_ScaleRoundOp : RNS_Op<"scale_round"> {
   let description = [{
     `rns.scale_round %x by a over #D`: x over a basis made of the moduli of D
     and of the result's basis K (coefficient form), taken in [0, D K); the
-    result over K is round(a * x / D) mod each k (half up). The kernel uses
-    128-bit fixed-point fractions (runtime/rns.h, ScaleRoundPlan).
+    result over K is round(a * x / D) mod each k (half up). Or a modulus
+    switch: x over D itself, K sharing no modulus with it and every k
+    dividing a (compact HPS's round(R x / Q) into R). a is a positive
+    integer of any size. The kernel uses 128-bit fixed-point fractions
+    (runtime/rns.h, ScaleRoundPlan).
   }];
-  let arguments = (ins RNS_Poly:$input, I64Attr:$numerator, RNS_BasisAttr:$divisor);
+  let arguments = (ins RNS_Poly:$input, APIntAttr:$numerator, RNS_BasisAttr:$divisor);
   let results = (outs RNS_Poly:$output);
   let assemblyFormat = [{
-    $input `by` $numerator `over` $divisor attr-dict `:` qualified(type($input)) `->` qualified(type($output))
+    $input `by` custom<BigInteger>($numerator) `over` $divisor attr-dict `:` qualified(type($input)) `->` qualified(type($output))
   }];
 }
 

@@ -120,6 +120,18 @@ func.func @f(%x: !rns.poly<16, #QB, coeff>) {
 
 // -----
 
+#Q = #rns.basis<Q: [97, 193]>
+#R = #rns.basis<R: [353, 449]>
+func.func @f(%x: !rns.poly<16, #Q, coeff>) {
+  // A modulus switch from Q to R needs R's moduli to divide the numerator.
+  // expected-error@+1 {{'rns.scale_round' op switches to modulus 449, which does not divide the numerator 353}}
+  %0 = rns.scale_round %x by 353 over #Q : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #R, coeff>
+  %1 = rns.scale_round %x by 158497 over #Q : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #R, coeff>
+  return
+}
+
+// -----
+
 #QB = #rns.basis<QB: [97, 353]>
 #Q = #rns.basis<Q: [97]>
 #B = #rns.basis<B: [353]>

@@ -22,15 +22,13 @@ func.func @product(%x: !ct, %y: !ct) -> !ct3 {
   return %0 : !ct3
 }
 
-// round(R x / Q) into R: x lifted exactly to Q u R, times R (zero mod R's
-// primes), divided by Q with HPS's scale-and-round; the division by R at the
-// end keeps Q, so no conversion back follows it.
+// round(R x / Q) into R: a modulus switch, one scale-and-round from Q (R's
+// primes divide R); the division by R at the end keeps Q, so no conversion
+// back follows it.
 // RNS-DAG: #[[Q:.*]] = #rns.basis<Q: [193, 257]>
 // RNS-DAG: #[[R:.*]] = #rns.basis<B: [{{[0-9]+}}, {{[0-9]+}}]>
 // RNS-DAG: #[[QR:.*]] = #rns.basis<QB: [193, 257, {{[0-9]+}}, {{[0-9]+}}]>
-// RNS: %[[L:.*]] = rns.convert %{{.*}} exact : !rns.poly<16, #[[Q]], coeff> -> !rns.poly<16, #[[QR]], coeff>
-// RNS: %[[M:.*]] = rns.mul_scalar %[[L]], {{[0-9]+}} : !rns.poly<16, #[[QR]], coeff>
-// RNS: %[[S:.*]] = rns.scale_round %[[M]] by 1 over #[[Q]] : !rns.poly<16, #[[QR]], coeff> -> !rns.poly<16, #[[R]], coeff>
+// RNS: %[[S:.*]] = rns.scale_round %{{.*}} by {{[0-9]+}} over #[[Q]] : !rns.poly<16, #[[Q]], coeff> -> !rns.poly<16, #[[R]], coeff>
 // RNS: rns.convert %[[S]] exact : !rns.poly<16, #[[R]], coeff> -> !rns.poly<16, #[[QR]], coeff>
 // RNS-COUNT-3: rns.scale_round %{{.*}} by 97 over #[[R]] : !rns.poly<16, #[[QR]], coeff> -> !rns.poly<16, #[[Q]], coeff>
 // RNS-NOT: rns.convert

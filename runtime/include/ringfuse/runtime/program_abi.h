@@ -28,7 +28,7 @@
 extern "C" {
 #endif
 
-#define RINGFUSE_PROGRAM_ABI_VERSION 3
+#define RINGFUSE_PROGRAM_ABI_VERSION 4
 
 typedef struct RfBasis {
   const uint64_t *moduli; /* pairwise coprime; NTT-capable if ever transformed */
@@ -46,10 +46,15 @@ typedef struct RfConverter {
 
 /* HPS scale-and-round: input over basis `input` (which contains the moduli of
  * `divisor` and of `kept`, in any order), output over `kept`:
- * round(numerator * x / D) mod each modulus of kept (coefficient form). */
+ * round(numerator * x / D) mod each modulus of kept (coefficient form).
+ * Alternatively `input` is `divisor` and `kept` shares no modulus with it:
+ * then every modulus of kept must divide the numerator (a modulus switch,
+ * as compact HPS's round(R x / Q) into R). The numerator is
+ * numerator_words little-endian 64-bit words, not zero. */
 typedef struct RfScaleRound {
   int input, divisor, kept;
-  uint64_t numerator;
+  const uint64_t *numerator;
+  int numerator_words;
 } RfScaleRound;
 
 /* Plaintext scaling of add_plain: m over basis `from` = {t}, out over basis

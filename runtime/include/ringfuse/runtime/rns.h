@@ -100,15 +100,23 @@ private:
 /// and key switching's division by P. Input x over D u K (the divisor basis D
 /// and the kept basis K), output
 ///   y = round(numerator * x / D)  mod each modulus of K,
-/// or, when K is empty, mod `outputModulus` (which must divide numerator:
-/// decryption's t). x is taken in [0, D*K); any representative gives the same
-/// residues. Rounding is half up; the fractional parts are 128-bit fixed point,
-/// so the result is exact unless numerator * x / D lies within |D| * 2^-66 of
-/// a half-integer, and identical on every machine.
+/// or, when K is empty, mod each of `outputModuli` (each must divide the
+/// numerator: decryption's t, or compact HPS's switch of a ciphertext from Q
+/// to R with numerator R). x is taken in [0, D*K); any representative gives
+/// the same residues. Rounding is half up; the fractional parts are 128-bit
+/// fixed point, so the result is exact unless numerator * x / D lies within
+/// |D| * 2^-66 of a half-integer, and identical on every machine.
 class ScaleRoundPlan {
 public:
   ScaleRoundPlan(const RnsBasis &divisor, const RnsBasis &kept,
-                 uint64_t numerator, uint64_t outputModulus = 0);
+                 const BigUInt &numerator,
+                 const std::vector<uint64_t> &outputModuli = {});
+  /// One output modulus (0: none, for a nonempty K).
+  ScaleRoundPlan(const RnsBasis &divisor, const RnsBasis &kept,
+                 uint64_t numerator, uint64_t outputModulus = 0)
+      : ScaleRoundPlan(divisor, kept, BigUInt(numerator),
+                       outputModulus ? std::vector<uint64_t>{outputModulus}
+                                     : std::vector<uint64_t>{}) {}
 
   size_t outputLimbs() const { return outputs_.size(); }
   const std::vector<Modulus> &outputModuli() const { return outputs_; }
