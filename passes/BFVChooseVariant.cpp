@@ -7,11 +7,11 @@
 #include "dialects/BFV/IR/BFVOps.h"
 #include "passes/ParameterRewriting.h"
 #include "passes/Passes.h"
+#include "passes/Pipeline.h"
 #include "passes/VariantCostModel.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Transforms/Passes.h"
 
 namespace ringfuse {
 #define GEN_PASS_DEF_BFVCHOOSEVARIANT
@@ -21,19 +21,6 @@ namespace {
 using namespace mlir;
 
 constexpr llvm::StringLiteral kKnownVariants[] = {"hps", "lhps", "chps"};
-
-/// What variant=`variant` runs from bfv-to-poly to the domains.
-void addLoweringOf(OpPassManager &pm, StringRef variant) {
-  if (variant == "lhps")
-    pm.addPass(createBFVChooseLevels());
-  pm.addPass(createBFVToPoly(BFVToPolyOptions{variant.str()}));
-  pm.addPass(createPolyToRNS(PolyToRNSOptions{variant.str()}));
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-  pm.addPass(createRNSAssignDomains());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-}
 
 struct BFVChooseVariant : public impl::BFVChooseVariantBase<BFVChooseVariant> {
   using Base::Base;
@@ -94,7 +81,7 @@ struct BFVChooseVariant : public impl::BFVChooseVariantBase<BFVChooseVariant> {
     for (Operation *op : originals)
       copy.getBody()->push_back(op->clone());
     OpPassManager lowering(ModuleOp::getOperationName());
-    addLoweringOf(lowering, variant);
+    addVariantLowering(lowering, variant);
     if (failed(runPipeline(lowering, copy))) {
       copy.erase();
       return module.emitError() << "bfv-choose-variant: the circuit does not lower with "

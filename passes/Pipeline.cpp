@@ -9,23 +9,27 @@
 
 namespace ringfuse {
 
-void buildRingfusePipeline(mlir::OpPassManager &pm,
-                           const RingfusePipelineOptions &options) {
-  pm.addPass(createBFVSelectParameters());
-  pm.addPass(createBFVExpandSlotSums());
-  if (options.variant == "lhps")
+void addVariantLowering(mlir::OpPassManager &pm, llvm::StringRef variant) {
+  if (variant == "lhps")
     pm.addPass(createBFVChooseLevels());
-  if (options.variant == "auto")
-    pm.addPass(createBFVChooseVariant());
-  pm.addPass(createBFVToPoly(BFVToPolyOptions{options.variant}));
+  pm.addPass(createBFVToPoly(BFVToPolyOptions{variant.str()}));
   // Leveled HPS: a product's scale-up and the next product's rounding merge.
   pm.addPass(mlir::createCanonicalizerPass());
-  pm.addPass(createPolyToRNS(PolyToRNSOptions{options.variant}));
+  pm.addPass(createPolyToRNS(PolyToRNSOptions{variant.str()}));
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
   pm.addPass(createRNSAssignDomains());
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
+}
+
+void buildRingfusePipeline(mlir::OpPassManager &pm,
+                           const RingfusePipelineOptions &options) {
+  pm.addPass(createBFVSelectParameters());
+  pm.addPass(createBFVExpandSlotSums());
+  if (options.variant == "auto")
+    pm.addPass(createBFVChooseVariant());
+  addVariantLowering(pm, options.variant);
   // Last before the kernels: canonicalization may rebuild transforms (and
   // would drop their chosen shapes).
   pm.addPass(createRNSChooseTransform());

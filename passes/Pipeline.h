@@ -3,6 +3,7 @@
 #define RINGFUSE_PASSES_PIPELINE_H
 
 #include "mlir/Pass/PassOptions.h"
+#include "llvm/ADT/StringRef.h"
 
 namespace mlir {
 class OpPassManager;
@@ -21,9 +22,15 @@ struct RingfusePipelineOptions
       llvm::cl::init("hps")};
 };
 
-/// bfv-select-parameters, bfv-expand-slot-sums, (bfv-choose-levels for
-/// lhps,) bfv-to-poly, poly-to-rns, canonicalize, cse, rns-assign-domains,
-/// rns-choose-transform, rns-to-kernel.
+/// From the bfv level (chosen parameters) to the rns level with `variant`
+/// (auto: the module's ringfuse.variant): bfv-choose-levels for lhps,
+/// bfv-to-poly, canonicalize, poly-to-rns, canonicalize, cse,
+/// rns-assign-domains, canonicalize, cse. bfv-choose-variant prices what it
+/// produces.
+void addVariantLowering(mlir::OpPassManager &pm, llvm::StringRef variant);
+
+/// bfv-select-parameters, bfv-expand-slot-sums, (bfv-choose-variant for
+/// auto,) the variant's lowering, rns-choose-transform, rns-to-kernel.
 void buildRingfusePipeline(mlir::OpPassManager &pm,
                            const RingfusePipelineOptions &options);
 /// `ringfuse-opt --ringfuse-pipeline` (`='variant=lhps'`).
