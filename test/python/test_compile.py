@@ -844,6 +844,8 @@ def test_ringfusec_reports_errors_on_stderr_with_a_nonzero_exit(
     assert "no such circuit file" in capsys.readouterr().err
     assert ringfusec.main([str(broken), "-o", str(tmp_path / "c"), "--target", "tpu"]) == 1
     assert "unknown target 'tpu'" in capsys.readouterr().err
+    assert ringfusec.main([str(broken), "-o", str(tmp_path / "c"), "--variant", "behz"]) == 1
+    assert "variant 'behz' is not built yet" in capsys.readouterr().err
 
 
 def test_ringfusec_help_documents_the_client_files() -> None:
