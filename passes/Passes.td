@@ -85,7 +85,7 @@ def BFVChooseLevels : Pass<"bfv-choose-levels", "::mlir::ModuleOp"> {
     chosen parameters (run bfv-select-parameters first).
   }];
   let options = [
-    Option<"marginBits", "margin-bits", "unsigned", /*default=*/"8",
+    Option<"marginBits", "margin-bits", "unsigned", /*default=*/"16",
            "Bits the scaled operand noise must keep above the rounding noise">
   ];
   let dependentDialects = ["::ringfuse::bfv::BFVDialect"];
