@@ -597,6 +597,17 @@ def device_name(device: str) -> str:
     return f"{cpu_model()}, {os.cpu_count()} logical cores"
 
 
+def report_header(benchmark: str, device: str) -> dict[str, Any]:
+    """The fields every benchmark's JSON starts with: what ran, where, when, at which commit."""
+    return {
+        "schema": 1,
+        "benchmark": benchmark,
+        "device": {"kind": device, "name": device_name(device)},
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        **commit(),
+    }
+
+
 def cpu_model() -> str:
     cpuinfo = Path("/proc/cpuinfo")
     if cpuinfo.exists():
@@ -761,11 +772,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     name = device_name(device)
     report = {
-        "schema": 1,
-        "benchmark": "bench/bench_gpu.py",
-        "device": {"kind": device, "name": name},
-        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        **commit(),
+        **report_header("bench/bench_gpu.py", device),
         "quick": bool(args.quick),
         "python": platform.python_version(),
         "method": method(device, runs),

@@ -17,7 +17,6 @@ test suites check one set: test_e2e.py's depth test).
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -121,14 +120,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.device == "cuda" and not runtime().cuda_available():
         print("depth_budget: no usable CUDA device", file=sys.stderr)
         return 2
-    header = {
-        "schema": 1,
-        "benchmark": "bench/depth_budget.py",
-        "device": {"kind": args.device, "name": bench_gpu.device_name(args.device)},
-        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        **bench_gpu.commit(),
-        "plaintext_modulus": T,
-    }
+    header = {**bench_gpu.report_header("bench/depth_budget.py", args.device),
+              "plaintext_modulus": T}
     args.out.parent.mkdir(parents=True, exist_ok=True)
 
     def write(records: list[dict[str, Any]]) -> None:

@@ -26,7 +26,6 @@ script that reports numbers, not a test.
 from __future__ import annotations
 
 import argparse
-import datetime
 import importlib
 import json
 import platform
@@ -221,11 +220,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("recursive_mult: --steps must be at least 1", file=sys.stderr)
         return 2
     report = {
-        "schema": 1,
-        "benchmark": "bench/recursive_mult.py",
-        "device": {"kind": args.device, "name": bench_gpu.device_name(args.device)},
-        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        **bench_gpu.commit(),
+        **bench_gpu.report_header("bench/recursive_mult.py", args.device),
         "python": platform.python_version(),
         "method": bench_gpu.method(args.device, (RUNS[0], RUNS[1] * ROUNDS))
         + f" Here the programs are timed in turn, {ROUNDS} rounds of {RUNS[0]} warm-up and "

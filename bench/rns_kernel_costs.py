@@ -21,7 +21,6 @@ time = fixed + MACs / rate + bytes / bandwidth (MACs = N x in x out, bytes =
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import sys
 from collections.abc import Sequence
@@ -142,11 +141,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     compiler = bench_gpu.compiler
     records = measure(args.device, compiler.Cache.at(args.cache_dir))
     report = {
-        "schema": 1,
-        "benchmark": "bench/rns_kernel_costs.py",
-        "device": {"kind": args.device, "name": bench_gpu.device_name(args.device)},
-        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        **bench_gpu.commit(),
+        **bench_gpu.report_header("bench/rns_kernel_costs.py", args.device),
         "method": bench_gpu.method(args.device, RUNS),
         "fit": fit(records),
         "measurements": records,
