@@ -136,7 +136,12 @@ def PolyToRNS : Pass<"poly-to-rns", "::mlir::ModuleOp"> {
     auxiliary base and an exact conversion back; round(Q m / t) becomes
     rns.scale_up; key switching becomes hybrid key switching: dnum digits of
     Q's limbs, fast conversion of each to QP, NTT, the key inner product,
-    inverse NTT and division by P (rns.scale_round over P).
+    inverse NTT and division by P (rns.scale_round over P). The other
+    variants' ring algebra lowers with the same steps: a leveled product's
+    rounding to Q_l is a scale-and-round over the dropped primes and its
+    scale-up an exact conversion times Q/Q_l; key switching at Q_l keeps the
+    key's digit width (key_primes); compact HPS's round(R x / Q) into R is a
+    modulus-switching rns.scale_round from Q.
   }];
   let options = [
     Option<"variant", "variant", "std::string", /*default=*/"\"hps\"",
