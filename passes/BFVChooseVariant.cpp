@@ -20,8 +20,6 @@ namespace ringfuse {
 namespace {
 using namespace mlir;
 
-constexpr llvm::StringLiteral kKnownVariants[] = {"hps", "lhps", "chps"};
-
 struct BFVChooseVariant : public impl::BFVChooseVariantBase<BFVChooseVariant> {
   using Base::Base;
 
@@ -29,9 +27,9 @@ struct BFVChooseVariant : public impl::BFVChooseVariantBase<BFVChooseVariant> {
     ModuleOp module = getOperation();
     SmallVector<std::string> names(candidates.begin(), candidates.end());
     if (names.empty())
-      names.assign(std::begin(kKnownVariants), std::end(kKnownVariants));
+      names.assign(std::begin(kBuiltVariants), std::end(kBuiltVariants));
     for (const std::string &name : names)
-      if (!llvm::is_contained(kKnownVariants, name)) {
+      if (!isBuiltVariant(name)) {
         module.emitError() << "bfv-choose-variant: unknown candidate '" << name
                            << "' (hps, lhps or chps)";
         return signalPassFailure();

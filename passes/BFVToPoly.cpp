@@ -36,6 +36,9 @@ struct LevelRings {
 struct Rings {
   poly::RingAttr q, t; // R_Q, R_t
   bfv::ParamsAttr params;
+  /// The largest 60-bit NTT-friendly primes outside t, Q and P, as many as
+  /// the widest auxiliary base takes: every B_l and R is a prefix.
+  std::vector<uint64_t> auxiliary;
 
   static FailureOr<Rings> of(bfv::ParamsAttr params, Operation *anchor) {
     if (!params.hasRingDegree() || params.getCiphertextModulus().empty() ||
@@ -49,6 +52,15 @@ struct Rings {
     rings.params = params;
     rings.q = poly::RingAttr::get(ctx, n, params.getCiphertextModulus());
     rings.t = poly::RingAttr::get(ctx, n, {params.getPlaintextModulus()});
+    ArrayRef<uint64_t> q = params.getCiphertextModulus();
+    ArrayRef<uint64_t> p = params.getSpecialModulus();
+    uint64_t t = params.getPlaintextModulus();
+    rings.auxiliary = runtime::findPrimesBelow(
+        60, std::max(rings.auxiliaryCountFor(q), q.size()), 2 * uint64_t(n),
+        [&](uint64_t prime) {
+          return prime == t || llvm::is_contained(q, prime) ||
+                 llvm::is_contained(p, prime);
+        });
     return rings;
   }
 
@@ -66,37 +78,30 @@ struct Rings {
             dropped};
   }
 
-  /// q followed by B: B > t N q so that HPS's scaled tensor product,
-  /// |round(t c / q)| <= t N q / 2, has a unique centered residue mod B.
-  SmallVector<uint64_t> withAuxiliaryBase(ArrayRef<uint64_t> q) const {
+  /// The primes of B for a ciphertext modulus q: B > t N q so that HPS's
+  /// scaled tensor product, |round(t c / q)| <= t N q / 2, has a unique
+  /// centered residue mod B.
+  size_t auxiliaryCountFor(ArrayRef<uint64_t> q) const {
     unsigned logQ = 0;
     for (uint64_t prime : q)
       logQ += 64 - __builtin_clzll(prime);
     unsigned needed = logQ + __builtin_ctz(params.getRingDegree()) +
                       (64 - __builtin_clzll(params.getPlaintextModulus())) + 2;
-    SmallVector<uint64_t> extended(q.begin(), q.end());
-    llvm::append_range(extended, auxiliaryPrimes((needed + 58) / 59));
-    return extended;
+    return (needed + 58) / 59;
   }
 
-  /// The `count` largest 60-bit NTT-friendly primes outside t, Q and P: a
-  /// smaller count gives a prefix of a larger one's.
-  std::vector<uint64_t> auxiliaryPrimes(size_t count) const {
-    ArrayRef<uint64_t> q = params.getCiphertextModulus();
-    ArrayRef<uint64_t> p = params.getSpecialModulus();
-    uint64_t t = params.getPlaintextModulus();
-    return runtime::findPrimesBelow(
-        60, count, 2 * uint64_t(params.getRingDegree()), [&](uint64_t prime) {
-          return prime == t || llvm::is_contained(q, prime) ||
-                 llvm::is_contained(p, prime);
-        });
+  /// q followed by its B.
+  SmallVector<uint64_t> withAuxiliaryBase(ArrayRef<uint64_t> q) const {
+    SmallVector<uint64_t> extended(q.begin(), q.end());
+    llvm::append_range(extended, ArrayRef(auxiliary).take_front(auxiliaryCountFor(q)));
+    return extended;
   }
 
   /// Compact HPS's R (as many primes as Q, so R ~ Q) and R_{QR}.
   std::pair<poly::RingAttr, poly::RingAttr> compactRings() const {
     MLIRContext *ctx = params.getContext();
     unsigned n = params.getRingDegree();
-    std::vector<uint64_t> r = auxiliaryPrimes(primeCount());
+    ArrayRef<uint64_t> r = ArrayRef(auxiliary).take_front(primeCount());
     SmallVector<uint64_t> qr(params.getCiphertextModulus());
     llvm::append_range(qr, r);
     return {poly::RingAttr::get(ctx, n, r), poly::RingAttr::get(ctx, n, qr)};
@@ -424,7 +429,7 @@ struct BFVToPoly : public impl::BFVToPolyBase<BFVToPoly> {
     FailureOr<std::string> chosen = resolveVariant(module, variant);
     if (failed(chosen))
       return signalPassFailure();
-    if (*chosen != "hps" && *chosen != "lhps" && *chosen != "chps") {
+    if (!isBuiltVariant(*chosen)) {
       module.emitError() << "bfv-to-poly: unknown variant '" << *chosen
                          << "' (hps, lhps, chps or auto)";
       return signalPassFailure();

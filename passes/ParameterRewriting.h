@@ -4,6 +4,8 @@
 
 #include "dialects/BFV/IR/BFVAttributes.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringRef.h"
 
 namespace ringfuse {
 
@@ -14,6 +16,12 @@ void replaceParameters(mlir::ModuleOp module, bfv::ParamsAttr params);
 /// The one parameter set a traced module uses; null (with an error) if it has
 /// none or several.
 bfv::ParamsAttr findParameters(mlir::ModuleOp module);
+
+/// The BFV multiplication variants the compiler builds (auto chooses one).
+constexpr llvm::StringLiteral kBuiltVariants[] = {"hps", "lhps", "chps"};
+inline bool isBuiltVariant(llvm::StringRef name) {
+  return llvm::is_contained(kBuiltVariants, name);
+}
 
 /// A pass's `variant` option; for "auto", the variant bfv-choose-variant
 /// recorded in the module's `ringfuse.variant` (an error if it did not run).

@@ -318,7 +318,7 @@ struct PolyToRNS : public impl::PolyToRNSBase<PolyToRNS> {
     FailureOr<std::string> chosen = resolveVariant(getOperation(), variant);
     if (failed(chosen))
       return signalPassFailure();
-    if (*chosen != "hps" && *chosen != "lhps" && *chosen != "chps") {
+    if (!isBuiltVariant(*chosen)) {
       getOperation().emitError() << "variant '" << *chosen
                                  << "' is not implemented yet; use hps, lhps, chps or auto";
       return signalPassFailure();

@@ -678,12 +678,12 @@ private:
       if (numerator.isZero())
         throw Error(what + " has numerator 0");
       const std::vector<uint64_t> &keptModuli = s_.bases[entry.kept].moduli;
+      const std::vector<uint64_t> &inputModuli = s_.bases[entry.input].moduli;
       // A modulus switch: the input is the divisor, the outputs lie outside.
       const bool switching =
           entry.input == entry.divisor &&
           std::none_of(keptModuli.begin(), keptModuli.end(), [&](uint64_t m) {
-            const std::vector<uint64_t> &in = s_.bases[entry.input].moduli;
-            return std::find(in.begin(), in.end(), m) != in.end();
+            return std::find(inputModuli.begin(), inputModuli.end(), m) != inputModuli.end();
           });
       entry.divisorLimbs = limbsOf(entry.divisor, entry.input, what);
       if (!switching)
