@@ -8,7 +8,7 @@ CUDA events around each graph replay; steady_clock around each schedule run on
 the CPU driver):
 
 1. HMult: the compiled circuit `x * y` (tensor product + relinearization) with
-   HPS and with compact HPS (`variant="chps"`), at six parameter sets of
+   HPS, compact HPS (`variant="chps"`) and BEHZ, at six parameter sets of
    60-bit primes and t = 786433 (leveled HPS is HPS on fresh operands: see
    recursive_mult.py);
 2. Add: the compiled circuit `x + y` at the same sets;
@@ -747,7 +747,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     circuits = [
         CircuitBench(name, *s, variant)
         for s in sets
-        for name, variant in (("hmult", "hps"), ("hmult", "chps"), ("add", "hps"))
+        for name, variant in (("hmult", "hps"), ("hmult", "chps"), ("hmult", "behz"),
+                              ("add", "hps"))
     ]
     ntt_ir = {log_n: ntt_kernel_ir(ntt_params(log_n)) for log_n in ntt_sizes}
     libraries = build_all(circuits, params, ntt_ir, cache, device)

@@ -4,7 +4,7 @@
     python bench/depth_budget.py [--device cuda|cpu] [--sets K] [--out FILE]
 
 For each of bench_gpu.py's six parameter sets (60-bit primes, t = 786433)
-and each variant (hps, lhps, chps), one circuit multiplies x * y * x * y ...
+and each variant (hps, lhps, chps, behz), one circuit multiplies x * y * x * y ...
 and returns every product, a few more than the set should hold (where the
 last still has budget left, the depth is reported as a lower bound). The outputs are decrypted: every one whose noise
 budget is above zero must decrypt to its product of slots mod t (else the
@@ -34,7 +34,7 @@ import ringfuse as rf  # noqa: E402
 from ringfuse._native import runtime  # noqa: E402
 
 T = 786433  # 3 * 2^18 + 1: batches (t = 1 mod 2N) at every degree up to 2^17
-VARIANTS = ("hps", "lhps", "chps")
+VARIANTS = ("hps", "lhps", "chps", "behz")
 # A product costs about log2 t + 13 bits at these degrees and a fresh
 # ciphertext about log2 t + 10: the depth to try, a few past that.
 BITS_PER_PRODUCT = 30

@@ -6,7 +6,7 @@
 
 ct1 <- ct1 * ct2 (tensor product and relinearization), `--steps` times, at
 logN = 15, Q = 13 primes of 60 bits and P = one (log QP = 840), t = 65537,
-with ct2 a fresh encryption. For each variant (hps, lhps, chps) the chain of k products is
+with ct2 a fresh encryption. For each variant (hps, lhps, chps, behz) the chain of k products is
 compiled for every k = 1 .. steps at these parameters, and timed with
 `Program.time_runs` (bench_gpu.py's method: inputs bound once, warm-up
 replays, CUDA events around each graph replay). The programs are timed in
@@ -54,7 +54,7 @@ LOG_N = 15
 Q_PRIMES = 13
 PRIME_BITS = 60
 STEPS = 20
-VARIANTS = ("hps", "lhps", "chps")
+VARIANTS = ("hps", "lhps", "chps", "behz")
 PHANTOM_TOTAL_MS = {"lhps": 11.8, "hps": 18.9, "behz": 21.3}
 PHANTOM_LHPS_STEP_US = (896.0, 313.0)  # first and last step
 RUNS = (3, 10)  # warm-up, timed iterations per round

@@ -31,7 +31,7 @@ struct BFVChooseVariant : public impl::BFVChooseVariantBase<BFVChooseVariant> {
     for (const std::string &name : names)
       if (!isBuiltVariant(name)) {
         module.emitError() << "bfv-choose-variant: unknown candidate '" << name
-                           << "' (hps, lhps or chps)";
+                           << "' (hps, lhps, chps or behz)";
         return signalPassFailure();
       }
     if (!findParameters(module))

@@ -39,8 +39,11 @@ struct Rings {
   /// The largest 60-bit NTT-friendly primes outside t, Q and P, as many as
   /// the widest auxiliary base takes: every B_l and R is a prefix.
   std::vector<uint64_t> auxiliary;
+  /// BEHZ multiplies in Q u Bsk, Bsk = B u {m_sk}: one prime past B.
+  size_t redundantPrimes = 0;
 
-  static FailureOr<Rings> of(bfv::ParamsAttr params, Operation *anchor) {
+  static FailureOr<Rings> of(bfv::ParamsAttr params, Operation *anchor,
+                             bool behz) {
     if (!params.hasRingDegree() || params.getCiphertextModulus().empty() ||
         params.getSpecialModulus().empty())
       return anchor->emitError()
@@ -50,13 +53,15 @@ struct Rings {
     unsigned n = params.getRingDegree();
     Rings rings;
     rings.params = params;
+    rings.redundantPrimes = behz ? 1 : 0;
     rings.q = poly::RingAttr::get(ctx, n, params.getCiphertextModulus());
     rings.t = poly::RingAttr::get(ctx, n, {params.getPlaintextModulus()});
     ArrayRef<uint64_t> q = params.getCiphertextModulus();
     ArrayRef<uint64_t> p = params.getSpecialModulus();
     uint64_t t = params.getPlaintextModulus();
     rings.auxiliary = runtime::findPrimesBelow(
-        60, std::max(rings.auxiliaryCountFor(q), q.size()), 2 * uint64_t(n),
+        60, std::max(rings.auxiliaryCountFor(q) + rings.redundantPrimes, q.size()),
+        2 * uint64_t(n),
         [&](uint64_t prime) {
           return prime == t || llvm::is_contained(q, prime) ||
                  llvm::is_contained(p, prime);
@@ -90,10 +95,11 @@ struct Rings {
     return (needed + 58) / 59;
   }
 
-  /// q followed by its B.
+  /// q followed by its B (BEHZ: its Bsk, B and then m_sk).
   SmallVector<uint64_t> withAuxiliaryBase(ArrayRef<uint64_t> q) const {
     SmallVector<uint64_t> extended(q.begin(), q.end());
-    llvm::append_range(extended, ArrayRef(auxiliary).take_front(auxiliaryCountFor(q)));
+    llvm::append_range(extended, ArrayRef(auxiliary).take_front(auxiliaryCountFor(q) +
+                                                                redundantPrimes));
     return extended;
   }
 
@@ -431,13 +437,13 @@ struct BFVToPoly : public impl::BFVToPolyBase<BFVToPoly> {
       return signalPassFailure();
     if (!isBuiltVariant(*chosen)) {
       module.emitError() << "bfv-to-poly: unknown variant '" << *chosen
-                         << "' (hps, lhps, chps or auto)";
+                         << "' (hps, lhps, chps, behz or auto)";
       return signalPassFailure();
     }
     bfv::ParamsAttr params = findParameters(module);
     if (!params)
       return signalPassFailure();
-    FailureOr<Rings> rings = Rings::of(params, module);
+    FailureOr<Rings> rings = Rings::of(params, module, *chosen == "behz");
     if (failed(rings))
       return signalPassFailure();
     SmallVector<func::FuncOp> functions(module.getOps<func::FuncOp>());

@@ -18,7 +18,7 @@ void replaceParameters(mlir::ModuleOp module, bfv::ParamsAttr params);
 bfv::ParamsAttr findParameters(mlir::ModuleOp module);
 
 /// The BFV multiplication variants the compiler builds (auto chooses one).
-constexpr llvm::StringLiteral kBuiltVariants[] = {"hps", "lhps", "chps"};
+constexpr llvm::StringLiteral kBuiltVariants[] = {"hps", "lhps", "chps", "behz"};
 inline bool isBuiltVariant(llvm::StringRef name) {
   return llvm::is_contained(kBuiltVariants, name);
 }

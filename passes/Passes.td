@@ -48,8 +48,8 @@ def BFVSelectParameters : Pass<"bfv-select-parameters", "::mlir::ModuleOp"> {
 def BFVChooseVariant : Pass<"bfv-choose-variant", "::mlir::ModuleOp"> {
   let summary = "variant=auto: the BFV multiplication variant the cost model prefers";
   let description = [{
-    Lowers a copy of the circuit with each candidate variant (hps, lhps, chps
-    by default) through bfv-to-poly, poly-to-rns, canonicalize, cse and
+    Lowers a copy of the circuit with each candidate variant (hps, lhps,
+    chps, behz by default) through bfv-to-poly, poly-to-rns, canonicalize, cse and
     rns-assign-domains, prices each with CircuitCostModel (transforms from the
     autotuner's table, base conversions and scale-and-round from their
     measured fit, elementwise work from its bytes) and keeps the cheapest; a
@@ -118,17 +118,19 @@ def BFVToPoly : Pass<"bfv-to-poly", "::mlir::ModuleOp"> {
     differently: the left operand is switched to R (round(R/Q x), R of as many
     primes as Q), both are lifted to R_{QR}, and the tensor product is scaled
     by t/R straight into R_Q. hps and lhps lower the same way (lhps's levels
-    are attributes of the products).
+    are attributes of the products). `variant=behz` takes the product in
+    R_{Q Bsk} (Bsk = B and one more prime, m_sk); poly-to-rns{variant=behz}
+    gives its lift and scaling BEHZ's kernels.
   }];
   let options = [
     Option<"variant", "variant", "std::string", /*default=*/"\"hps\"",
-           "The BFV multiplication variant: hps, lhps, chps, or auto (ringfuse.variant)">
+           "The BFV multiplication variant: hps, lhps, chps, behz, or auto (ringfuse.variant)">
   ];
   let dependentDialects = ["::ringfuse::poly::PolyDialect"];
 }
 
 def PolyToRNS : Pass<"poly-to-rns", "::mlir::ModuleOp"> {
-  let summary = "Ring operations to RNS limb operations (HPS)";
+  let summary = "Ring operations to RNS limb operations (HPS or BEHZ)";
   let description = [{
     Every polynomial becomes limbs over a named basis in coefficient form.
     Products go through the NTT; exact extensions become exact base
@@ -142,10 +144,16 @@ def PolyToRNS : Pass<"poly-to-rns", "::mlir::ModuleOp"> {
     scale-up an exact conversion times Q/Q_l; key switching at Q_l keeps the
     key's digit width (key_primes); compact HPS's round(R x / Q) into R is a
     modulus-switching rns.scale_round from Q.
+
+    `variant=behz` lowers a product's steps with BEHZ's kernels instead: the
+    lift of a ciphertext into Q u Bsk is a `montgomery` conversion (SmMRq),
+    and t/Q from Q u Bsk into Q a fast floor into Bsk (`rns.scale_round ...
+    floor`) followed by a `shenoy_kumaresan` conversion back to Q (Bsk's last
+    prime is m_sk). Plaintext lifts and key switching stay as above.
   }];
   let options = [
     Option<"variant", "variant", "std::string", /*default=*/"\"hps\"",
-           "The BFV multiplication variant: hps, lhps or chps (all lowered as HPS; their rings differ), or auto (ringfuse.variant)">
+           "The BFV multiplication variant: hps, lhps or chps (lowered as HPS; their rings differ), behz, or auto (ringfuse.variant)">
   ];
   let dependentDialects = ["::ringfuse::rns::RNSDialect"];
 }

@@ -17,8 +17,8 @@ struct RingfusePipelineOptions
       *this, "variant",
       llvm::cl::desc("The BFV multiplication variant: hps, lhps (leveled "
                      "HPS: bfv-choose-levels sets each product's level), "
-                     "chps (compact HPS) or auto (bfv-choose-variant picks "
-                     "by the cost model)"),
+                     "chps (compact HPS), behz or auto (bfv-choose-variant "
+                     "picks by the cost model)"),
       llvm::cl::init("hps")};
 };
 

@@ -1,4 +1,4 @@
-//===- PolyToRNS.cpp - ring operations to RNS limb operations (HPS) -------===//
+//===- PolyToRNS.cpp - ring operations to RNS limb operations (HPS, BEHZ) -===//
 //
 // Every polynomial of R_M becomes limbs over the basis of M's moduli, in
 // coefficient form; the walk maps each poly value to its rns value, one small
@@ -88,8 +88,8 @@ private:
 
 class RingLowering {
 public:
-  RingLowering(func::FuncOp func, BasisNames &names)
-      : old_(func), names_(names), builder_(func) {}
+  RingLowering(func::FuncOp func, BasisNames &names, bool behz)
+      : old_(func), names_(names), behz_(behz), builder_(func) {}
 
   LogicalResult run() {
     SmallVector<Type> inputs, outputs;
@@ -179,15 +179,19 @@ private:
     return success();
   }
 
-  Value convertExact(Value x, rns::BasisAttr to) {
+  Value convert(Value x, rns::BasisAttr to, rns::ConversionMethod method) {
     auto op = rns::ConvertOp::create(builder_, loc(), withBasis(x, to), x);
-    op.setExact(true);
+    op.setMethod(method);
     return op;
+  }
+  Value convertExact(Value x, rns::BasisAttr to) {
+    return convert(x, to, rns::ConversionMethod::exact);
   }
 
   /// The shapes BFV produces: exact lifts (1/1 into another basis), t/Q from
   /// Q u B (HPS: scale into B, convert back exactly), Q/t from {t} (the
-  /// plaintext scaling) and 1/P from Q u P.
+  /// plaintext scaling) and 1/P from Q u P. BEHZ lifts a ciphertext into
+  /// Q u Bsk and brings its product back with its own kernels.
   LogicalResult lowerScaleRound(poly::ScaleRoundOp op) {
     ArrayRef<uint64_t> from =
         cast<poly::PolynomialType>(op.getInput().getType()).getRing().getModuli();
@@ -196,6 +200,14 @@ private:
     Value x = map(op.getInput());
     rns::BasisAttr toBasis = names_.get(to);
 
+    // BEHZ lifts a ciphertext (its basis a prefix of the target's) to
+    // Q u Bsk by SmMRq: not the centered x, but x plus a small multiple of
+    // Q, which the product's fast floor absorbs.
+    bool extendsPrefix = to.size() > from.size() && to.take_front(from.size()) == from;
+    if (behz_ && numerator.isOne() && denominator.isOne() && extendsPrefix) {
+      values_[op.getResult()] = convert(x, toBasis, rns::ConversionMethod::montgomery);
+      return success();
+    }
     // round(x) of the centered x: exactly what an exact conversion gives.
     if (numerator.isOne() && denominator.isOne()) {
       values_[op.getResult()] = convertExact(x, toBasis);
@@ -229,6 +241,18 @@ private:
     SmallVector<uint64_t> shared, rest;
     for (uint64_t m : from)
       (llvm::is_contained(to, m) ? shared : rest).push_back(m);
+    // BEHZ's t/Q from Q u Bsk into Q: the fast floor into Bsk, then
+    // Shenoy-Kumaresan back to Q (Bsk's last prime, m_sk, is the redundant
+    // one). Bsk holds the floor's value, |t/Q x| + |Q| < B / 2, exactly.
+    if (behz_ && ArrayRef<uint64_t>(shared) == to && rest.size() >= 2 &&
+        sameValue(denominator, productOf(shared))) {
+      Value floored = rns::ScaleRoundOp::create(
+          builder_, loc(), withBasis(x, names_.get(rest)), x, op.getNumeratorAttr(),
+          toBasis, /*floor=*/true);
+      values_[op.getResult()] =
+          convert(floored, toBasis, rns::ConversionMethod::shenoy_kumaresan);
+      return success();
+    }
     // Divide by the moduli of `from` whose product is the denominator; the
     // others are kept, then converted exactly if the target differs.
     for (auto [divisor, kept] : {std::pair(shared, rest), std::pair(rest, shared)}) {
@@ -305,6 +329,7 @@ private:
 
   func::FuncOp old_;
   BasisNames &names_;
+  bool behz_; // BEHZ's lift and scaling for products; HPS for the rest
   OpBuilder builder_;
   llvm::DenseMap<Value, Value> values_;
 };
@@ -314,13 +339,14 @@ struct PolyToRNS : public impl::PolyToRNSBase<PolyToRNS> {
 
   void runOnOperation() override {
     // Leveled and compact HPS are HPS on the rings bfv-to-poly chose (and
-    // bfv-choose-levels): their lowering is HPS's, op for op.
+    // bfv-choose-levels): their lowering is HPS's, op for op. BEHZ differs
+    // in a product's lift and scaling only.
     FailureOr<std::string> chosen = resolveVariant(getOperation(), variant);
     if (failed(chosen))
       return signalPassFailure();
     if (!isBuiltVariant(*chosen)) {
-      getOperation().emitError() << "variant '" << *chosen
-                                 << "' is not implemented yet; use hps, lhps, chps or auto";
+      getOperation().emitError() << "poly-to-rns: unknown variant '" << *chosen
+                                 << "' (hps, lhps, chps, behz or auto)";
       return signalPassFailure();
     }
     SmallVector<func::FuncOp> functions(getOperation().getOps<func::FuncOp>());
@@ -342,7 +368,7 @@ struct PolyToRNS : public impl::PolyToRNSBase<PolyToRNS> {
       BasisNames names(&getContext(),
                        cast<poly::PolynomialType>(results.front()).getRing().getModuli(),
                        params ? params.getPlaintextModulus() : 0);
-      if (failed(RingLowering(function, names).run()))
+      if (failed(RingLowering(function, names, *chosen == "behz").run()))
         return signalPassFailure();
     }
   }

@@ -125,8 +125,9 @@ private:
   kernel::LaunchOp launch(StringRef kernel, ValueRange ins, ValueRange outs) {
     ++numKernels_;
     return kernel::LaunchOp::create(
-        builder_, loc(), builder_.getStringAttr(kernel), ins, outs, UnitAttr(),
-        IntegerAttr(), rns::BasisAttr(), IntegerAttr(), IntegerAttr(),
+        builder_, loc(), builder_.getStringAttr(kernel), ins, outs,
+        rns::ConversionMethodAttr(), UnitAttr(), IntegerAttr(), rns::BasisAttr(),
+        IntegerAttr(), IntegerAttr(),
         UnitAttr(), rns::TransformAttr());
   }
 
@@ -159,7 +160,8 @@ private:
         .Case<rns::ConvertOp>([&](auto op) {
           Value out = define(op.getResult(), alloc(op.getType()));
           auto kernel = launch("convert", {buffers_[op.getInput()]}, {out});
-          kernel.setExact(op.getExact());
+          if (op.getMethod() != rns::ConversionMethod::fast)
+            kernel.setMethodAttr(op.getMethodAttr());
           return success();
         })
         .Case<rns::ExtractOp>([&](auto op) {
@@ -175,6 +177,7 @@ private:
           auto kernel = launch("scale_round", {buffers_[op.getInput()]}, {out});
           kernel.setNumeratorAttr(op.getNumeratorAttr());
           kernel.setDivisorAttr(op.getDivisor());
+          kernel.setFloor(op.getFloor());
           return success();
         })
         .Case<rns::ScaleUpOp>([&](auto op) {

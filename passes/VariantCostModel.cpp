@@ -67,10 +67,16 @@ double CircuitCostModel::microseconds(Operation *op) const {
         double computed = double(llvm::count_if(
             to, [&](uint64_t m) { return !llvm::is_contained(from, m); }));
         double n = degreeOf(convert.getInput());
-        const LaunchCost &cost = convert.getExact() ? kExactConversion : kFastConversion;
+        // BEHZ's corrected conversions do an exact conversion's per-coefficient
+        // work (a correction row, then one more multiply-add per output), so
+        // they are priced as one until they are measured on their own.
+        const LaunchCost &cost = convert.getMethod() == rns::ConversionMethod::fast
+                                     ? kFastConversion
+                                     : kExactConversion;
         return cost.of(n * double(from.size()) * computed,
                        8 * n * double(from.size() + to.size()));
       })
+      // A fast floor is priced as a scale-and-round of the same shape.
       .Case<rns::ScaleRoundOp>([&](rns::ScaleRoundOp scale) {
         double n = degreeOf(scale.getInput());
         double divisor = double(scale.getDivisor().getModuli().size());

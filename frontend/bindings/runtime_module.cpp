@@ -217,6 +217,12 @@ PYBIND11_MODULE(_runtime, m) {
   m.def("encrypt_public", &encryptPublic, heavy);
   m.def("encrypt_symmetric", &encryptSymmetric, heavy);
   m.def("decrypt", &decrypt, heavy);
+  m.def(
+      "decrypt_behz",
+      [](const SecretKey &secret, const Ciphertext &ciphertext) {
+        return decryptBehz(secret, ciphertext, BehzPlan(*ciphertext.context));
+      },
+      heavy);
   m.def("noise_budget", &noiseBudget, heavy);
 
   // The client operations on the GPU (gpu_client.h): the same objects and,
@@ -262,6 +268,12 @@ PYBIND11_MODULE(_runtime, m) {
   // Reference operations (the compiled circuits use the kernel program).
   m.def("add", &add, heavy);
   m.def("multiply_hps", &multiplyHps, heavy);
+  m.def(
+      "multiply_behz",
+      [](const Ciphertext &a, const Ciphertext &b) {
+        return multiplyBehz(a, b, BehzPlan(*a.context));
+      },
+      heavy);
   m.def("relinearize", &relinearize, heavy);
   m.def("apply_galois", &applyGalois, heavy);
 

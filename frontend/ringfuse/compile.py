@@ -46,9 +46,7 @@ from .program import Program
 __all__ = ["SUPPORTED_TARGETS", "SUPPORTED_VARIANTS", "compile"]
 
 SUPPORTED_TARGETS = ("cpu", "cuda", "auto")
-SUPPORTED_VARIANTS = ("hps", "lhps", "chps", "auto")
-# Known to the design (docs/architecture.md), not built yet: a clearer error.
-_PLANNED_VARIANTS = ("behz",)
+SUPPORTED_VARIANTS = ("hps", "lhps", "chps", "behz", "auto")
 
 CACHE_DIR_VARIABLE = "RINGFUSE_CACHE_DIR"
 OPT = "ringfuse-opt"
@@ -86,8 +84,10 @@ def compile(
     "lhps" (leveled HPS: each product on as few primes of Q as its operands'
     noise allows, chosen at compile time), "chps" (compact HPS: one operand
     switched to an auxiliary base R ~ Q, the product divided by R straight
-    into Q) or "auto" (the one the compiler's GPU cost model prices lowest
-    for this circuit). `cache_dir` overrides
+    into Q), "behz" (Bajard-Eynard-Hasan-Zucca: fast conversions corrected
+    through redundant moduli instead of HPS's fixed-point rounding) or
+    "auto" (the one the compiler's GPU cost model prices lowest for this
+    circuit). `cache_dir` overrides
     `$RINGFUSE_CACHE_DIR` / `~/.cache/ringfuse`.
 
     `target` is "cpu", "cuda" (the GPU; CUDA source built with nvcc) or
@@ -136,11 +136,6 @@ def check_variant(variant: object) -> None:
     """A ValueError naming the supported variants unless `variant` is one."""
     if variant in SUPPORTED_VARIANTS:
         return
-    if variant in _PLANNED_VARIANTS:
-        raise ValueError(
-            f"variant {variant!r} is not built yet; supported variants: "
-            f"{_quoted(SUPPORTED_VARIANTS)}"
-        )
     raise ValueError(
         f"unknown variant {variant!r}; supported variants: {_quoted(SUPPORTED_VARIANTS)}"
     )

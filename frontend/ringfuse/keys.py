@@ -228,13 +228,24 @@ class KeySet:
             native = rt.encrypt_public(self.public_key._native, plaintext._native, self._prng)
         return Ciphertext(self.params, native)
 
-    def decrypt_plaintext(self, ciphertext: Ciphertext) -> Plaintext:
+    def decrypt_plaintext(self, ciphertext: Ciphertext, scaling: str = "hps") -> Plaintext:
+        """The plaintext of a ciphertext: round(t/Q (c0 + c1 s)) by HPS's
+        exact scale-and-round (`scaling="hps"`, on this key set's device), or
+        by BEHZ's gamma-corrected fast conversion (`scaling="behz"`, on the
+        CPU); both give the same plaintext while the noise budget is positive."""
         self._check(ciphertext, Ciphertext)
-        return Plaintext(self.params, self._client.decrypt(self.secret_key._native, ciphertext._native))
+        if scaling == "hps":
+            native = self._client.decrypt(self.secret_key._native, ciphertext._native)
+        elif scaling == "behz":
+            native = runtime().decrypt_behz(self.secret_key._native, ciphertext._native)
+        else:
+            raise ValueError(f"unknown decryption scaling {scaling!r}; supported: 'hps', 'behz'")
+        return Plaintext(self.params, native)
 
-    def decrypt(self, ciphertext: Ciphertext) -> npt.NDArray[np.int64]:
-        """The decoded values of a ciphertext (all N slots or coefficients)."""
-        return self.decode(self.decrypt_plaintext(ciphertext))
+    def decrypt(self, ciphertext: Ciphertext, scaling: str = "hps") -> npt.NDArray[np.int64]:
+        """The decoded values of a ciphertext (all N slots or coefficients);
+        `scaling` as for `decrypt_plaintext`."""
+        return self.decode(self.decrypt_plaintext(ciphertext, scaling))
 
     def noise_budget(self, ciphertext: Ciphertext) -> int:
         """Bits of noise budget left (SEAL's invariant noise budget); 0 means

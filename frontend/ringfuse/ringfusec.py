@@ -115,8 +115,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--variant", default="hps",
         help="the BFV multiplication: hps (the default), lhps (leveled HPS: each product "
-        "on as few primes of Q as its noise allows), chps (compact HPS) or auto (the "
-        "cheapest by the compiler's cost model)",
+        "on as few primes of Q as its noise allows), chps (compact HPS), behz or auto "
+        "(the cheapest by the compiler's cost model)",
     )
     parser.add_argument(
         "--circuit", metavar="NAME", help="which circuit, if the file defines several"

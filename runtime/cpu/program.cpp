@@ -149,7 +149,9 @@ ScaleRoundCall checkScaleRound(const RfRuntime *s, int index,
   const ScaleRoundEntry &entry =
       planAt(s->scaleRounds, index, "scale_round plan");
   const size_t inWords = s->bases[entry.input].moduli.size() * s->n;
-  const size_t outWords = entry.keptLimbs.size() * s->n;
+  // The kept basis's size, which a modulus switch (no kept limbs in its
+  // input) has too.
+  const size_t outWords = s->bases[entry.kept].moduli.size() * s->n;
   requireSpan(s, in, inWords, "the input");
   requireSpan(s, out, outWords, "the output");
   return {&entry, inWords, outWords, overlaps(in, inWords, out, outWords)};
@@ -336,7 +338,7 @@ void convertKernel(RfRuntime *s, int index, const uint64_t *in, uint64_t *out) {
       if (plan.copyFrom[j] >= 0)
         std::copy(in + plan.copyFrom[j] * n, in + (plan.copyFrom[j] + 1) * n,
                   target + j * n);
-    if (plan.missing) {
+    if (!plan.missingLimbs.empty()) {
       // Contiguous missing limbs (Q -> Q u B) are written in place; others
       // (a digit's complement in QP) go through a scratch and are scattered,
       // as evaluation.cpp's keySwitch does.
@@ -346,7 +348,9 @@ void convertKernel(RfRuntime *s, int index, const uint64_t *in, uint64_t *out) {
         converted.resize(plan.missingLimbs.size() * n);
         dest = converted.data();
       }
-      if (plan.exact)
+      if (plan.corrected)
+        plan.corrected->apply(in, n, dest);
+      else if (plan.method == RF_CONVERT_EXACT)
         plan.missing->convertExact(in, n, dest);
       else
         plan.missing->convertFast(in, n, dest);
@@ -390,7 +394,10 @@ void scaleRoundKernel(RfRuntime *s, int index, const uint64_t *in,
       staging.resize(call.outWords);
       target = staging.data();
     }
-    entry.plan->apply(divisor, kept, n, target);
+    if (entry.floor)
+      entry.floor->apply(divisor, kept, n, target);
+    else
+      entry.plan->apply(divisor, kept, n, target);
     if (target != out)
       std::copy(staging.begin(), staging.end(), out);
   });
@@ -637,10 +644,12 @@ private:
       ConverterPlan plan;
       plan.from = basisIndex(converter.from, what);
       plan.to = basisIndex(converter.to, what);
-      if (converter.exact != 0 && converter.exact != 1)
-        throw Error(what + " has exact = " + std::to_string(converter.exact) +
-                    "; expected 0 or 1");
-      plan.exact = converter.exact == 1;
+      if (converter.method < RF_CONVERT_FAST ||
+          converter.method > RF_CONVERT_SHENOY_KUMARESAN)
+        throw Error(what + " has method " + std::to_string(converter.method) +
+                    "; expected 0 (fast), 1 (exact), 2 (Montgomery) or 3 "
+                    "(Shenoy-Kumaresan)");
+      plan.method = converter.method;
       const std::vector<uint64_t> &from = s_.bases[plan.from].moduli;
       const std::vector<uint64_t> &to = s_.bases[plan.to].moduli;
       std::vector<uint64_t> missing;
@@ -655,8 +664,19 @@ private:
         }
       }
       if (!missing.empty()) {
-        plan.missing = std::make_unique<BaseConverter>(s_.bases[plan.from].rns,
-                                                       RnsBasis(missing));
+        const RnsBasis &fromBasis = s_.bases[plan.from].rns;
+        try {
+          if (plan.method == RF_CONVERT_MONTGOMERY)
+            plan.corrected = std::make_unique<RedundantConverter>(
+                RedundantConverter::montgomery(fromBasis, RnsBasis(missing)));
+          else if (plan.method == RF_CONVERT_SHENOY_KUMARESAN)
+            plan.corrected = std::make_unique<RedundantConverter>(
+                RedundantConverter::shenoyKumaresan(fromBasis, RnsBasis(missing)));
+          else
+            plan.missing = std::make_unique<BaseConverter>(fromBasis, RnsBasis(missing));
+        } catch (const Error &e) {
+          throw Error(what + ": " + e.what());
+        }
         plan.missingContiguous = isContiguous(plan.missingLimbs);
       }
       s_.converters.push_back(std::move(plan));
@@ -696,12 +716,23 @@ private:
                       " is in both the divisor and the kept basis");
       entry.divisorContiguous = isContiguous(entry.divisorLimbs);
       entry.keptContiguous = isContiguous(entry.keptLimbs);
-      entry.plan = switching
-                       ? std::make_unique<ScaleRoundPlan>(s_.bases[entry.divisor].rns,
-                                                          RnsBasis(), numerator, keptModuli)
-                       : std::make_unique<ScaleRoundPlan>(s_.bases[entry.divisor].rns,
-                                                          s_.bases[entry.kept].rns,
-                                                          numerator);
+      if (scale.rounding != RF_SCALE_ROUND && scale.rounding != RF_SCALE_FAST_FLOOR)
+        throw Error(what + " has rounding " + std::to_string(scale.rounding) +
+                    "; expected 0 (round) or 1 (fast floor)");
+      if (scale.rounding == RF_SCALE_FAST_FLOOR) {
+        if (switching)
+          throw Error(what + ": a fast floor keeps moduli of its input; it "
+                             "cannot switch moduli");
+        entry.floor = std::make_unique<FastFloorPlan>(
+            s_.bases[entry.divisor].rns, s_.bases[entry.kept].rns, numerator);
+      } else {
+        entry.plan = switching
+                         ? std::make_unique<ScaleRoundPlan>(s_.bases[entry.divisor].rns,
+                                                            RnsBasis(), numerator, keptModuli)
+                         : std::make_unique<ScaleRoundPlan>(s_.bases[entry.divisor].rns,
+                                                            s_.bases[entry.kept].rns,
+                                                            numerator);
+      }
       s_.scaleRounds.push_back(std::move(entry));
     }
   }

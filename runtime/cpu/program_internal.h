@@ -13,6 +13,7 @@
 #ifndef RINGFUSE_RUNTIME_CPU_PROGRAM_INTERNAL_H
 #define RINGFUSE_RUNTIME_CPU_PROGRAM_INTERNAL_H
 
+#include "ringfuse/runtime/behz.h"
 #include "ringfuse/runtime/error.h"
 #include "ringfuse/runtime/ntt_shape.h"
 #include "ringfuse/runtime/program.h"
@@ -35,13 +36,15 @@ struct BasisPlan {
 
 /// RfConverter: residues of `to` moduli found in `from` are copied (source
 /// limb in `copyFrom`, -1 where converted); the others come from one
-/// BaseConverter from -> (the missing moduli, in `to` order).
+/// converter from -> (the missing moduli, in `to` order): a BaseConverter
+/// (fast, exact) or BEHZ's RedundantConverter (Montgomery, Shenoy-Kumaresan).
 struct ConverterPlan {
   int from = 0, to = 0;
-  bool exact = false;
+  int method = RF_CONVERT_FAST;
   std::vector<int> copyFrom;
   std::vector<size_t> missingLimbs; // limbs of `to` the converter fills
   std::unique_ptr<BaseConverter> missing;
+  std::unique_ptr<RedundantConverter> corrected;
   bool missingContiguous = true;
 };
 
@@ -52,7 +55,8 @@ struct ScaleRoundEntry {
   int input = 0, divisor = 0, kept = 0;
   std::vector<size_t> divisorLimbs, keptLimbs;
   bool divisorContiguous = true, keptContiguous = true;
-  std::unique_ptr<ScaleRoundPlan> plan;
+  std::unique_ptr<ScaleRoundPlan> plan;  // rounding (HPS)
+  std::unique_ptr<FastFloorPlan> floor; // or BEHZ's fast floor
 };
 
 /// RfScaleUp: [floor(Q/t)]_{q} per output limb and Q mod t, as Context keeps

@@ -206,43 +206,75 @@ void placeTables(const RfRuntime &s,
   d.converters.clear();
   for (const ConverterPlan &plan : s.converters) {
     cuda::ConvertPlan view{};
-    view.fromSize = static_cast<int>(s.bases[plan.from].moduli.size());
     view.toSize = static_cast<int>(plan.copyFrom.size());
-    view.exact = plan.exact ? 1 : 0;
+    view.method = plan.method;
     view.copyFrom = image.put(plan.copyFrom);
     view.missingLimbs = image.put(asInts(plan.missingLimbs));
+    auto putTargets = [&](const RnsBasis &to) {
+      std::vector<Modulus> targets;
+      for (size_t j = 0; j < to.size(); ++j)
+        targets.push_back(to.modulus(j));
+      view.missingSize = static_cast<int>(to.size());
+      view.missingModuli = image.put(targets);
+    };
     if (plan.missing) {
       const BaseConverter &bc = *plan.missing;
       std::vector<ShoupConstant> inverses;
       for (size_t i = 0; i < bc.from().size(); ++i)
         inverses.push_back(bc.from().puncturedInverse(i));
-      std::vector<Modulus> targets;
-      for (size_t j = 0; j < bc.to().size(); ++j)
-        targets.push_back(bc.to().modulus(j));
-      view.missingSize = static_cast<int>(bc.to().size());
+      putTargets(bc.to());
+      view.fromSize = static_cast<int>(bc.from().size());
       view.fromModuli = image.put(bc.from().values());
       view.puncturedInverse = image.put(inverses);
       view.inverseOfFrom = image.put(bc.inverseOfFrom());
-      view.missingModuli = image.put(targets);
       view.puncturedModTo = image.put(bc.puncturedModTo());
       view.productModTo = image.put(bc.productModTo());
+    } else if (plan.corrected) {
+      const RedundantConverter &rc = *plan.corrected;
+      putTargets(rc.to());
+      view.fromSize = static_cast<int>(rc.from().size());
+      view.fromModuli = image.put(rc.from().values());
+      view.puncturedInverse = image.put(rc.scale());
+      view.puncturedModTo = image.put(rc.weights());
+      view.productModTo = image.put(rc.product());
+      view.redundant = rc.redundant();
+      view.redundantFactor = rc.factor();
+      view.redundantWeights = image.put(rc.redundantWeights());
+      view.readsRedundant = rc.readsRedundant() ? 1 : 0;
+    } else {
+      view.fromSize = static_cast<int>(s.bases[plan.from].moduli.size());
     }
     d.converters.push_back(view);
   }
 
   d.scaleRounds.clear();
   for (const ScaleRoundEntry &entry : s.scaleRounds) {
-    const ScaleRoundPlan &plan = *entry.plan;
     cuda::ScaleRoundPlanView view{};
-    view.divisorSize = static_cast<int>(plan.divisorSize());
-    view.outputSize = static_cast<int>(plan.outputLimbs());
-    view.hasLambda = plan.lambda().empty() ? 0 : 1;
     view.divisorLimbs = image.put(asInts(entry.divisorLimbs));
     view.keptLimbs = image.put(asInts(entry.keptLimbs));
-    view.theta = image.put(plan.theta());
-    view.omega = image.put(plan.omega());
-    view.lambda = image.put(plan.lambda());
-    view.outputs = image.put(plan.outputModuli());
+    if (entry.floor) {
+      const FastFloorPlan &plan = *entry.floor;
+      std::vector<Modulus> outputs;
+      for (size_t k = 0; k < plan.kept().size(); ++k)
+        outputs.push_back(plan.kept().modulus(k));
+      view.divisorSize = static_cast<int>(plan.divisor().size());
+      view.outputSize = static_cast<int>(outputs.size());
+      view.hasLambda = 1;
+      view.omega = image.put(plan.weights());
+      view.lambda = image.put(plan.lambda());
+      view.outputs = image.put(outputs);
+      view.divisorScale = image.put(plan.scale());
+      view.divisorModuli = image.put(plan.divisor().values());
+    } else {
+      const ScaleRoundPlan &plan = *entry.plan;
+      view.divisorSize = static_cast<int>(plan.divisorSize());
+      view.outputSize = static_cast<int>(plan.outputLimbs());
+      view.hasLambda = plan.lambda().empty() ? 0 : 1;
+      view.theta = image.put(plan.theta());
+      view.omega = image.put(plan.omega());
+      view.lambda = image.put(plan.lambda());
+      view.outputs = image.put(plan.outputModuli());
+    }
     d.scaleRounds.push_back(view);
   }
 
@@ -561,7 +593,7 @@ void cudaAttach(RfRuntime &s) {
   for (size_t k = 0; k < s.converters.size(); ++k)
     scratchWords = std::max(scratchWords, s.converters[k].copyFrom.size() * n);
   for (const ScaleRoundEntry &entry : s.scaleRounds)
-    scratchWords = std::max(scratchWords, entry.keptLimbs.size() * n);
+    scratchWords = std::max(scratchWords, s.bases[entry.kept].moduli.size() * n);
   for (const ScaleUpPlan &plan : s.scaleUps)
     scratchWords = std::max(scratchWords, plan.outputModuli.size() * n);
   const size_t scratchOffset = offset;

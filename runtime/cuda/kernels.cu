@@ -99,7 +99,31 @@ __device__ uint64_t dotMod(const uint64_t *column, unsigned tile,
   return reduce128(sum, m);
 }
 
-/// rns.cpp's BaseConverter::convert, plus the copied limbs, for a tile of
+/// behz.cpp's RedundantConverter: per coefficient c of the tile, the
+/// signed multiple v = centered([(sum_i w_i [A/a_i]_r - x_r) f]_r), kept in
+/// rounded[c] (two's complement). Ends with a barrier.
+__device__ void redundantCorrections(const Tile &t, unsigned tile,
+                                     const ConvertPlan &plan,
+                                     const uint64_t *in, size_t n) {
+  const Modulus r = plan.redundant;
+  for (unsigned c = threadIdx.x; c < tile; c += blockDim.x) {
+    const uint64_t s = dotMod(t.words + c, tile, plan.redundantWeights, 1,
+                              plan.fromSize, r);
+    const uint64_t xr =
+        plan.readsRedundant ? in[size_t(plan.fromSize) * n + c] : 0;
+    const int64_t v = centered(
+        mulMod(subMod(s, xr, r.value), plan.redundantFactor, r), r.value);
+    t.rounded[c] = static_cast<uint128_t>(static_cast<__int128>(v));
+  }
+  __syncthreads();
+}
+
+__device__ int64_t correctionOf(uint128_t stored) {
+  return static_cast<int64_t>(static_cast<uint64_t>(stored));
+}
+
+/// rns.cpp's BaseConverter::convert (or behz.cpp's RedundantConverter),
+/// plus the copied limbs, for a tile of
 /// coefficients (blockIdx.x): the scaled residues [x_i (A/a_i)^{-1}]_{a_i}
 /// (and, if exact, the rounded sum of x_i / a_i) once per coefficient, then
 /// each missing limb as a dot product of them with [A/a_i]_{b_j}.
@@ -123,24 +147,33 @@ __global__ void __launch_bounds__(kTileThreads)
                           plan.puncturedInverse[i], plan.fromModuli[i]);
   }
   __syncthreads();
-  if (plan.exact)
+  const bool corrected = plan.method == RF_CONVERT_MONTGOMERY ||
+                         plan.method == RF_CONVERT_SHENOY_KUMARESAN;
+  if (plan.method == RF_CONVERT_EXACT)
     roundFractionSums(t, tile, plan.inverseOfFrom, plan.fromSize);
+  else if (corrected)
+    redundantCorrections(t, tile, plan, in + first, n);
   for (unsigned k = threadIdx.x; k < plan.missingSize * tile;
        k += blockDim.x) {
     const unsigned j = k / tile, c = k % tile;
     const Modulus target = plan.missingModuli[j];
     uint64_t sum = dotMod(t.words + c, tile, plan.puncturedModTo + j,
                           plan.missingSize, plan.fromSize, target);
-    if (plan.exact)
-      sum = subMod(sum,
-                   mulMod(reduce128(t.rounded[c], target), plan.productModTo[j],
-                          target),
+    uint64_t multiple = 0;
+    if (plan.method == RF_CONVERT_EXACT)
+      multiple = reduce128(t.rounded[c], target);
+    else if (corrected)
+      multiple = signedResidue(correctionOf(t.rounded[c]), target);
+    if (multiple != 0)
+      sum = subMod(sum, mulMod(multiple, plan.productModTo[j], target),
                    target.value);
     out[size_t(plan.missingLimbs[j]) * n + first + c] = sum;
   }
 }
 
-/// rns.cpp's ScaleRoundPlan::apply for a tile of coefficients (blockIdx.x):
+/// rns.cpp's ScaleRoundPlan::apply (or behz.cpp's FastFloorPlan::apply,
+/// which scales the divisor words and has no fractions) for a tile of
+/// coefficients (blockIdx.x):
 /// the divisor limbs and the rounded sum of their fractions once per
 /// coefficient, then each output limb from them, reading the divisor and
 /// kept limbs where they sit in the input basis.
@@ -150,21 +183,25 @@ __global__ void __launch_bounds__(kTileThreads)
   extern __shared__ uint128_t tileMemory[];
   const Tile t(tileMemory, tile);
   const size_t first = size_t(blockIdx.x) * tile;
+  const bool floors = plan.divisorScale != nullptr;
   for (unsigned k = threadIdx.x; k < plan.divisorSize * tile;
        k += blockDim.x) {
     const unsigned i = k / tile, c = k % tile;
-    t.words[k] = in[size_t(plan.divisorLimbs[i]) * n + first + c];
+    const uint64_t x = in[size_t(plan.divisorLimbs[i]) * n + first + c];
+    t.words[k] =
+        floors ? mulShoup(x, plan.divisorScale[i], plan.divisorModuli[i]) : x;
   }
   __syncthreads();
-  roundFractionSums(t, tile, plan.theta, plan.divisorSize);
+  if (!floors)
+    roundFractionSums(t, tile, plan.theta, plan.divisorSize);
   for (unsigned k = threadIdx.x; k < plan.outputSize * tile;
        k += blockDim.x) {
     const unsigned o = k / tile, c = k % tile;
     const Modulus m = plan.outputs[o];
-    uint64_t sum = addMod(reduce128(t.rounded[c], m),
-                          dotMod(t.words + c, tile, plan.omega + o,
-                                 plan.outputSize, plan.divisorSize, m),
-                          m.value);
+    uint64_t sum = dotMod(t.words + c, tile, plan.omega + o, plan.outputSize,
+                          plan.divisorSize, m);
+    if (!floors)
+      sum = addMod(reduce128(t.rounded[c], m), sum, m.value);
     if (plan.hasLambda)
       sum = addMod(sum,
                    mulMod(in[size_t(plan.keptLimbs[o]) * n + first + c],

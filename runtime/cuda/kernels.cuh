@@ -19,6 +19,7 @@
 
 #include "ringfuse/runtime/fixed_point.h"
 #include "ringfuse/runtime/modarith.h"
+#include "ringfuse/runtime/program_abi.h"
 #include "ringfuse/runtime/rns.h"
 
 #include <cuda_runtime.h>
@@ -34,21 +35,30 @@ constexpr int kMaxDigits = 128;
 
 /// RfConverter from basis A to basis T (BaseConverter's formula for the
 /// moduli of T missing from A, a copy for the others).
+/// BEHZ's conversions (RF_CONVERT_MONTGOMERY, RF_CONVERT_SHENOY_KUMARESAN)
+/// fill the same tables with RedundantConverter's (behz.h): the scales s_i,
+/// the weights c_ij and products p_j, and the redundant modulus r.
 struct ConvertPlan {
   int fromSize, toSize, missingSize;
-  int exact;
+  int method;                            // RF_CONVERT_*
   const uint64_t *fromModuli;            // a_i
-  const ShoupConstant *puncturedInverse; // [(A/a_i)^{-1}]_{a_i}
-  const Fraction128 *inverseOfFrom;      // 1 / a_i
+  const ShoupConstant *puncturedInverse; // [(A/a_i)^{-1}]_{a_i}, or s_i
+  const Fraction128 *inverseOfFrom;      // 1 / a_i (exact only)
   const Modulus *missingModuli;          // b_j, per missing modulus
   const uint64_t *puncturedModTo;        // [A/a_i]_{b_j} at [i*missing + j]
   const uint64_t *productModTo;          // [A]_{b_j}
   const int *missingLimbs;               // the limb of T that b_j is
   const int *copyFrom;                   // per limb of T: limb of A, or -1
+  Modulus redundant;                     // r
+  uint64_t redundantFactor;              // f
+  const uint64_t *redundantWeights;      // [A/a_i]_r
+  int readsRedundant;                    // r's residue is input limb |A|
 };
 
 /// RfScaleRound: ScaleRoundPlan's tables and where its divisor and kept
 /// limbs sit in the input basis.
+/// BEHZ's fast floor (FastFloorPlan) has no fractions: its divisor words are
+/// scaled first (divisorScale, non-null) and omega holds its weights.
 struct ScaleRoundPlanView {
   int divisorSize, outputSize;
   int hasLambda;
@@ -58,6 +68,8 @@ struct ScaleRoundPlanView {
   const uint64_t *omega;    // [floor(W_i)]_o at [i * outputSize + o]
   const uint64_t *lambda;   // per output modulus
   const Modulus *outputs;
+  const ShoupConstant *divisorScale; // fast floor: [a (D/d_i)^{-1}]_{d_i}
+  const uint64_t *divisorModuli;     // fast floor: d_i
 };
 
 /// RfScaleUp: round(Q m / t) mod each output prime.

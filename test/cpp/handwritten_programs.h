@@ -43,12 +43,14 @@ const RfBasis kBases[] = {{kQ, 3},     {kB, 4},     {kQB, 7},
                           {kQ + 2, 1}, {kP, 1},     {kTModulus, 1}};
 
 enum ConverterIndex { QToQB, BToQ, D0ToQP, D1ToQP, D2ToQP, TToQ };
-const RfConverter kConverters[] = {{Q, QB, 1},  {B, Q, 1},   {D0, QP, 0},
-                                   {D1, QP, 0}, {D2, QP, 0}, {T, Q, 1}};
+const RfConverter kConverters[] = {
+    {Q, QB, RF_CONVERT_EXACT}, {B, Q, RF_CONVERT_EXACT}, {D0, QP, RF_CONVERT_FAST},
+    {D1, QP, RF_CONVERT_FAST}, {D2, QP, RF_CONVERT_FAST}, {T, Q, RF_CONVERT_EXACT}};
 
 enum ScaleRoundIndex { TensorToB, ModDownByP };
 const uint64_t kTWords[] = {kT}, kOneWords[] = {1};
-const RfScaleRound kScaleRounds[] = {{QB, Q, B, kTWords, 1}, {QP, PBasis, Q, kOneWords, 1}};
+const RfScaleRound kScaleRounds[] = {{QB, Q, B, kTWords, 1, RF_SCALE_ROUND},
+                                     {QP, PBasis, Q, kOneWords, 1, RF_SCALE_ROUND}};
 
 enum ScaleUpIndex { PlainToQ };
 const RfScaleUp kScaleUps[] = {{T, Q}};
@@ -360,9 +362,9 @@ const RfBasis kGatherBases[] = {
     kBases[5], kBases[6], kBases[7], kBases[8], {kInterleaved, 7}};
 const RfConverter kGatherConverters[] = {
     kConverters[0], kConverters[1], kConverters[2], kConverters[3],
-    kConverters[4], kConverters[5], {QB, 9, 0}}; // a permutation: all copied
+    kConverters[4], kConverters[5], {QB, 9, RF_CONVERT_FAST}}; // a permutation: all copied
 const RfScaleRound kGatherScaleRounds[] = {
-    kScaleRounds[0], kScaleRounds[1], {9, Q, B, kTWords, 1}};
+    kScaleRounds[0], kScaleRounds[1], {9, Q, B, kTWords, 1, RF_SCALE_ROUND}};
 const size_t kGatherBuffers[] = {kQWords, kQWords, kQBWords, kQBWords,
                                  kBWords, kBWords, kQWords,  kQWords};
 const RfValue kGatherOutputs[] = {{0, 2, {6, 1, -1}}, {0, 2, {7, 1, -1}}};

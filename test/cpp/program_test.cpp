@@ -264,6 +264,12 @@ TEST_F(ProgramTest, RefusesIndicesOutOfRange) {
   converters[2].to = 99;
   m.converters = converters;
   EXPECT_MESSAGE(loadError(m), "converter 2 refers to basis 99");
+  converters[2].to = QP;
+  converters[2].method = 7;
+  EXPECT_MESSAGE(loadError(m), "converter 2 has method 7");
+  // Shenoy-Kumaresan reads the input's last modulus as m_sk: {t} has no base.
+  converters[2] = {T, Q, RF_CONVERT_SHENOY_KUMARESAN};
+  EXPECT_MESSAGE(loadError(m), "converter 2: Shenoy-Kumaresan conversion needs a base");
 
   m = *plainManifest();
   RfScaleRound scale[2] = {kScaleRounds[0], kScaleRounds[1]};
@@ -278,6 +284,10 @@ TEST_F(ProgramTest, RefusesIndicesOutOfRange) {
   EXPECT_MESSAGE(loadError(m), "output moduli dividing the numerator");
   scale[1] = {QB, Q, B, kOneWords, 0};
   EXPECT_MESSAGE(loadError(m), "scale_round 1 has numerator 0");
+  scale[1] = {QB, Q, B, kTWords, 1, 2};
+  EXPECT_MESSAGE(loadError(m), "scale_round 1 has rounding 2");
+  scale[1] = {Q, Q, B, kTWords, 1, RF_SCALE_FAST_FLOOR};
+  EXPECT_MESSAGE(loadError(m), "a fast floor keeps moduli of its input");
 
   m = *plainManifest();
   RfScaleUp up[1] = {{Q, Q}};

@@ -40,13 +40,15 @@ def inputs_for(program: rf.Program, keys: rf.KeySet, seed: int) -> list[object]:
 
 # The other variants: leveled HPS (products and relinearizations below the
 # full Q; the deep circuit at its explicit parameters reaches level 1),
-# compact HPS, and the cost model's choice.
+# compact HPS, BEHZ, and the cost model's choice.
 VARIANT_CASES = [
     ("lhps", test_e2e.CHAINS[4], {}),
     ("lhps", test_e2e.CHAINS[6], {}),
     ("lhps", test_e2e.every_depth, {"params": rf.Params(**test_e2e.DEEP_PARAMS)}),
     ("chps", test_e2e.CHAINS[4], {}),
     ("chps", test_e2e.every_depth, {"params": rf.Params(**test_e2e.DEEP_PARAMS)}),
+    ("behz", test_e2e.CHAINS[4], {}),
+    ("behz", test_e2e.every_depth, {"params": rf.Params(**test_e2e.DEEP_PARAMS)}),
     ("auto", test_e2e.every_depth, {"params": rf.Params(**test_e2e.DEEP_PARAMS)}),
 ]
 

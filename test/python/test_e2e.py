@@ -212,7 +212,7 @@ def test_product_chains_decrypt_correctly_at_every_depth(compiled: Compiled, dep
     assert not program.params.insecure
 
 
-@pytest.mark.parametrize("variant", ["lhps", "chps", "auto"])
+@pytest.mark.parametrize("variant", ["lhps", "chps", "behz", "auto"])
 @pytest.mark.parametrize("depth", [4, 6])
 def test_product_chains_of_every_variant_decrypt_correctly(
     compiled: Compiled, variant: str, depth: int
@@ -229,6 +229,33 @@ def test_product_chains_of_every_variant_decrypt_correctly(
     elif variant == "chps":  # the products were divided by R (no conversion back follows)
         hps, _ = compiled(CHAINS[depth])
         assert source.count("k->convert(") < hps.source_path.read_text().count("k->convert(")
+    elif variant == "behz":  # SmMRq lifts and Shenoy-Kumaresan conversions, fast floors
+        assert re.search(r"\{\d+, \d+, 2\}", source) and re.search(r"\{\d+, \d+, 3\}", source)
+        assert re.search(r"numerator\d+, \d+, 1\}", source)
+
+
+@pytest.mark.parametrize("variant", ["hps", "behz"])
+def test_a_compiled_product_is_the_runtime_s_product_word_for_word(
+    compiled: Compiled, variant: str
+) -> None:
+    # The compiled lift, tensor, scaling (HPS's or BEHZ's kernels) and
+    # relinearization against the runtime's own reference multiplication.
+    program, keys = compiled(CHAINS[1], variant=variant)
+    x, y = keys.encrypt(slots(program, 60)), keys.encrypt(slots(program, 61))
+    out = program(x, y)
+    multiply = _runtime.multiply_behz if variant == "behz" else _runtime.multiply_hps
+    assert keys.relin_key is not None
+    reference = _runtime.relinearize(multiply(x._native, y._native), keys.relin_key._native)
+    np.testing.assert_array_equal(out.residues(), rf.Ciphertext(program.params, reference).residues())
+    expected = slots(program, 60) * slots(program, 61) % T
+    np.testing.assert_array_equal(keys.decrypt(out, scaling="behz"), expected)
+    np.testing.assert_array_equal(keys.decrypt(out), expected)
+
+
+def test_decryption_refuses_an_unknown_scaling(compiled: Compiled) -> None:
+    program, keys = compiled(CHAINS[1])
+    with pytest.raises(ValueError, match=r"unknown decryption scaling 'fast'; supported: 'hps', 'behz'"):
+        keys.decrypt(keys.encrypt(slots(program, 62)), scaling="fast")
 
 
 # Q of six 60-bit primes at N = 2^14 (128-bit secure): about ten products.
@@ -256,7 +283,7 @@ def test_variants_reach_the_same_depth_and_report_their_noise_budgets(
     compiled: Compiled, capsys: pytest.CaptureFixture[str]
 ) -> None:
     budgets: dict[str, list[int]] = {}
-    for variant in ("hps", "lhps", "chps"):
+    for variant in ("hps", "lhps", "chps", "behz"):
         program, keys = compiled(every_depth, variant=variant, params=rf.Params(**DEEP_PARAMS))
         x, y = slots(program, 50), slots(program, 51)
         outputs = program(keys.encrypt(x), keys.encrypt(y))
@@ -272,10 +299,10 @@ def test_variants_reach_the_same_depth_and_report_their_noise_budgets(
         variant: max(depth for depth, budget in enumerate(left, 1) if budget > 0)
         for variant, left in budgets.items()
     }
-    assert deepest["lhps"] == deepest["chps"] == deepest["hps"] >= 9, budgets
-    # Leveled products and the compact switch to R cost a few bits of
-    # rounding noise, no more.
-    for variant in ("lhps", "chps"):
+    assert deepest["lhps"] == deepest["chps"] == deepest["behz"] == deepest["hps"] >= 9, budgets
+    # Leveled products, the compact switch to R and BEHZ's approximate lift
+    # and floor cost a few bits of rounding noise, no more.
+    for variant in ("lhps", "chps", "behz"):
         for hps, other in zip(budgets["hps"], budgets[variant], strict=True):
             if hps > 0:
                 assert other >= hps - 6, budgets
@@ -537,7 +564,8 @@ ALL_CIRCUITS = [
 
 @pytest.mark.parametrize(
     "circuit, variant",
-    [(circuit, "hps") for circuit in ALL_CIRCUITS] + [(CHAINS[6], "lhps"), (CHAINS[6], "chps")],
+    [(circuit, "hps") for circuit in ALL_CIRCUITS]
+    + [(CHAINS[6], "lhps"), (CHAINS[6], "chps"), (CHAINS[6], "behz")],
     ids=lambda value: value.name if isinstance(value, rf.Circuit) else value,
 )
 def test_the_emitted_cuda_of_every_circuit_builds_with_nvcc(

@@ -36,19 +36,24 @@ public:
   int basis(rns::BasisAttr basis) {
     return bases_.insert({basis, int(bases_.size())}).first->second;
   }
-  int converter(int from, int to, bool exact) {
-    return indexOf(converters_, llvm::formatv("{{{0}, {1}, {2}}", from, to, exact ? 1 : 0).str());
+  /// `method` is an rns::ConversionMethod, whose values are the ABI's
+  /// RF_CONVERT_* (program_abi.h).
+  int converter(int from, int to, rns::ConversionMethod method) {
+    return indexOf(converters_,
+                   llvm::formatv("{{{0}, {1}, {2}}", from, to, int(method)).str());
   }
   /// The numerator as little-endian 64-bit words in its own array.
-  int scaleRound(int input, int divisor, int kept, const APInt &numerator) {
+  int scaleRound(int input, int divisor, int kept, const APInt &numerator, bool floor) {
     SmallVector<std::string> words;
     for (unsigned w = 0, e = std::max(1u, (numerator.getActiveBits() + 63) / 64); w < e; ++w)
       words.push_back(std::to_string(numerator.extractBitsAsZExtValue(
                           std::min(64u, numerator.getBitWidth() - 64 * w), 64 * w)) +
                       "ull");
     int array = indexOf(numerators_, llvm::join(words, ", "));
-    return indexOf(scaleRounds_, llvm::formatv("{{{0}, {1}, {2}, numerator{3}, {4}}", input,
-                                               divisor, kept, array, words.size())
+    // The last field is RF_SCALE_ROUND (0) or RF_SCALE_FAST_FLOOR (1).
+    return indexOf(scaleRounds_, llvm::formatv("{{{0}, {1}, {2}, numerator{3}, {4}, {5}}", input,
+                                               divisor, kept, array, words.size(),
+                                               floor ? 1 : 0)
                                      .str());
   }
   int scaleUp(int from, int to) {
@@ -195,12 +200,14 @@ private:
                           ot);
     } else if (kernel == "convert") {
       int plan = manifest_.converter(basisOf(launch.getIns()[0]),
-                                     basisOf(launch.getOuts()[0]), launch.getExact());
+                                     basisOf(launch.getOuts()[0]),
+                                     launch.getMethod().value_or(rns::ConversionMethod::fast));
       os << llvm::formatv("  k->convert(rt, {0}, {1}, {2});\n", plan, in(0), out(0));
     } else if (kernel == "scale_round") {
       int plan = manifest_.scaleRound(basisOf(launch.getIns()[0]),
                                       manifest_.basis(*launch.getDivisor()),
-                                      basisOf(launch.getOuts()[0]), *launch.getNumerator());
+                                      basisOf(launch.getOuts()[0]), *launch.getNumerator(),
+                                      launch.getFloor());
       os << llvm::formatv("  k->scale_round(rt, {0}, {1}, {2});\n", plan, in(0), out(0));
     } else if (kernel == "scale_up") {
       int plan = manifest_.scaleUp(basisOf(launch.getIns()[0]), basisOf(launch.getOuts()[0]));

@@ -76,6 +76,12 @@ LogicalResult LaunchOp::verify() {
     return emitOpError() << "'" << kernel
                          << "' has no evaluation-form variant; only "
                             "automorphism takes 'evaluation'";
+  if (getMethodAttr() && kernel != "convert")
+    return emitOpError() << "'" << kernel << "' takes no conversion method; only "
+                            "convert does";
+  if (getFloor() && kernel != "scale_round")
+    return emitOpError() << "'" << kernel << "' takes no 'floor'; only "
+                            "scale_round does";
   bool transform = kernel == "ntt_forward" || kernel == "ntt_inverse";
   if (rns::TransformAttr shape = getTransformAttr()) {
     if (!transform)

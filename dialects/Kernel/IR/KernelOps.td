@@ -53,10 +53,13 @@ def Kernel_LaunchOp : Kernel_Op<"launch", [AttrSizedOperandSegments]> {
       GPU decomposition, passed to the runtime (absent: the driver's
       default). Programs hold 64-bit words and the runtime runs the NTT
       only, so it must be a 64-bit ntt that suits b's degree and basis.
-    - `convert` {exact?}: ins(a) outs(b): base conversion from a's basis to
-      b's (shared moduli copied; rns.convert's semantics).
-    - `scale_round` {numerator, divisor}: ins(a) outs(b): round(numerator x
-      / D) over b's basis (rns.scale_round).
+    - `convert` {method?}: ins(a) outs(b): base conversion from a's basis to
+      b's (shared moduli copied; rns.convert's semantics). `method` is
+      rns.convert's, as the ABI numbers it (RF_CONVERT_*: 1 exact, 2
+      montgomery, 3 shenoy_kumaresan); absent, fast.
+    - `scale_round` {numerator, divisor, floor?}: ins(a) outs(b):
+      round(numerator x / D) over b's basis, or BEHZ's fast floor
+      (rns.scale_round).
     - `scale_up`: ins(m) outs(b): round(Q m / t) (rns.scale_up).
     - `automorphism` {galois_element, evaluation?}: ins(a) outs(b), a and b
       distinct: X -> X^g (rns.automorphism's semantics); with `evaluation`
@@ -66,7 +69,8 @@ def Kernel_LaunchOp : Kernel_Op<"launch", [AttrSizedOperandSegments]> {
       outs(k0, k1), evaluation form over QP.
   }];
   let arguments = (ins StrAttr:$kernel, Variadic<Kernel_Buffer>:$ins,
-                       Variadic<Kernel_Buffer>:$outs, UnitAttr:$exact,
+                       Variadic<Kernel_Buffer>:$outs,
+                       OptionalAttr<RNS_ConversionMethod>:$method, UnitAttr:$floor,
                        OptionalAttr<APIntAttr>:$numerator,
                        OptionalAttr<RNS_BasisAttr>:$divisor,
                        OptionalAttr<I64Attr>:$galois_element,

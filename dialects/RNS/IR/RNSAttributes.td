@@ -33,6 +33,16 @@ def RNS_TransformKind : I32EnumAttr<"TransformKind",
   let genSpecializedAttr = 0;
 }
 
+def RNS_ConversionMethod : I32EnumAttr<"ConversionMethod",
+    "how a base conversion treats the multiple of the input's modulus", [
+      I32EnumAttrCase<"fast", 0>,
+      I32EnumAttrCase<"exact", 1>,
+      I32EnumAttrCase<"montgomery", 2>,
+      I32EnumAttrCase<"shenoy_kumaresan", 3>
+    ]> {
+  let cppNamespace = "::ringfuse::rns";
+}
+
 def RNS_TransformAttr : AttrDef<RNS_Dialect, "Transform"> {
   let mnemonic = "transform";
   let summary = "How the GPU decomposes one rns.ntt / rns.intt";

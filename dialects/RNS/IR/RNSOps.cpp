@@ -93,8 +93,28 @@ static LogicalResult verifyCoefficientMap(Operation *op) {
 LogicalResult ConvertOp::verify() {
   if (failed(verifyCoefficientMap(*this)))
     return failure();
-  if (polyType(getInput()).getBasis() == polyType(getOutput()).getBasis())
+  BasisAttr input = polyType(getInput()).getBasis(), output = polyType(getOutput()).getBasis();
+  if (input == output)
     return emitOpError() << "converts a basis to itself";
+  switch (getMethod()) {
+  case ConversionMethod::montgomery:
+    // m~ = 2^32 must be invertible mod every modulus.
+    for (BasisAttr basis : {input, output})
+      for (uint64_t m : basis.getModuli())
+        if (m % 2 == 0)
+          return emitOpError() << "montgomery conversion needs odd moduli (m~ = 2^32 "
+                                  "must be invertible), but "
+                               << basis << " has " << m;
+    break;
+  case ConversionMethod::shenoy_kumaresan:
+    if (input.size() < 2)
+      return emitOpError() << "shenoy_kumaresan conversion needs a base and a "
+                              "redundant last modulus, but "
+                           << input << " has one modulus";
+    break;
+  default:
+    break;
+  }
   return success();
 }
 
@@ -124,6 +144,9 @@ LogicalResult ScaleRoundOp::verify() {
   ArrayRef<uint64_t> kept = polyType(getOutput()).getBasis().getModuli();
   bool disjoint = llvm::none_of(kept, [&](uint64_t m) { return llvm::is_contained(in, m); });
   if (disjoint && in == getDivisor().getModuli()) {
+    if (getFloor())
+      return emitOpError() << "a fast floor keeps moduli of its input; it "
+                              "cannot switch to disjoint moduli";
     for (uint64_t m : kept)
       if (numerator.urem(m) != 0)
         return emitOpError() << "switches to modulus " << m

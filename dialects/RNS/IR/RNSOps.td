@@ -119,19 +119,28 @@ def RNS_InttOp : RNS_Op<"intt"> {
 }
 
 def RNS_ConvertOp : RNS_Op<"convert"> {
-  let summary = "Base conversion (fast, or HPS-exact)";
+  let summary = "Base conversion (fast, HPS-exact, or BEHZ's two)";
   let description = [{
     From basis A to basis T (coefficient form). Moduli of T that are in A keep
-    their limbs; every other modulus t_k receives
-      sum_i (x_i (A/a_i)^-1 mod a_i) (A/a_i mod t_k)  (mod t_k),
-    the residue of x + u A for some 0 <= u < |A| (fast conversion), or with
-    `exact` the residue of the centered representative of x in (-A/2, A/2]
-    (HPS's rounding correction).
+    their limbs; every other modulus t_k receives, by method:
+    - `fast` (the default, not printed):
+        sum_i (x_i (A/a_i)^-1 mod a_i) (A/a_i mod t_k)  (mod t_k),
+      the residue of x + u A for some 0 <= u < |A|;
+    - `exact`: the residue of the centered representative of x in
+      (-A/2, A/2] (HPS's rounding correction);
+    - `montgomery`: BEHZ's small Montgomery reduction (SmMRq, m~ = 2^32):
+      some y = x (mod A) with |y| <= A (1/2 + |A| / 2^32), the lift of a
+      ciphertext to Bsk before a BEHZ product;
+    - `shenoy_kumaresan`: A's last modulus m_sk is redundant (not converted
+      from): x itself for |x| < (A / m_sk) / 2, the conversion that ends a
+      BEHZ product (Bsk -> Q).
   }];
-  let arguments = (ins RNS_Poly:$input, UnitAttr:$exact);
+  let arguments = (ins RNS_Poly:$input,
+                       DefaultValuedAttr<RNS_ConversionMethod,
+                                         "::ringfuse::rns::ConversionMethod::fast">:$method);
   let results = (outs RNS_Poly:$output);
   let assemblyFormat = [{
-    $input (`exact` $exact^)? attr-dict `:` qualified(type($input)) `->` qualified(type($output))
+    $input ($method^)? attr-dict `:` qualified(type($input)) `->` qualified(type($output))
   }];
 }
 
@@ -149,7 +158,7 @@ def RNS_ExtractOp : RNS_Op<"extract"> {
 }
 
 def RNS_ScaleRoundOp : RNS_Op<"scale_round"> {
-  let summary = "HPS scale-and-round: divide by a sub-basis, keep the rest";
+  let summary = "Scale-and-round (HPS) or fast floor (BEHZ) by a sub-basis";
   let description = [{
     `rns.scale_round %x by a over #D`: x over a basis made of the moduli of D
     and of the result's basis K (coefficient form), taken in [0, D K); the
@@ -158,11 +167,15 @@ def RNS_ScaleRoundOp : RNS_Op<"scale_round"> {
     dividing a (compact HPS's round(R x / Q) into R). a is a positive
     integer of any size. The kernel uses 128-bit fixed-point fractions
     (runtime/rns.h, ScaleRoundPlan).
+    With `floor` (not for a modulus switch): BEHZ's fast floor,
+    floor(a * x / D) - u mod each k for some 0 <= u < |D|, with no
+    fractions (runtime/behz.h, FastFloorPlan).
   }];
-  let arguments = (ins RNS_Poly:$input, APIntAttr:$numerator, RNS_BasisAttr:$divisor);
+  let arguments = (ins RNS_Poly:$input, APIntAttr:$numerator, RNS_BasisAttr:$divisor,
+                       UnitAttr:$floor);
   let results = (outs RNS_Poly:$output);
   let assemblyFormat = [{
-    $input `by` custom<BigInteger>($numerator) `over` $divisor attr-dict `:` qualified(type($input)) `->` qualified(type($output))
+    $input `by` custom<BigInteger>($numerator) `over` $divisor (`floor` $floor^)? attr-dict `:` qualified(type($input)) `->` qualified(type($output))
   }];
 }
 

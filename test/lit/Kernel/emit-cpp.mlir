@@ -1,6 +1,12 @@
 // RUN: ringfuse-opt %s --bfv-to-poly --poly-to-rns --canonicalize --cse --rns-to-kernel | ringfuse-translate --emit-cpp | FileCheck %s
 // RUN: ringfuse-opt %s --bfv-to-poly --poly-to-rns --canonicalize --cse --rns-to-kernel | ringfuse-translate --emit-cpp > %t.cpp
 // RUN: c++ -std=c++17 -fsyntax-only -Wall -Werror -I %ringfuse_runtime_include %t.cpp
+// For BEHZ, the manifest's converters carry the method (2: Montgomery, 3:
+// Shenoy-Kumaresan) and its scale-rounds the rounding (1: fast floor); the
+// program compiles against the runtime's header.
+// RUN: ringfuse-opt %s --bfv-to-poly=variant=behz --poly-to-rns=variant=behz --canonicalize --cse --rns-to-kernel | ringfuse-translate --emit-cpp > %t.behz.cpp
+// RUN: FileCheck %s --check-prefix=BEHZ < %t.behz.cpp
+// RUN: c++ -std=c++17 -fsyntax-only -Wall -Werror -I %ringfuse_runtime_include %t.behz.cpp
 // With rns-choose-transform every NTT call carries its shape (for N = 16 the
 // built-in table has no entry: the model's one block per limb, radix 4, 2
 // on-the-fly stages), and none is left to the driver's default:
@@ -38,3 +44,6 @@ func.func @square_rotated(%x: !bfv.ciphertext<#p, 2>, %w: !bfv.plaintext<#p>) ->
 
 // CHOSEN: k->ntt_forward(rt, {{[0-9]+}}, {{[^,]+}}, 0, 4, 2);
 // CHOSEN: k->ntt_inverse(rt, {{[0-9]+}}, {{[^,]+}}, 0, 4, 2);
+
+// BEHZ: const RfConverter converters[] = {{.*}}{{[{][0-9]+, [0-9]+, 2[}].*[{][0-9]+, [0-9]+, 3[}]}}
+// BEHZ: const RfScaleRound scale_rounds[] = {{.*}}numerator{{[0-9]+}}, 1, 1}

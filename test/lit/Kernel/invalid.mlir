@@ -170,3 +170,22 @@ func.func @transform_too_many_stages(%x: !kernel.buffer<16, #Q>) {
   kernel.launch "ntt_forward" outs(%x : !kernel.buffer<16, #Q>) {transform = #rns.transform<ntt, word = 64, logN1 = 4, radix = 4, ot = 0>}
   return
 }
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+func.func @f(%x: !kernel.buffer<16, #Q>, %y: !kernel.buffer<16, #Q>) {
+  // expected-error@+1 {{'kernel.launch' op 'automorphism' takes no conversion method; only convert does}}
+  kernel.launch "automorphism" ins(%x : !kernel.buffer<16, #Q>) outs(%y : !kernel.buffer<16, #Q>) {galois_element = 3 : i64, method = 2 : i32}
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+#B = #rns.basis<B: [353, 449]>
+func.func @f(%x: !kernel.buffer<16, #Q>, %y: !kernel.buffer<16, #B>) {
+  // expected-error@+1 {{'kernel.launch' op 'convert' takes no 'floor'; only scale_round does}}
+  kernel.launch "convert" ins(%x : !kernel.buffer<16, #Q>) outs(%y : !kernel.buffer<16, #B>) {floor}
+  return
+}

@@ -359,3 +359,33 @@ func.func @transform_dgt_ring_too_small(%x: !rns.poly<2, #Q, coeff>) -> !rns.pol
   %0 = rns.ntt %x {transform = #rns.transform<dgt, word = 64, logN1 = 0, radix = 0, ot = 0>} : !rns.poly<2, #Q, coeff> -> !rns.poly<2, #Q, eval>
   return %0 : !rns.poly<2, #Q, eval>
 }
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+#E = #rns.basis<E: [97, 193, 4]>
+func.func @f(%x: !rns.poly<16, #Q, coeff>) {
+  // expected-error@+1 {{'rns.convert' op montgomery conversion needs odd moduli (m~ = 2^32 must be invertible), but #rns.basis<E: [97, 193, 4]> has 4}}
+  %0 = rns.convert %x montgomery : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #E, coeff>
+  return
+}
+
+// -----
+
+#M = #rns.basis<M: [353]>
+#Q = #rns.basis<Q: [97, 193]>
+func.func @f(%x: !rns.poly<16, #M, coeff>) {
+  // expected-error@+1 {{'rns.convert' op shenoy_kumaresan conversion needs a base and a redundant last modulus, but #rns.basis<M: [353]> has one modulus}}
+  %0 = rns.convert %x shenoy_kumaresan : !rns.poly<16, #M, coeff> -> !rns.poly<16, #Q, coeff>
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+#R = #rns.basis<R: [353, 449]>
+func.func @f(%x: !rns.poly<16, #Q, coeff>) {
+  // expected-error@+1 {{'rns.scale_round' op a fast floor keeps moduli of its input; it cannot switch to disjoint moduli}}
+  %0 = rns.scale_round %x by 158497 over #Q floor : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #R, coeff>
+  return
+}

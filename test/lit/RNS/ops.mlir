@@ -38,6 +38,16 @@ func.func @tensor_and_rescale(%x: !rns.poly<16, #Q, coeff>) -> !rns.poly<16, #Q,
   %r = rns.scale_round %c by 65537 over #Q : !rns.poly<16, #QB, coeff> -> !rns.poly<16, #B, coeff>
   // CHECK: rns.convert %{{.*}} exact : !rns.poly<16, #[[B]], coeff> -> !rns.poly<16, #[[Q]], coeff>
   %back = rns.convert %r exact : !rns.poly<16, #B, coeff> -> !rns.poly<16, #Q, coeff>
+  // BEHZ's kernels: SmMRq, the fast floor, Shenoy-Kumaresan (the default
+  // method, fast, is not printed).
+  // CHECK: rns.convert %{{.*}} montgomery : !rns.poly<16, #[[Q]], coeff> -> !rns.poly<16, #[[QB]], coeff>
+  %mont = rns.convert %back montgomery : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #QB, coeff>
+  // CHECK: rns.scale_round %{{.*}} by 65537 over #[[Q]] floor : !rns.poly<16, #[[QB]], coeff> -> !rns.poly<16, #[[B]], coeff>
+  %f = rns.scale_round %mont by 65537 over #Q floor : !rns.poly<16, #QB, coeff> -> !rns.poly<16, #B, coeff>
+  // CHECK: rns.convert %{{.*}} shenoy_kumaresan : !rns.poly<16, #[[B]], coeff> -> !rns.poly<16, #[[Q]], coeff>
+  %sk = rns.convert %f shenoy_kumaresan : !rns.poly<16, #B, coeff> -> !rns.poly<16, #Q, coeff>
+  // CHECK: rns.convert %{{.*}} : !rns.poly<16, #[[Q]], coeff> -> !rns.poly<16, #[[QB]], coeff>
+  %fast = rns.convert %sk fast : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #QB, coeff>
   // CHECK: rns.automorphism %{{.*}} by 3 : !rns.poly<16, #[[Q]], coeff>
   %g = rns.automorphism %back by 3 : !rns.poly<16, #Q, coeff>
   return %g : !rns.poly<16, #Q, coeff>

@@ -6,7 +6,7 @@
 // Ten products at N = 2^14 over six 60-bit primes: the later products'
 // dropped primes save more than compact HPS's cheaper products, so leveled
 // HPS is cheapest, and its levels are set.
-// CHECK: module attributes {ringfuse.variant = "lhps", ringfuse.variant_costs = {chps = {{[0-9.e+]+}} : f64, hps = {{[0-9.e+]+}} : f64, lhps = {{[0-9.e+]+}} : f64}}
+// CHECK: module attributes {ringfuse.variant = "lhps", ringfuse.variant_costs = {behz = {{[0-9.e+]+}} : f64, chps = {{[0-9.e+]+}} : f64, hps = {{[0-9.e+]+}} : f64, lhps = {{[0-9.e+]+}} : f64}}
 // CHECK: bfv.mul %{{.*}}, %{{.*}} {level = {{[1-5]}} : i64}
 // LEVELED: module attributes {ringfuse.variant = "lhps", ringfuse.variant_costs = {hps = {{[0-9.e+]+}} : f64, lhps = {{[0-9.e+]+}} : f64}}
 // ONLY: module attributes {ringfuse.variant = "chps", ringfuse.variant_costs = {chps = {{[0-9.e+]+}} : f64}}

@@ -1,5 +1,5 @@
-// RUN: ringfuse-opt %s --poly-to-rns=variant=behz --verify-diagnostics
+// RUN: ringfuse-opt %s --poly-to-rns=variant=fast --verify-diagnostics
 
-// expected-error@+1 {{variant 'behz' is not implemented yet; use hps, lhps, chps or auto}}
+// expected-error@+1 {{poly-to-rns: unknown variant 'fast' (hps, lhps, chps, behz or auto)}}
 module {
 }

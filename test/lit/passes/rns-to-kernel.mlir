@@ -11,7 +11,7 @@
 // CHECK-LABEL: func.func @product
 // CHECK-SAME: (%{{.*}}: !kernel.buffer<16, #Q>
 func.func @product(%x: !bfv.ciphertext<#p, 2>, %y: !bfv.ciphertext<#p, 2>) -> !bfv.ciphertext<#p, 2> {
-  // CHECK-COUNT-4: kernel.launch "convert" ins(%{{.*}} : !kernel.buffer<16, #Q>) outs(%{{.*}} : !kernel.buffer<16, #QB>) {exact}
+  // CHECK-COUNT-4: kernel.launch "convert" ins(%{{.*}} : !kernel.buffer<16, #Q>) outs(%{{.*}} : !kernel.buffer<16, #QB>) {method = 1 : i32}
   // The NTT of each lifted component runs in place.
   // CHECK: kernel.launch "ntt_forward" outs(%[[A0:.*]] : !kernel.buffer<16, #QB>)
   // CHECK: kernel.elementwise ins(%[[A0]], %{{.*}} : {{.*}}) outs(%{{.*}} : !kernel.buffer<16, #QB>) {

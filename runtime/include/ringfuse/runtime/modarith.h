@@ -70,6 +70,17 @@ RF_HOST_DEVICE inline uint64_t negateMod(uint64_t a, uint64_t q) {
   return a == 0 ? 0 : q - a;
 }
 
+/// The centered representative of a residue r mod m: r, or r - m past m/2.
+RF_HOST_DEVICE inline int64_t centered(uint64_t r, uint64_t m) {
+  return r > m / 2 ? -static_cast<int64_t>(m - r) : static_cast<int64_t>(r);
+}
+
+/// v mod q for a signed v with |v| < 2^63.
+RF_HOST_DEVICE inline uint64_t signedResidue(int64_t v, const Modulus &m) {
+  return v < 0 ? negateMod(reduce(static_cast<uint64_t>(-v), m), m.value)
+               : reduce(static_cast<uint64_t>(v), m);
+}
+
 /// A constant w with its Shoup companion floor(w * 2^64 / q): multiplying by
 /// it costs two multiplications and no division.
 struct ShoupConstant {

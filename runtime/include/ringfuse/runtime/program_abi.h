@@ -28,7 +28,7 @@
 extern "C" {
 #endif
 
-#define RINGFUSE_PROGRAM_ABI_VERSION 4
+#define RINGFUSE_PROGRAM_ABI_VERSION 5
 
 typedef struct RfBasis {
   const uint64_t *moduli; /* pairwise coprime; NTT-capable if ever transformed */
@@ -36,25 +36,41 @@ typedef struct RfBasis {
 } RfBasis;
 
 /* Base conversion from basis `from` to basis `to` (coefficient form). Moduli
- * of `to` that are also in `from` keep their residues; the others receive the
- * fast conversion (x + u*A, 0 <= u < |A|) or, if `exact`, the centered
- * representative of x. */
+ * of `to` that are also in `from` keep their residues; the others receive,
+ * by `method`:
+ *  - RF_CONVERT_FAST: the fast conversion (x + u*A, 0 <= u < |A|);
+ *  - RF_CONVERT_EXACT: the centered representative of x (HPS);
+ *  - RF_CONVERT_MONTGOMERY: BEHZ's SmMRq with m~ = 2^32, some y = x (mod A)
+ *    with |y| <= A (1/2 + |A| / 2^32);
+ *  - RF_CONVERT_SHENOY_KUMARESAN: `from` is a base A followed by a redundant
+ *    modulus m_sk; x itself, for |x| < A/2, from A's residues and m_sk's.
+ * (runtime/behz.h has the last two.) */
+enum {
+  RF_CONVERT_FAST = 0,
+  RF_CONVERT_EXACT = 1,
+  RF_CONVERT_MONTGOMERY = 2,
+  RF_CONVERT_SHENOY_KUMARESAN = 3
+};
 typedef struct RfConverter {
   int from, to;
-  int exact;
+  int method;
 } RfConverter;
 
 /* HPS scale-and-round: input over basis `input` (which contains the moduli of
  * `divisor` and of `kept`, in any order), output over `kept`:
- * round(numerator * x / D) mod each modulus of kept (coefficient form).
+ * round(numerator * x / D) mod each modulus of kept (coefficient form); with
+ * `rounding` = RF_SCALE_FAST_FLOOR, BEHZ's fast floor instead,
+ * floor(numerator * x / D) - u for some 0 <= u < |D| (runtime/behz.h).
  * Alternatively `input` is `divisor` and `kept` shares no modulus with it:
  * then every modulus of kept must divide the numerator (a modulus switch,
  * as compact HPS's round(R x / Q) into R). The numerator is
  * numerator_words little-endian 64-bit words, not zero. */
+enum { RF_SCALE_ROUND = 0, RF_SCALE_FAST_FLOOR = 1 };
 typedef struct RfScaleRound {
   int input, divisor, kept;
   const uint64_t *numerator;
   int numerator_words;
+  int rounding;
 } RfScaleRound;
 
 /* Plaintext scaling of add_plain: m over basis `from` = {t}, out over basis
