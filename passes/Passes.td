@@ -248,13 +248,45 @@ def RNSToKernel : Pass<"rns-to-kernel", "::mlir::ModuleOp"> {
     into one generated `kernel.elementwise`; everything else becomes a
     library-kernel launch (NTTs in place when their input is dead after
     them, base conversion, scale-and-round, automorphism (marked `evaluation`
-    in that domain), the key-switch inner product); limb ranges become views. Finally each allocation gets a slot,
-    reusing the slots of buffers no longer live (same size).
+    in that domain), the key-switch inner product); limb ranges become views.
+    Every buffer is its own `kernel.alloc` (kernel-plan-slots places them).
   }];
   let dependentDialects = ["::ringfuse::kernel::KernelDialect"];
   let statistics = [
     Statistic<"numKernels", "kernels", "Number of kernels launched">,
     Statistic<"numFused", "ops-fused", "Number of rns ops fused into elementwise kernels">
+  ];
+}
+
+def KernelPlanSlots : Pass<"kernel-plan-slots", "::mlir::ModuleOp"> {
+  let summary = "Place buffers: allocations whose lifetimes do not overlap share a slot";
+  let description = [{
+    Each `kernel.alloc` gets a `slot`; allocations of one size share a slot
+    when one is dead (no use, through views) before the next is allocated.
+    The launches of a `kernel.concurrent` count as one step: a buffer any of
+    them touches is live until the group's end. The emitter needs every
+    allocation placed.
+  }];
+  let dependentDialects = ["::ringfuse::kernel::KernelDialect"];
+}
+
+def KernelConcurrent : Pass<"kernel-concurrent", "::mlir::ModuleOp"> {
+  let summary = "Group independent library launches to run at the same time";
+  let description = [{
+    The fusion's batching of independent operations, at the kernel level.
+    From each library launch on, later launches join its group while the ops
+    between touch none of the members' buffers (the members sink past them);
+    after the first op that does, the group stays above it and later launches
+    join by moving up, if they depend on none of the ops they pass (their
+    allocations and views move up with them). Each group of two or more (at
+    most 16, looking 64 ops ahead) becomes one `kernel.concurrent`. Runs
+    before kernel-plan-slots: only true dependencies, a buffer one op writes
+    and another reads or writes, order the launches.
+  }];
+  let dependentDialects = ["::ringfuse::kernel::KernelDialect"];
+  let statistics = [
+    Statistic<"numGroups", "groups", "Number of concurrent groups">,
+    Statistic<"numGrouped", "launches-grouped", "Number of launches in them">
   ];
 }
 

@@ -34,14 +34,16 @@ void buildRingfusePipeline(mlir::OpPassManager &pm,
   // would drop their chosen shapes).
   pm.addPass(createRNSChooseTransform());
   pm.addPass(createRNSToKernel());
+  pm.addPass(createKernelConcurrent());
+  pm.addPass(createKernelPlanSlots());
 }
 
 void registerRingfusePipeline() {
   mlir::PassPipelineRegistration<RingfusePipelineOptions>(
       "ringfuse-pipeline",
       "Traced bfv IR to the kernel program: parameters, (levels,) "
-      "bfv-to-poly, poly-to-rns (HPS or LHPS), rns-assign-domains, "
-      "rns-choose-transform, rns-to-kernel",
+      "bfv-to-poly, poly-to-rns (HPS or BEHZ), rns-assign-domains, "
+      "rns-choose-transform, rns-to-kernel, kernel-concurrent, kernel-plan-slots",
       buildRingfusePipeline);
 }
 

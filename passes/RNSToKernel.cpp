@@ -3,7 +3,7 @@
 // One walk over the straight-line RNS function: each value is given a buffer
 // and each op a kernel. Elementwise ops are grouped first (a group is a tree
 // whose inner values have one use; its last op, the root, is where the fused
-// kernel runs); then buffers are planned by liveness.
+// kernel runs). kernel-plan-slots then places the buffers.
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/Kernel/IR/KernelOps.h"
@@ -93,7 +93,6 @@ public:
       if (failed(lower(&op)))
         return failure();
     old_.erase();
-    planSlots(lowered);
     return success();
   }
 
@@ -324,40 +323,6 @@ private:
 
   /// Greedy slot assignment: an allocation takes a free slot of its size whose
   /// last occupant is dead, or a new one. Views keep their source alive.
-  void planSlots(func::FuncOp func) {
-    llvm::DenseMap<Operation *, unsigned> index;
-    unsigned i = 0;
-    func.walk([&](Operation *op) { index[op] = i++; });
-    llvm::DenseMap<Value, unsigned> end;
-    func.walk([&](Operation *op) {
-      for (Value operand : op->getOperands()) {
-        Value source = operand;
-        while (auto view = source.getDefiningOp<kernel::ViewOp>())
-          source = view.getSource();
-        end[source] = std::max(end[source], index[op]);
-      }
-    });
-    struct Slot {
-      size_t words;
-      unsigned busyUntil;
-    };
-    std::vector<Slot> slots;
-    func.walk([&](kernel::AllocOp alloc) {
-      size_t words = alloc.getBuffer().getType().words();
-      unsigned start = index[alloc], finish = end.lookup(alloc.getBuffer());
-      size_t chosen = slots.size();
-      for (size_t s = 0; s < slots.size(); ++s)
-        if (slots[s].words == words && slots[s].busyUntil < start) {
-          chosen = s;
-          break;
-        }
-      if (chosen == slots.size())
-        slots.push_back({words, 0});
-      slots[chosen].busyUntil = std::max(start, finish);
-      alloc.setSlot(int64_t(chosen));
-    });
-  }
-
   func::FuncOp old_;
   OpBuilder builder_;
   Pass::Statistic &numKernels_, &numFused_;

@@ -101,6 +101,33 @@ void fail(RfRuntime *s, const std::string &message) {
   }
 }
 
+bool enterConcurrentRegion(RfRuntime *s) {
+  if (s->concurrent) {
+    fail(s, "concurrent_begin: a concurrent region is already open (regions "
+            "do not nest)");
+    return false;
+  }
+  s->concurrent = true;
+  return true;
+}
+
+bool leaveConcurrentRegion(RfRuntime *s) {
+  if (!s->concurrent) {
+    fail(s, "concurrent_end: no concurrent region is open");
+    return false;
+  }
+  s->concurrent = false;
+  return true;
+}
+
+bool closeOpenRegion(RfRuntime &s) {
+  if (!s.concurrent)
+    return false;
+  s.concurrent = false;
+  fail(&s, "the schedule ended inside a concurrent region (no concurrent_end)");
+  return true;
+}
+
 bool overlaps(const uint64_t *a, size_t aWords, const uint64_t *b,
               size_t bWords) {
   auto a0 = reinterpret_cast<uintptr_t>(a), b0 = reinterpret_cast<uintptr_t>(b);
@@ -489,13 +516,16 @@ void keySwitchInnerProductKernel(RfRuntime *s, int key, int basis,
 /// run on the host.
 void *noStream(RfRuntime *) { return nullptr; }
 void noLaunchCheck(RfRuntime *, const char *, int) {}
+/// A concurrent region's kernels simply run in order here.
+void concurrentBegin(RfRuntime *s) { enterConcurrentRegion(s); }
+void concurrentEnd(RfRuntime *s) { leaveConcurrentRegion(s); }
 
 const RfKernels kCpuKernels = {
     bufferKernel,     moduliKernel,       nttForwardKernel,
     nttInverseKernel, convertKernel,      scaleRoundKernel,
     scaleUpKernel,    automorphismKernel, automorphismEvaluationKernel,
     keySwitchInnerProductKernel,          noStream,
-    noLaunchCheck,
+    noLaunchCheck,    concurrentBegin,    concurrentEnd,
 };
 
 // Loading ---------------------------------------------------------------------
@@ -1092,6 +1122,7 @@ void cpuRunSchedule(RfRuntime &s) {
   s.failed = false;
   s.error.clear();
   s.runFunction(&s, &kCpuKernels);
+  closeOpenRegion(s);
   if (s.failed)
     throw Error(programLabel(s) + " failed in kernel " + s.error);
 }

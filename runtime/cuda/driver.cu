@@ -107,6 +107,10 @@ std::vector<int> asInts(const std::vector<size_t> &values) {
 
 namespace ringfuse::runtime::detail {
 
+/// Side streams of a concurrent region (the compiler groups up to 16
+/// launches; more than 8 small kernels at once rarely help).
+constexpr int kSideStreams = 8;
+
 struct CudaState {
   int device = 0;
   cudaStream_t stream = nullptr;
@@ -120,6 +124,14 @@ struct CudaState {
   std::vector<cuda::ScaleUpPlanView> scaleUps;
   const Modulus *qpModuli = nullptr;
   std::vector<const uint64_t *> constantWords; // per constant
+
+  // Concurrent regions: library kernels go round-robin to side streams,
+  // each forked from `stream` at its first use in the region and joined back
+  // at the region's end.
+  std::vector<cudaStream_t> sides;
+  cudaEvent_t fork = nullptr;
+  std::vector<cudaEvent_t> joins; // per side stream
+  size_t sidesUsed = 0;           // launches in the open region
 
   uint64_t *scratch = nullptr; // an output staged when it overlaps the input
   uint64_t *keys = nullptr;    // key k at keys + k * keyWords
@@ -157,6 +169,12 @@ struct CudaState {
       cudaFree(memory);
     if (pinned)
       cudaFreeHost(pinned);
+    for (cudaEvent_t join : joins)
+      cudaEventDestroy(join);
+    if (fork)
+      cudaEventDestroy(fork);
+    for (cudaStream_t side : sides)
+      cudaStreamDestroy(side);
     if (stream)
       cudaStreamDestroy(stream);
     cudaGetLastError();
@@ -301,6 +319,30 @@ void placeTables(const RfRuntime &s,
 
 CudaState &stateOf(RfRuntime *s) { return *s->cuda; }
 
+/// Where the next library kernel goes: the program's stream, or inside a
+/// concurrent region the next side stream (which waits for the fork first).
+cudaStream_t launchStream(RfRuntime *s) {
+  CudaState &d = stateOf(s);
+  if (!s->concurrent)
+    return d.stream;
+  const size_t side = d.sidesUsed++ % d.sides.size();
+  if (d.sidesUsed <= d.sides.size())
+    check(cudaStreamWaitEvent(d.sides[side], d.fork, 0),
+          "forking a side stream");
+  return d.sides[side];
+}
+
+/// Where a kernel writes `out`: in place, or staged in the scratch buffer
+/// when it overlaps the input (never inside a concurrent region, whose
+/// kernels would share the scratch).
+uint64_t *targetOf(RfRuntime *s, bool overlapping, uint64_t *out) {
+  if (!overlapping)
+    return out;
+  if (s->concurrent)
+    throw Error("the output overlaps the input inside a concurrent region");
+  return stateOf(s).scratch;
+}
+
 // The kernels
 // -------------------------------------------------------------------
 
@@ -312,9 +354,9 @@ void nttKernel(RfRuntime *s, int basis, uint64_t *data, int logN1, int radix,
     const NttShape shape = checkNttShape(s, logN1, radix, otStages);
     CudaState &d = stateOf(s);
     if (forward)
-      cuda::launchNttForward(d.ntt[basis], s->n, shape, data, d.stream);
+      cuda::launchNttForward(d.ntt[basis], s->n, shape, data, launchStream(s));
     else
-      cuda::launchNttInverse(d.ntt[basis], s->n, shape, data, d.stream);
+      cuda::launchNttInverse(d.ntt[basis], s->n, shape, data, launchStream(s));
   });
 }
 
@@ -339,8 +381,8 @@ void convertKernel(RfRuntime *s, int index, const uint64_t *in, uint64_t *out) {
   guarded(s, "convert", [&] {
     const ConvertCall call = checkConvert(s, index, in, out);
     CudaState &d = stateOf(s);
-    uint64_t *target = call.overlapping ? d.scratch : out;
-    cuda::launchConvert(d.converters[index], s->n, in, target, d.stream);
+    uint64_t *target = targetOf(s, call.overlapping, out);
+    cuda::launchConvert(d.converters[index], s->n, in, target, launchStream(s));
     if (call.overlapping)
       copyFromScratch(d, out, call.outWords);
   });
@@ -351,8 +393,8 @@ void scaleRoundKernel(RfRuntime *s, int index, const uint64_t *in,
   guarded(s, "scale_round", [&] {
     const ScaleRoundCall call = checkScaleRound(s, index, in, out);
     CudaState &d = stateOf(s);
-    uint64_t *target = call.overlapping ? d.scratch : out;
-    cuda::launchScaleRound(d.scaleRounds[index], s->n, in, target, d.stream);
+    uint64_t *target = targetOf(s, call.overlapping, out);
+    cuda::launchScaleRound(d.scaleRounds[index], s->n, in, target, launchStream(s));
     if (call.overlapping)
       copyFromScratch(d, out, call.outWords);
   });
@@ -362,8 +404,8 @@ void scaleUpKernel(RfRuntime *s, int index, const uint64_t *in, uint64_t *out) {
   guarded(s, "scale_up", [&] {
     const ScaleUpCall call = checkScaleUp(s, index, in, out);
     CudaState &d = stateOf(s);
-    uint64_t *target = call.overlapping ? d.scratch : out;
-    cuda::launchScaleUp(d.scaleUps[index], s->n, in, target, d.stream);
+    uint64_t *target = targetOf(s, call.overlapping, out);
+    cuda::launchScaleUp(d.scaleUps[index], s->n, in, target, launchStream(s));
     if (call.overlapping)
       copyFromScratch(d, out, call.limbs * s->n);
   });
@@ -376,7 +418,7 @@ void automorphismKernel(RfRuntime *s, int basis, uint64_t galoisElement,
     CudaState &d = stateOf(s);
     cuda::launchAutomorphism(s->moduliData[basis],
                              static_cast<int>(plan.moduli.size()), s->n,
-                             galoisElement, in, out, d.stream);
+                             galoisElement, in, out, launchStream(s));
   });
 }
 
@@ -387,7 +429,8 @@ void automorphismEvaluationKernel(RfRuntime *s, int basis,
     const BasisPlan &plan = checkAutomorphism(s, basis, galoisElement, in, out);
     CudaState &d = stateOf(s);
     cuda::launchEvaluationAutomorphism(static_cast<int>(plan.moduli.size()),
-                                       s->n, galoisElement, in, out, d.stream);
+                                       s->n, galoisElement, in, out,
+                                       launchStream(s));
   });
 }
 
@@ -409,7 +452,7 @@ void keySwitchInnerProductKernel(RfRuntime *s, int key, int basis,
     // By value: a captured graph keeps the pointers, not the host array.
     for (int j = 0; j < plan.digits; ++j)
       plan.digitData[j] = digits[j];
-    cuda::launchKeySwitchInnerProduct(plan, s->n, out0, out1, d.stream);
+    cuda::launchKeySwitchInnerProduct(plan, s->n, out0, out1, launchStream(s));
   });
 }
 
@@ -425,12 +468,49 @@ void checkLaunchKernel(RfRuntime *s, const char *kernel, int cudaError) {
                 ": CUDA kernel failed to launch: " + describe(error));
 }
 
+/// Records a failed fork or join as the run's error.
+void checkRegion(RfRuntime *s, cudaError_t error, const char *what) {
+  if (error != cudaSuccess)
+    fail(s, std::string(what) + ": " + describe(error));
+}
+
+/// The side streams used since concurrent_begin, joined back.
+void joinSides(RfRuntime *s) {
+  CudaState &d = stateOf(s);
+  const size_t used = std::min(d.sidesUsed, d.sides.size());
+  for (size_t i = 0; i < used; ++i) {
+    checkRegion(s, cudaEventRecord(d.joins[i], d.sides[i]), "concurrent_end");
+    checkRegion(s, cudaStreamWaitEvent(d.stream, d.joins[i], 0), "concurrent_end");
+  }
+  d.sidesUsed = 0;
+}
+
+void concurrentBegin(RfRuntime *s) {
+  if (!enterConcurrentRegion(s))
+    return;
+  CudaState &d = stateOf(s);
+  d.sidesUsed = 0;
+  checkRegion(s, cudaEventRecord(d.fork, d.stream), "concurrent_begin");
+}
+
+void concurrentEnd(RfRuntime *s) {
+  if (leaveConcurrentRegion(s))
+    joinSides(s);
+}
+
+/// A schedule's end: a region left open is an error, and its forks are
+/// joined all the same (a capture must end on one stream).
+void finishSchedule(RfRuntime &s) {
+  if (closeOpenRegion(s))
+    joinSides(&s);
+}
+
 const RfKernels kCudaKernels = {
     bufferKernel,     moduliKernel,       nttForwardKernel,
     nttInverseKernel, convertKernel,      scaleRoundKernel,
     scaleUpKernel,    automorphismKernel, automorphismEvaluationKernel,
     keySwitchInnerProductKernel,          streamKernel,
-    checkLaunchKernel,
+    checkLaunchKernel, concurrentBegin,   concurrentEnd,
 };
 
 // Running
@@ -453,6 +533,7 @@ void captureSchedule(RfRuntime &s) {
   s.failed = false;
   s.error.clear();
   s.runFunction(&s, &kCudaKernels);
+  finishSchedule(s);
   cudaGraph_t graph = nullptr;
   cudaError_t end = cudaStreamEndCapture(d.stream, &graph);
   std::string problem;
@@ -495,6 +576,7 @@ void runSchedule(RfRuntime &s) {
     return;
   }
   s.runFunction(&s, &kCudaKernels);
+  finishSchedule(s);
 }
 
 } // namespace
@@ -606,6 +688,16 @@ void cudaAttach(RfRuntime &s) {
 
   check(cudaStreamCreateWithFlags(&d.stream, cudaStreamNonBlocking),
         "creating the program's stream");
+  check(cudaEventCreateWithFlags(&d.fork, cudaEventDisableTiming),
+        "creating the concurrent regions' fork event");
+  for (int i = 0; i < kSideStreams; ++i) {
+    d.sides.emplace_back();
+    check(cudaStreamCreateWithFlags(&d.sides.back(), cudaStreamNonBlocking),
+          "creating a side stream");
+    d.joins.emplace_back();
+    check(cudaEventCreateWithFlags(&d.joins.back(), cudaEventDisableTiming),
+          "creating a side stream's join event");
+  }
   cudaError_t allocated =
       cudaMalloc(reinterpret_cast<void **>(&d.memory), totalBytes);
   if (allocated != cudaSuccess) {

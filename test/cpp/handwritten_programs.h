@@ -204,11 +204,16 @@ template <typename Steps> void multiplyRun(RfRuntime *rt, const RfKernels *k) {
   uint64_t *b[22];
   for (int i = 0; i < 22; ++i)
     b[i] = k->buffer(rt, i);
-  // Lift each component exactly to Q u B and transform it.
-  for (int i = 0; i < 4; ++i) {
+  // Lift each component exactly to Q u B and transform it: the four lifts
+  // at once, then the four transforms.
+  k->concurrent_begin(rt);
+  for (int i = 0; i < 4; ++i)
     k->convert(rt, QToQB, b[i], b[4 + i]);
+  k->concurrent_end(rt);
+  k->concurrent_begin(rt);
+  for (int i = 0; i < 4; ++i)
     k->ntt_forward(rt, QB, b[4 + i], 0, 0, 0);
-  }
+  k->concurrent_end(rt);
   // The tensor product (x0 + x1 s)(y0 + y1 s), elementwise over Q u B.
   Steps::tensor(rt, k, QB, 7, b[4], b[5], b[6], b[7], b[8], b[9], b[10]);
   // round(t/Q * tensor) into B, then exactly back to Q.

@@ -420,6 +420,21 @@ TEST_F(ProgramTest, KernelErrorsSurfaceFromRun) {
                                                k->buffer(rt, 3), k->buffer(rt, 4));
                  }),
                  "2 digits given; 3 primes of Q make 3");
+  // Concurrent regions pair up and do not nest.
+  EXPECT_MESSAGE(runWith([](RfRuntime *rt, const RfKernels *k) {
+                   k->concurrent_end(rt);
+                 }),
+                 "concurrent_end: no concurrent region is open");
+  EXPECT_MESSAGE(runWith([](RfRuntime *rt, const RfKernels *k) {
+                   k->concurrent_begin(rt);
+                   k->concurrent_begin(rt);
+                   k->concurrent_end(rt);
+                 }),
+                 "regions do not nest");
+  EXPECT_MESSAGE(runWith([](RfRuntime *rt, const RfKernels *k) {
+                   k->concurrent_begin(rt);
+                 }),
+                 "the schedule ended inside a concurrent region");
   // Out-of-range residues in an output are caught before they leave.
   EXPECT_MESSAGE(runWith([](RfRuntime *rt, const RfKernels *k) {
                    k->buffer(rt, 4)[5] = ~uint64_t(0);

@@ -538,6 +538,26 @@ TEST_F(GpuProgramTest, KernelErrorsSurfaceFromRun) {
                    k->check_launch(rt, "scribble", static_cast<int>(cudaGetLastError()));
                  }),
                  "output 0 component 0 limb 0 holds");
+  // Regions pair up on the GPU too, and one left open is joined (the run
+  // stays usable, below).
+  EXPECT_MESSAGE(runWith([](RfRuntime *rt, const RfKernels *k) {
+                   k->concurrent_end(rt);
+                 }),
+                 "concurrent_end: no concurrent region is open");
+  EXPECT_MESSAGE(runWith([](RfRuntime *rt, const RfKernels *k) {
+                   k->concurrent_begin(rt);
+                   k->ntt_forward(rt, Q, k->buffer(rt, 0), 0, 0, 0);
+                   k->ntt_forward(rt, Q, k->buffer(rt, 1), 0, 0, 0);
+                 }),
+                 "the schedule ended inside a concurrent region");
+  // Inside a region an output may not overlap its input (the staging
+  // buffer is shared).
+  EXPECT_MESSAGE(runWith([](RfRuntime *rt, const RfKernels *k) {
+                   k->concurrent_begin(rt);
+                   k->scale_up(rt, PlainToQ, k->buffer(rt, 3), k->buffer(rt, 3));
+                   k->concurrent_end(rt);
+                 }),
+                 "overlaps the input inside a concurrent region");
   // A launch that cannot start (too many threads per block) names the
   // generated kernel and the CUDA error.
   std::string badLaunch = runWith([](RfRuntime *rt, const RfKernels *k) {

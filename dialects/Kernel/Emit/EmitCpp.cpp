@@ -97,6 +97,14 @@ public:
     if (failed(checkValues(outputs.asArrayRef(), returned, "outputs")))
       return failure();
     n_ = params_.getRingDegree();
+    WalkResult unplaced = func_.walk([&](kernel::AllocOp alloc) {
+      if (alloc.getSlot())
+        return WalkResult::advance();
+      alloc.emitError() << "has no slot: run kernel-plan-slots before emitting";
+      return WalkResult::interrupt();
+    });
+    if (unplaced.wasInterrupted())
+      return failure();
     assignBuffers();
     std::string schedule;
     llvm::raw_string_ostream body(schedule);
@@ -150,7 +158,7 @@ private:
     }
     const size_t firstSlot = bufferWords_.size();
     func_.walk([&](kernel::AllocOp alloc) {
-      size_t id = firstSlot + size_t(alloc.getSlot().value_or(0));
+      size_t id = firstSlot + size_t(*alloc.getSlot());
       if (bufferWords_.size() <= id)
         bufferWords_.resize(id + 1, 0);
       bufferWords_[id] = std::max(bufferWords_[id], alloc.getBuffer().getType().words());
@@ -178,6 +186,12 @@ private:
           return failure();
       } else if (auto elementwise = dyn_cast<kernel::ElementwiseOp>(op)) {
         emitElementwise(elementwise, os);
+      } else if (auto concurrent = dyn_cast<kernel::ConcurrentOp>(op)) {
+        os << "  k->concurrent_begin(rt);\n";
+        for (Operation &member : concurrent.getBody().front())
+          if (failed(emitLaunch(cast<kernel::LaunchOp>(member), os)))
+            return failure();
+        os << "  k->concurrent_end(rt);\n";
       }
     }
     return success();

@@ -12,6 +12,88 @@ static BufferType bufferType(Value value) {
   return cast<BufferType>(value.getType());
 }
 
+namespace ringfuse::kernel {
+
+/// The buffer a value is (a view's source, followed to the end).
+static Value rootOf(Value buffer) {
+  while (auto view = buffer.getDefiningOp<ViewOp>())
+    buffer = view.getSource();
+  return buffer;
+}
+
+bool mayAlias(Value a, Value b) {
+  a = rootOf(a);
+  b = rootOf(b);
+  if (a == b)
+    return true;
+  auto allocA = a.getDefiningOp<AllocOp>(), allocB = b.getDefiningOp<AllocOp>();
+  return allocA && allocB && allocA.getSlot() && allocA.getSlot() == allocB.getSlot();
+}
+
+namespace {
+struct Footprint {
+  SmallVector<Value> reads, writes;
+};
+
+Footprint footprintOf(Operation *op) {
+  Footprint footprint;
+  if (auto launch = dyn_cast<LaunchOp>(op)) {
+    footprint.reads = launch.readBuffers();
+    llvm::append_range(footprint.writes, launch.writtenBuffers());
+  } else if (auto elementwise = dyn_cast<ElementwiseOp>(op)) {
+    llvm::append_range(footprint.reads, elementwise.getIns());
+    llvm::append_range(footprint.writes, elementwise.getOuts());
+  } else if (auto concurrent = dyn_cast<ConcurrentOp>(op)) {
+    for (Operation &inner : concurrent.getBody().front()) {
+      Footprint member = footprintOf(&inner);
+      llvm::append_range(footprint.reads, member.reads);
+      llvm::append_range(footprint.writes, member.writes);
+    }
+  }
+  return footprint;
+}
+
+bool anyAlias(ArrayRef<Value> some, ArrayRef<Value> others) {
+  return llvm::any_of(some, [&](Value a) {
+    return llvm::any_of(others, [&](Value b) { return mayAlias(a, b); });
+  });
+}
+} // namespace
+
+bool dependsOnBuffers(Operation *first, Operation *second) {
+  Footprint a = footprintOf(first), b = footprintOf(second);
+  return anyAlias(a.writes, b.reads) || anyAlias(a.writes, b.writes) ||
+         anyAlias(b.writes, a.reads);
+}
+
+} // namespace ringfuse::kernel
+
+SmallVector<Value> LaunchOp::readBuffers() {
+  SmallVector<Value> reads(getIns().begin(), getIns().end());
+  if (getKernel() == "ntt_forward" || getKernel() == "ntt_inverse")
+    llvm::append_range(reads, getOuts());
+  return reads;
+}
+
+LogicalResult ConcurrentOp::verify() {
+  Block &body = getBody().front();
+  SmallVector<Operation *> members;
+  for (Operation &op : body) {
+    if (!isa<LaunchOp>(op))
+      return emitOpError() << "holds library launches only, got '"
+                           << op.getName() << "'";
+    members.push_back(&op);
+  }
+  if (members.size() < 2)
+    return emitOpError() << "needs at least two launches, got " << members.size();
+  for (size_t i = 0; i < members.size(); ++i)
+    for (size_t j = i + 1; j < members.size(); ++j)
+      if (dependsOnBuffers(members[i], members[j]))
+        return emitOpError() << "launches " << i << " and " << j
+                             << " share a buffer that one of them writes";
+  return success();
+}
+
 LogicalResult ConstantOp::verify() {
   BufferType type = bufferType(getBuffer());
   auto shape = getResidues().getType().getShape();

@@ -81,6 +81,27 @@ def Kernel_LaunchOp : Kernel_Op<"launch", [AttrSizedOperandSegments]> {
       `outs` `(` $outs `:` qualified(type($outs)) `)` attr-dict
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The buffers the kernel reads (an in-place NTT reads its outs) and
+    /// writes.
+    ::llvm::SmallVector<::mlir::Value> readBuffers();
+    ::mlir::OperandRange writtenBuffers() { return getOuts(); }
+  }];
+}
+
+def Kernel_ConcurrentOp : Kernel_Op<"concurrent", [NoTerminator, SingleBlock]> {
+  let summary = "Library launches that may run at the same time";
+  let description = [{
+    `kernel.concurrent { kernel.launch ... kernel.launch ... }`: two or more
+    library launches, none writing a buffer another reads or writes (buffers
+    alias when they are views of one buffer or allocations of one slot). The
+    CPU driver runs them in order; the CUDA driver on streams forked from the
+    program's stream and joined after them, so that small kernels fill the
+    GPU together (and a captured graph keeps them as parallel branches).
+  }];
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$body attr-dict";
+  let hasVerifier = 1;
 }
 
 def Kernel_ElementwiseOp : Kernel_Op<"elementwise",

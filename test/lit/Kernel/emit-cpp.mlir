@@ -1,16 +1,20 @@
-// RUN: ringfuse-opt %s --bfv-to-poly --poly-to-rns --canonicalize --cse --rns-to-kernel | ringfuse-translate --emit-cpp | FileCheck %s
-// RUN: ringfuse-opt %s --bfv-to-poly --poly-to-rns --canonicalize --cse --rns-to-kernel | ringfuse-translate --emit-cpp > %t.cpp
+// RUN: ringfuse-opt %s --bfv-to-poly --poly-to-rns --canonicalize --cse --rns-to-kernel --kernel-plan-slots | ringfuse-translate --emit-cpp | FileCheck %s
+// RUN: ringfuse-opt %s --bfv-to-poly --poly-to-rns --canonicalize --cse --rns-to-kernel --kernel-plan-slots | ringfuse-translate --emit-cpp > %t.cpp
 // RUN: c++ -std=c++17 -fsyntax-only -Wall -Werror -I %ringfuse_runtime_include %t.cpp
+// Independent launches run in concurrent regions (kernel-concurrent).
+// RUN: ringfuse-opt %s --bfv-to-poly --poly-to-rns --canonicalize --cse --rns-to-kernel --kernel-concurrent --kernel-plan-slots | ringfuse-translate --emit-cpp > %t.concurrent.cpp
+// RUN: FileCheck %s --check-prefix=CONCURRENT < %t.concurrent.cpp
+// RUN: c++ -std=c++17 -fsyntax-only -Wall -Werror -I %ringfuse_runtime_include %t.concurrent.cpp
 // For BEHZ, the manifest's converters carry the method (2: Montgomery, 3:
 // Shenoy-Kumaresan) and its scale-rounds the rounding (1: fast floor); the
 // program compiles against the runtime's header.
-// RUN: ringfuse-opt %s --bfv-to-poly=variant=behz --poly-to-rns=variant=behz --canonicalize --cse --rns-to-kernel | ringfuse-translate --emit-cpp > %t.behz.cpp
+// RUN: ringfuse-opt %s --bfv-to-poly=variant=behz --poly-to-rns=variant=behz --canonicalize --cse --rns-to-kernel --kernel-plan-slots | ringfuse-translate --emit-cpp > %t.behz.cpp
 // RUN: FileCheck %s --check-prefix=BEHZ < %t.behz.cpp
 // RUN: c++ -std=c++17 -fsyntax-only -Wall -Werror -I %ringfuse_runtime_include %t.behz.cpp
 // With rns-choose-transform every NTT call carries its shape (for N = 16 the
 // built-in table has no entry: the model's one block per limb, radix 4, 2
 // on-the-fly stages), and none is left to the driver's default:
-// RUN: ringfuse-opt %s --bfv-to-poly --poly-to-rns --canonicalize --cse --rns-choose-transform --rns-to-kernel | ringfuse-translate --emit-cpp | FileCheck %s --check-prefix=CHOSEN --implicit-check-not=', 0, 0, 0);'
+// RUN: ringfuse-opt %s --bfv-to-poly --poly-to-rns --canonicalize --cse --rns-choose-transform --rns-to-kernel --kernel-plan-slots | ringfuse-translate --emit-cpp | FileCheck %s --check-prefix=CHOSEN --implicit-check-not=', 0, 0, 0);'
 
 #p = #bfv.params<t = 97, N = 16, Q = [193, 257], P = [353], dnum = 2>
 func.func @square_rotated(%x: !bfv.ciphertext<#p, 2>, %w: !bfv.plaintext<#p>) -> !bfv.ciphertext<#p, 2> {
@@ -47,3 +51,13 @@ func.func @square_rotated(%x: !bfv.ciphertext<#p, 2>, %w: !bfv.plaintext<#p>) ->
 
 // BEHZ: const RfConverter converters[] = {{.*}}{{[{][0-9]+, [0-9]+, 2[}].*[{][0-9]+, [0-9]+, 3[}]}}
 // BEHZ: const RfScaleRound scale_rounds[] = {{.*}}numerator{{[0-9]+}}, 1, 1}
+
+// The two components' lifts, then their transforms, each pair in a region.
+// CONCURRENT: k->concurrent_begin(rt);
+// CONCURRENT-NEXT: k->convert(rt, 0,
+// CONCURRENT-NEXT: k->convert(rt, 0,
+// CONCURRENT-NEXT: k->concurrent_end(rt);
+// CONCURRENT-NEXT: k->concurrent_begin(rt);
+// CONCURRENT-NEXT: k->ntt_forward(rt,
+// CONCURRENT-NEXT: k->ntt_forward(rt,
+// CONCURRENT-NEXT: k->concurrent_end(rt);

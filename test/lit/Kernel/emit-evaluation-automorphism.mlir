@@ -1,7 +1,7 @@
-// RUN: ringfuse-opt %s --bfv-to-poly --poly-to-rns --canonicalize --cse --rns-assign-domains --rns-to-kernel | ringfuse-translate --emit-cpp | FileCheck %s
-// RUN: ringfuse-opt %s --bfv-to-poly --poly-to-rns --canonicalize --cse --rns-assign-domains --rns-to-kernel | ringfuse-translate --emit-cpp > %t.cpp
+// RUN: ringfuse-opt %s --bfv-to-poly --poly-to-rns --canonicalize --cse --rns-assign-domains --rns-to-kernel --kernel-plan-slots | ringfuse-translate --emit-cpp | FileCheck %s
+// RUN: ringfuse-opt %s --bfv-to-poly --poly-to-rns --canonicalize --cse --rns-assign-domains --rns-to-kernel --kernel-plan-slots | ringfuse-translate --emit-cpp > %t.cpp
 // RUN: c++ -std=c++17 -fsyntax-only -Wall -Werror -I %ringfuse_runtime_include %t.cpp
-// RUN: ringfuse-opt %s --bfv-to-poly --poly-to-rns --canonicalize --cse --rns-assign-domains --rns-to-kernel | ringfuse-translate --emit-cuda > %t.cu
+// RUN: ringfuse-opt %s --bfv-to-poly --poly-to-rns --canonicalize --cse --rns-assign-domains --rns-to-kernel --kernel-plan-slots | ringfuse-translate --emit-cuda > %t.cu
 // RUN: FileCheck %s < %t.cu
 // RUN: nvcc -std=c++17 -arch=sm_90 -I %ringfuse_runtime_include -c %t.cu -o %t.o
 

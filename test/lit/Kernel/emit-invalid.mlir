@@ -31,3 +31,16 @@ module {
     return %x : !kernel.buffer<16, #Q>
   }
 }
+
+// -----
+
+#p = #bfv.params<t = 97, N = 16, Q = [193, 257], P = [353], dnum = 2>
+#Q = #rns.basis<Q: [193, 257]>
+module {
+  func.func @f(%x: !kernel.buffer<16, #Q>, %y: !kernel.buffer<16, #Q>) -> (!kernel.buffer<16, #Q>, !kernel.buffer<16, #Q>) attributes {ringfuse.inputs = array<i64: 2>, ringfuse.outputs = array<i64: 2>, ringfuse.params = #p} {
+    // expected-error@+1 {{has no slot: run kernel-plan-slots before emitting}}
+    %0 = kernel.alloc : !kernel.buffer<16, #Q>
+    kernel.launch "automorphism" ins(%x : !kernel.buffer<16, #Q>) outs(%0 : !kernel.buffer<16, #Q>) {galois_element = 3 : i64}
+    return %0, %y : !kernel.buffer<16, #Q>, !kernel.buffer<16, #Q>
+  }
+}

@@ -1,4 +1,4 @@
-// RUN: ringfuse-opt %s --split-input-file --rns-to-kernel | FileCheck %s
+// RUN: ringfuse-opt %s --split-input-file --rns-to-kernel --kernel-plan-slots | FileCheck %s
 
 // An input nothing reads after its transform is transformed in place; the
 // mul fuses into one kernel into a fresh buffer, whose inverse runs in place.

@@ -1,5 +1,5 @@
-// RUN: ringfuse-opt %s --split-input-file --bfv-to-poly --poly-to-rns --canonicalize --cse --rns-to-kernel | FileCheck %s
-// RUN: ringfuse-opt %s --split-input-file --bfv-to-poly --poly-to-rns --canonicalize --cse --rns-to-kernel | FileCheck %s --check-prefix=KERNELS
+// RUN: ringfuse-opt %s --split-input-file --bfv-to-poly --poly-to-rns --canonicalize --cse --rns-to-kernel --kernel-plan-slots | FileCheck %s
+// RUN: ringfuse-opt %s --split-input-file --bfv-to-poly --poly-to-rns --canonicalize --cse --rns-to-kernel --kernel-plan-slots | FileCheck %s --check-prefix=KERNELS
 
 // x * y, relinearized: 36 rns ops become 32 kernels (the three products of
 // c1's tensor term fuse into one, and one inverse NTT goes away).

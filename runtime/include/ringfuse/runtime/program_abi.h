@@ -28,7 +28,7 @@
 extern "C" {
 #endif
 
-#define RINGFUSE_PROGRAM_ABI_VERSION 5
+#define RINGFUSE_PROGRAM_ABI_VERSION 6
 
 typedef struct RfBasis {
   const uint64_t *moduli; /* pairwise coprime; NTT-capable if ever transformed */
@@ -175,6 +175,12 @@ typedef struct RfKernels {
    * The program reads the error itself because it may link its own copy of
    * the CUDA runtime. A no-op for the CPU driver. */
   void (*check_launch)(RfRuntime *, const char *kernel, int cuda_error);
+  /* The library kernels called between concurrent_begin and concurrent_end
+   * touch disjoint buffers and may run at the same time (the CUDA driver
+   * forks them onto side streams and joins them back; the CPU driver runs
+   * them in order). No generated kernel runs inside; regions do not nest. */
+  void (*concurrent_begin)(RfRuntime *);
+  void (*concurrent_end)(RfRuntime *);
 } RfKernels;
 
 typedef const RfManifest *(*RfManifestFunction)(void);
