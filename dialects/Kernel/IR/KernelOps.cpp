@@ -79,17 +79,18 @@ LogicalResult ConcurrentOp::verify() {
   Block &body = getBody().front();
   SmallVector<Operation *> members;
   for (Operation &op : body) {
-    if (!isa<LaunchOp>(op))
-      return emitOpError() << "holds library launches only, got '"
+    if (!isa<LaunchOp, ElementwiseOp>(op))
+      return emitOpError() << "holds kernels only (launches and generated "
+                              "elementwise kernels), got '"
                            << op.getName() << "'";
     members.push_back(&op);
   }
   if (members.size() < 2)
-    return emitOpError() << "needs at least two launches, got " << members.size();
+    return emitOpError() << "needs at least two kernels, got " << members.size();
   for (size_t i = 0; i < members.size(); ++i)
     for (size_t j = i + 1; j < members.size(); ++j)
       if (dependsOnBuffers(members[i], members[j]))
-        return emitOpError() << "launches " << i << " and " << j
+        return emitOpError() << "kernels " << i << " and " << j
                              << " share a buffer that one of them writes";
   return success();
 }
