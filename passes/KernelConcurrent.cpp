@@ -1,12 +1,11 @@
 //===- KernelConcurrent.cpp - independent launches into concurrent groups -===//
 //
 // A straight-line kernel program launches one small kernel after another;
-// at small N each fills a fraction of the GPU. Kernels (library launches and
-// generated elementwise kernels) that touch disjoint buffers may run at the
-// same time: this pass gathers each run of them into a `kernel.concurrent`,
-// which the CUDA driver forks onto side streams. It runs before
-// kernel-plan-slots, so only true dependencies (a buffer one op writes and
-// another reads or writes) order the kernels.
+// at small N each fills a fraction of the GPU. Launches that touch disjoint
+// buffers may run at the same time: this pass gathers each run of them into
+// a `kernel.concurrent`, which the CUDA driver forks onto side streams. It
+// runs before kernel-plan-slots, so only true dependencies (a buffer one op
+// writes and another reads or writes) order the launches.
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/Kernel/IR/KernelOps.h"
@@ -26,19 +25,14 @@ using namespace mlir;
 /// longer look-ahead rarely finds more.
 constexpr size_t kMaxMembers = 16, kLookAhead = 64;
 
-/// A group in the making: kernels that run together where the group is
+/// A group in the making: launches that run together where the group is
 /// placed, and the ops they may have to move above (allocations and views of
-/// buffers a hoisted kernel uses).
+/// buffers a hoisted launch uses).
 struct Group {
   SmallVector<Operation *> members;
   SmallVector<Operation *> passed; // ops after the group's place, in order
   llvm::SmallPtrSet<Operation *, 8> lifted; // of `passed`: move above it
 };
-
-/// Library launches and generated kernels: what a group holds.
-bool isKernel(Operation *op) {
-  return isa<kernel::LaunchOp, kernel::ElementwiseOp>(op);
-}
 
 bool dependsOnAny(ArrayRef<Operation *> earlier, Operation *op) {
   return llvm::any_of(earlier, [&](Operation *first) {
@@ -64,9 +58,9 @@ bool liftable(Value value, Group &group, llvm::SmallPtrSet<Operation *, 8> &lift
   return false;
 }
 
-/// From `first` on: later kernels join while every op between touches none
+/// From `first` on: later launches join while every op between touches none
 /// of the members' buffers (the members sink past it); after the first op
-/// that does, the group stays above it and later kernels join by moving up
+/// that does, the group stays above it and later launches join by moving up
 /// (hoisting), if they depend on none of the ops they pass.
 Group groupFrom(Operation *first) {
   Group group;
@@ -78,13 +72,13 @@ Group groupFrom(Operation *first) {
        op = op->getNextNode(), ++scanned) {
     const bool onMembers = dependsOnAny(group.members, op);
     if (group.passed.empty() && !onMembers) {
-      if (isKernel(op))
+      if (isa<kernel::LaunchOp>(op))
         group.members.push_back(op);
       continue;
     }
     llvm::SmallPtrSet<Operation *, 8> lift;
     const bool hoistable =
-        isKernel(op) && !onMembers && !dependsOnAny(group.passed, op) &&
+        isa<kernel::LaunchOp>(op) && !onMembers && !dependsOnAny(group.passed, op) &&
         llvm::all_of(op->getOperands(), [&](Value v) { return liftable(v, group, lift); });
     if (hoistable) {
       group.members.push_back(op);
@@ -105,7 +99,7 @@ struct KernelConcurrent : public impl::KernelConcurrentBase<KernelConcurrent> {
         return;
       Block &body = function.getBody().front();
       for (Operation *op = &body.front(); op; op = op->getNextNode()) {
-        if (!isKernel(op))
+        if (!isa<kernel::LaunchOp>(op))
           continue;
         Group group = groupFrom(op);
         if (group.members.size() < 2)

@@ -271,23 +271,22 @@ def KernelPlanSlots : Pass<"kernel-plan-slots", "::mlir::ModuleOp"> {
 }
 
 def KernelConcurrent : Pass<"kernel-concurrent", "::mlir::ModuleOp"> {
-  let summary = "Group independent kernels to run at the same time";
+  let summary = "Group independent library launches to run at the same time";
   let description = [{
     The fusion's batching of independent operations, at the kernel level.
-    From each kernel (library launch or generated elementwise kernel) on,
-    later kernels join its group while the ops between touch none of the
-    members' buffers (the members sink past them); after the first op that
-    does, the group stays above it and later kernels join by moving up, if
-    they depend on none of the ops they pass (their allocations and views
-    move up with them). Each group of two or more (at most 16, looking 64
-    ops ahead) becomes one `kernel.concurrent`. Runs before
-    kernel-plan-slots: only true dependencies, a buffer one op writes and
-    another reads or writes, order the kernels.
+    From each library launch on, later launches join its group while the ops
+    between touch none of the members' buffers (the members sink past them);
+    after the first op that does, the group stays above it and later launches
+    join by moving up, if they depend on none of the ops they pass (their
+    allocations and views move up with them). Each group of two or more (at
+    most 16, looking 64 ops ahead) becomes one `kernel.concurrent`. Runs
+    before kernel-plan-slots: only true dependencies, a buffer one op writes
+    and another reads or writes, order the launches.
   }];
   let dependentDialects = ["::ringfuse::kernel::KernelDialect"];
   let statistics = [
     Statistic<"numGroups", "groups", "Number of concurrent groups">,
-    Statistic<"numGrouped", "kernels-grouped", "Number of kernels in them">
+    Statistic<"numGrouped", "launches-grouped", "Number of launches in them">
   ];
 }
 

@@ -456,17 +456,7 @@ void keySwitchInnerProductKernel(RfRuntime *s, int key, int basis,
   });
 }
 
-/// The stream of emitted CUDA's next generated kernel. Nothing may throw
-/// through the schedule: a failed fork is the run's error, and the kernel
-/// goes to the program's stream.
-void *streamKernel(RfRuntime *s) {
-  try {
-    return launchStream(s);
-  } catch (const std::exception &e) {
-    fail(s, std::string("stream: ") + e.what());
-    return stateOf(s).stream;
-  }
-}
+void *streamKernel(RfRuntime *s) { return stateOf(s).stream; }
 
 /// After each launch of emitted CUDA: a failed launch is the run's error
 /// (the first one), named after the generated kernel. The program reports its

@@ -187,18 +187,10 @@ private:
       } else if (auto elementwise = dyn_cast<kernel::ElementwiseOp>(op)) {
         emitElementwise(elementwise, os);
       } else if (auto concurrent = dyn_cast<kernel::ConcurrentOp>(op)) {
-        // Inside a region each generated kernel asks the driver for its
-        // stream (the next side stream).
         os << "  k->concurrent_begin(rt);\n";
-        for (Operation &member : concurrent.getBody().front()) {
-          if (auto launch = dyn_cast<kernel::LaunchOp>(member)) {
-            if (failed(emitLaunch(launch, os)))
-              return failure();
-          } else {
-            emitElementwise(cast<kernel::ElementwiseOp>(member), os,
-                            "static_cast<cudaStream_t>(k->stream(rt))");
-          }
-        }
+        for (Operation &member : concurrent.getBody().front())
+          if (failed(emitLaunch(cast<kernel::LaunchOp>(member), os)))
+            return failure();
         os << "  k->concurrent_end(rt);\n";
       }
     }
@@ -259,8 +251,7 @@ private:
   /// The body as a function of one residue, and the schedule step that runs
   /// it: a loop on the CPU, a kernel of one thread per residue on the GPU.
   /// Per-limb constants are parameters, so both call the same body.
-  void emitElementwise(kernel::ElementwiseOp op, raw_ostream &os,
-                       StringRef stream = "stream") {
+  void emitElementwise(kernel::ElementwiseOp op, raw_ostream &os) {
     const int id = kernelCount_++;
     const std::string name = "elementwise_" + std::to_string(id);
     Block &body = op.getBody().front();
@@ -339,10 +330,9 @@ private:
         << "  const size_t limb = i / N;\n"
         << "  const Modulus q(moduli[limb]);\n"
         << "  " << name << "(" << llvm::join(call, ", ") << ");\n}\n";
-      os << llvm::formatv("  {0}_kernel<<<{1}, 256, 0, {4}>>>(k->moduli(rt, {2}), {3});\n"
+      os << llvm::formatv("  {0}_kernel<<<{1}, 256, 0, stream>>>(k->moduli(rt, {2}), {3});\n"
                           "  k->check_launch(rt, \"{0}\", static_cast<int>(cudaGetLastError()));\n",
-                          name, (words + 255) / 256, basis, llvm::join(buffers, ", "),
-                          stream);
+                          name, (words + 255) / 256, basis, llvm::join(buffers, ", "));
     } else {
       SmallVector<std::string> call = {"q", "limb", "limb * N + j"};
       call.append(buffers);

@@ -79,18 +79,17 @@ LogicalResult ConcurrentOp::verify() {
   Block &body = getBody().front();
   SmallVector<Operation *> members;
   for (Operation &op : body) {
-    if (!isa<LaunchOp, ElementwiseOp>(op))
-      return emitOpError() << "holds kernels only (launches and generated "
-                              "elementwise kernels), got '"
+    if (!isa<LaunchOp>(op))
+      return emitOpError() << "holds library launches only, got '"
                            << op.getName() << "'";
     members.push_back(&op);
   }
   if (members.size() < 2)
-    return emitOpError() << "needs at least two kernels, got " << members.size();
+    return emitOpError() << "needs at least two launches, got " << members.size();
   for (size_t i = 0; i < members.size(); ++i)
     for (size_t j = i + 1; j < members.size(); ++j)
       if (dependsOnBuffers(members[i], members[j]))
-        return emitOpError() << "kernels " << i << " and " << j
+        return emitOpError() << "launches " << i << " and " << j
                              << " share a buffer that one of them writes";
   return success();
 }

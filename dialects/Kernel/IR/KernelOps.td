@@ -90,15 +90,14 @@ def Kernel_LaunchOp : Kernel_Op<"launch", [AttrSizedOperandSegments]> {
 }
 
 def Kernel_ConcurrentOp : Kernel_Op<"concurrent", [NoTerminator, SingleBlock]> {
-  let summary = "Kernels that may run at the same time";
+  let summary = "Library launches that may run at the same time";
   let description = [{
-    `kernel.concurrent { kernel.launch ... kernel.elementwise ... }`: two or
-    more library launches or generated kernels, none writing a buffer another
-    reads or writes (buffers alias when they are views of one buffer or
-    allocations of one slot). The CPU driver runs them in order; the CUDA
-    driver on streams forked from the program's stream and joined after
-    them, so that small kernels fill the GPU together (and a captured graph
-    keeps them as parallel branches).
+    `kernel.concurrent { kernel.launch ... kernel.launch ... }`: two or more
+    library launches, none writing a buffer another reads or writes (buffers
+    alias when they are views of one buffer or allocations of one slot). The
+    CPU driver runs them in order; the CUDA driver on streams forked from the
+    program's stream and joined after them, so that small kernels fill the
+    GPU together (and a captured graph keeps them as parallel branches).
   }];
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$body attr-dict";

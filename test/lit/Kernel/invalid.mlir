@@ -194,7 +194,7 @@ func.func @f(%x: !kernel.buffer<16, #Q>, %y: !kernel.buffer<16, #B>) {
 
 #Q = #rns.basis<Q: [97, 193]>
 func.func @f(%x: !kernel.buffer<16, #Q>) {
-  // expected-error@+1 {{'kernel.concurrent' op needs at least two kernels, got 1}}
+  // expected-error@+1 {{'kernel.concurrent' op needs at least two launches, got 1}}
   kernel.concurrent {
     kernel.launch "ntt_forward" outs(%x : !kernel.buffer<16, #Q>)
   }
@@ -205,24 +205,7 @@ func.func @f(%x: !kernel.buffer<16, #Q>) {
 
 #Q = #rns.basis<Q: [97, 193]>
 func.func @f(%x: !kernel.buffer<16, #Q>, %y: !kernel.buffer<16, #Q>) {
-  // expected-error@+1 {{'kernel.concurrent' op holds kernels only (launches and generated elementwise kernels), got 'kernel.alloc'}}
-  kernel.concurrent {
-    kernel.launch "ntt_forward" outs(%x : !kernel.buffer<16, #Q>)
-    %z = kernel.alloc : !kernel.buffer<16, #Q>
-    kernel.elementwise ins(%x : !kernel.buffer<16, #Q>) outs(%y : !kernel.buffer<16, #Q>) {
-    ^bb0(%a: i64):
-      kernel.yield %a
-    }
-  }
-  return
-}
-
-// -----
-
-#Q = #rns.basis<Q: [97, 193]>
-func.func @f(%x: !kernel.buffer<16, #Q>, %y: !kernel.buffer<16, #Q>) {
-  // A generated kernel reading what a transform in the group writes.
-  // expected-error@+1 {{'kernel.concurrent' op kernels 0 and 1 share a buffer that one of them writes}}
+  // expected-error@+1 {{'kernel.concurrent' op holds library launches only, got 'kernel.elementwise'}}
   kernel.concurrent {
     kernel.launch "ntt_forward" outs(%x : !kernel.buffer<16, #Q>)
     kernel.elementwise ins(%x : !kernel.buffer<16, #Q>) outs(%y : !kernel.buffer<16, #Q>) {
@@ -241,7 +224,7 @@ func.func @f(%x: !kernel.buffer<16, #Q>) {
   %a = kernel.alloc {slot = 0} : !kernel.buffer<16, #B>
   %b = kernel.alloc {slot = 0} : !kernel.buffer<16, #B>
   // Two allocations of one slot are one buffer.
-  // expected-error@+1 {{'kernel.concurrent' op kernels 0 and 1 share a buffer that one of them writes}}
+  // expected-error@+1 {{'kernel.concurrent' op launches 0 and 1 share a buffer that one of them writes}}
   kernel.concurrent {
     kernel.launch "convert" ins(%x : !kernel.buffer<16, #Q>) outs(%a : !kernel.buffer<16, #B>)
     kernel.launch "convert" ins(%x : !kernel.buffer<16, #Q>) outs(%b : !kernel.buffer<16, #B>)

@@ -72,17 +72,3 @@ func.func @hoisted(%x: !rns.poly<16, #Q, coeff>, %y: !rns.poly<16, #Q, coeff>) -
   %b = rns.convert %y : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #B, coeff>
   return %n, %b : !rns.poly<16, #B, coeff>, !rns.poly<16, #B, coeff>
 }
-
-// -----
-
-// Generated kernels group too: the two negations run together.
-#Q = #rns.basis<Q: [97, 193]>
-// CHECK-LABEL: func.func @generated
-// CHECK: kernel.concurrent {
-// CHECK-NEXT: kernel.elementwise ins(%arg0
-// CHECK: kernel.elementwise ins(%arg1
-func.func @generated(%x: !rns.poly<16, #Q, coeff>, %y: !rns.poly<16, #Q, coeff>) -> (!rns.poly<16, #Q, coeff>, !rns.poly<16, #Q, coeff>) {
-  %a = rns.neg %x : !rns.poly<16, #Q, coeff>
-  %b = rns.neg %y : !rns.poly<16, #Q, coeff>
-  return %a, %b : !rns.poly<16, #Q, coeff>, !rns.poly<16, #Q, coeff>
-}

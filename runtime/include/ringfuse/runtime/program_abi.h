@@ -166,8 +166,7 @@ typedef struct RfKernels {
                                    int digit_count, uint64_t *out0,
                                    uint64_t *out1);
   /* The CUDA driver's stream (a cudaStream_t) on which emitted CUDA launches
-   * its generated kernels (inside a concurrent region: the next side stream,
-   * see concurrent_begin); NULL for the CPU driver, whose buffers are host
+   * its generated kernels; NULL for the CPU driver, whose buffers are host
    * memory that generated loops touch directly. */
   void *(*stream)(RfRuntime *);
   /* Called by emitted CUDA right after each generated kernel launch with
@@ -176,13 +175,10 @@ typedef struct RfKernels {
    * The program reads the error itself because it may link its own copy of
    * the CUDA runtime. A no-op for the CPU driver. */
   void (*check_launch)(RfRuntime *, const char *kernel, int cuda_error);
-  /* The kernels called or launched between concurrent_begin and
-   * concurrent_end touch disjoint buffers and may run at the same time: the
-   * CUDA driver sends each library kernel to the next of its side streams,
-   * forked from the program's stream and joined back at the end, and inside
-   * a region stream() hands out that next side stream, on which emitted CUDA
-   * launches its generated kernel (one stream() call per launch). The CPU
-   * driver runs them in order. Regions do not nest. */
+  /* The library kernels called between concurrent_begin and concurrent_end
+   * touch disjoint buffers and may run at the same time (the CUDA driver
+   * forks them onto side streams and joins them back; the CPU driver runs
+   * them in order). No generated kernel runs inside; regions do not nest. */
   void (*concurrent_begin)(RfRuntime *);
   void (*concurrent_end)(RfRuntime *);
 } RfKernels;
