@@ -443,6 +443,8 @@ struct BFVToPoly : public impl::BFVToPolyBase<BFVToPoly> {
     bfv::ParamsAttr params = findParameters(module);
     if (!params)
       return signalPassFailure();
+    // What the kernel program's manifest will tell the runtime.
+    module->setAttr("ringfuse.variant", StringAttr::get(module.getContext(), *chosen));
     FailureOr<Rings> rings = Rings::of(params, module, *chosen == "behz");
     if (failed(rings))
       return signalPassFailure();

@@ -327,6 +327,7 @@ PYBIND11_MODULE(_runtime, m) {
       .def_property_readonly("context",
                              [](const Program &p) { return hold(p.context()); })
       .def_property_readonly("name", &Program::name)
+      .def_property_readonly("variant", &Program::variant)
       .def_property_readonly("insecure", &Program::insecure)
       .def_property_readonly("input_kinds",
                              [](const Program &p) {

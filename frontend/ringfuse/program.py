@@ -58,6 +58,9 @@ class Program:
         self.library_path = library_path
         self.params = Params._wrap(native.context)
         self.device: str = native.device
+        # The multiplication variant compiled in: with variant="auto", the
+        # one the compiler's cost model chose.
+        self.variant: str = native.variant
         self._relin_key: RelinKey | None = None
         self._galois_keys: GaloisKeys | None = None
         self._keys_bound = False

@@ -1241,8 +1241,13 @@ Program Program::fromFunctions(RfManifestFunction manifestFunction,
   state->library = std::move(library);
   state->runFunction = runFunction;
   state->name = manifest->name ? manifest->name : "";
+  state->variant = manifest->variant ? manifest->variant : "";
   state->device = device;
   try {
+    const char *const known[] = {"", "hps", "lhps", "chps", "behz"};
+    if (std::find(std::begin(known), std::end(known), state->variant) == std::end(known))
+      throw Error("the manifest names the variant \"" + state->variant +
+                  "\"; expected hps, lhps, chps or behz");
     ManifestLoader(*manifest, *state).load();
     if (device == Device::Cuda)
       cudaAttach(*state);
@@ -1257,6 +1262,7 @@ Program Program::fromFunctions(RfManifestFunction manifestFunction,
 const ContextPtr &Program::context() const { return state_->context; }
 Device Program::device() const { return state_->device; }
 const std::string &Program::name() const { return state_->name; }
+const std::string &Program::variant() const { return state_->variant; }
 bool Program::insecure() const { return state_->context->insecure(); }
 size_t Program::inputCount() const { return state_->inputs.size(); }
 size_t Program::outputCount() const { return state_->outputs.size(); }

@@ -93,6 +93,7 @@ struct RfRuntime {
   std::shared_ptr<void> library;
   RfRunFunction runFunction = nullptr;
   std::string name;
+  std::string variant; // the manifest's, or empty
   ringfuse::runtime::Device device = ringfuse::runtime::Device::Cpu;
   ringfuse::runtime::ContextPtr context;
   size_t n = 0;

@@ -112,6 +112,7 @@ TEST_F(ProgramTest, LoadsTheManifest) {
   EXPECT_FALSE(plain.needsRelinKey());
   Program rotate = Program::fromFunctions(rotateManifest, rotateRun<Host, 3>);
   EXPECT_EQ(rotate.requiredGaloisElements(), std::vector<uint64_t>{3});
+  EXPECT_EQ(rotate.variant(), ""); // the hand-written manifests do not say
 }
 
 TEST_F(ProgramTest, MultiplyRelinearizeIsBitIdenticalToTheReference) {
@@ -215,6 +216,15 @@ void emptyRun(RfRuntime *, const RfKernels *) {}
 std::string loadError(const RfManifest &manifest) {
   gEdited = manifest;
   return errorOf([] { Program::fromFunctions(editedManifest, emptyRun); });
+}
+
+TEST_F(ProgramTest, NamesItsVariantAndRefusesAnUnknownOne) {
+  gEdited = *plainManifest();
+  gEdited.variant = "lhps";
+  EXPECT_EQ(Program::fromFunctions(editedManifest, emptyRun).variant(), "lhps");
+  RfManifest m = *plainManifest();
+  m.variant = "bgv";
+  EXPECT_MESSAGE(loadError(m), "the manifest names the variant \"bgv\"");
 }
 
 TEST_F(ProgramTest, RefusesAnotherAbiVersion) {

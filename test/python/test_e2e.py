@@ -223,6 +223,11 @@ def test_product_chains_of_every_variant_decrypt_correctly(
     for i in range(depth):
         expected = expected * (y if i % 2 == 0 else x) % T
     check(keys, program(keys.encrypt(x), keys.encrypt(y)), expected)
+    # The program says which variant it runs; auto's is the cost model's.
+    if variant == "auto":
+        assert program.variant in ("hps", "lhps", "chps", "behz")
+    else:
+        assert program.variant == variant
     source = program.source_path.read_text()
     if variant == "lhps":  # some product ran, and was relinearized, below the full Q
         assert re.search(r"// Q[0-9]+P\b", source)

@@ -415,12 +415,21 @@ private:
         "    q, {3}, p, {4}, {5},\n"
         "    bases, {6}, converters, {7}, scale_rounds, {8}, scale_ups, {9},\n"
         "    buffer_words, {10}, inputs, {11}, outputs, {12},\n"
-        "    constants, {13}, keys, {14}};\n",
+        "    constants, {13}, keys, {14}, {15}};\n",
         func_.getName(), n_, params_.getPlaintextModulus(),
         params_.getCiphertextModulus().size(), params_.getSpecialModulus().size(),
         params_.getDigitCount(), manifest_.bases().size(), manifest_.converters_.size(),
         manifest_.scaleRounds_.size(), manifest_.scaleUps_.size(), bufferWords_.size(),
-        inputs.size(), outputs.size(), constants_.size(), manifest_.keys_.size());
+        inputs.size(), outputs.size(), constants_.size(), manifest_.keys_.size(),
+        variantLiteral());
+  }
+
+  /// The module's `ringfuse.variant` (bfv-to-poly records it) as a C string
+  /// literal, or nullptr.
+  std::string variantLiteral() {
+    auto module = func_->getParentOfType<ModuleOp>();
+    auto variant = module ? module->getAttrOfType<StringAttr>("ringfuse.variant") : nullptr;
+    return variant ? "\"" + variant.getValue().str() + "\"" : "nullptr";
   }
 
   func::FuncOp func_;

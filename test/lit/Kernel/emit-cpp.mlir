@@ -37,6 +37,8 @@ func.func @square_rotated(%x: !bfv.ciphertext<#p, 2>, %w: !bfv.plaintext<#p>) ->
 // CHECK-DAG: const RfValue inputs[] = {{[{][{]}}0, 2, {0, 1, 0}}, {1, 1, {2, 0, 0}}};
 // CHECK-DAG: const RfValue outputs[] = {{[{][{]}}0, 2, {{[{][0-9]+, [0-9]+, 0[}][}]}}};
 // CHECK: RINGFUSE_PROGRAM_ABI_VERSION, "square_rotated", 16, 97ull,
+// bfv-to-poly records the variant for the manifest's last field.
+// CHECK: constants, {{[0-9]+}}, keys, 2, "hps"};
 // CHECK: extern "C" void ringfuse_run(RfRuntime *rt, const RfKernels *k) {
 // CHECK: k->convert(rt,
 // CHECK: k->ntt_forward(rt,
@@ -61,3 +63,4 @@ func.func @square_rotated(%x: !bfv.ciphertext<#p, 2>, %w: !bfv.plaintext<#p>) ->
 // CONCURRENT-NEXT: k->ntt_forward(rt,
 // CONCURRENT-NEXT: k->ntt_forward(rt,
 // CONCURRENT-NEXT: k->concurrent_end(rt);
+// BEHZ: keys, 2, "behz"};

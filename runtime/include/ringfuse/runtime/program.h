@@ -92,6 +92,10 @@ public:
   const ContextPtr &context() const;
   Device device() const;
   const std::string &name() const;
+  /// The multiplication variant the circuit was compiled with (hps, lhps,
+  /// chps, behz; for variant=auto, the compiler's choice), or empty if the
+  /// manifest does not say.
+  const std::string &variant() const;
   /// True if the parameter set is beyond the 128-bit bound (the compiler
   /// checked security when it chose the parameters; this records it).
   bool insecure() const;

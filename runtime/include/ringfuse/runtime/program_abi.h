@@ -28,7 +28,7 @@
 extern "C" {
 #endif
 
-#define RINGFUSE_PROGRAM_ABI_VERSION 6
+#define RINGFUSE_PROGRAM_ABI_VERSION 7
 
 typedef struct RfBasis {
   const uint64_t *moduli; /* pairwise coprime; NTT-capable if ever transformed */
@@ -126,6 +126,9 @@ typedef struct RfManifest {
    * Galois element g (X -> X^g), or 0 for the relinearization key. */
   const uint64_t *keys;
   int key_count;
+  /* The BFV multiplication variant the circuit was compiled with ("hps",
+   * "lhps", "chps" or "behz"; with variant=auto, the one chosen), or NULL. */
+  const char *variant;
 } RfManifest;
 
 typedef struct RfRuntime RfRuntime; /* opaque: the loaded program's state */
