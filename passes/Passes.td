@@ -52,7 +52,9 @@ def BFVChooseVariant : Pass<"bfv-choose-variant", "::mlir::ModuleOp"> {
     chps, behz by default) through bfv-to-poly, poly-to-rns, canonicalize, cse and
     rns-assign-domains, prices each with CircuitCostModel (transforms from the
     autotuner's table, base conversions and scale-and-round from their
-    measured fit, elementwise work from its bytes) and keeps the cheapest; a
+    measured fit, elementwise work from its bytes; independent library
+    kernels overlapping their launches, as kernel-concurrent runs them) and
+    keeps the cheapest; a
     tie goes to the earlier candidate. The module records the choice in
     `ringfuse.variant` (which bfv-to-poly and poly-to-rns read for
     variant=auto) and every estimate in `ringfuse.variant_costs` (us). For

@@ -180,7 +180,12 @@ double TransformCostModel::modelMicroseconds(const TransformShape &shape,
       shape.word == 32 ? kButterfliesPerSecond32 : kButterfliesPerSecond64;
   const double seconds =
       std::max(bytes / kBytesPerSecond, limbs * butterflies / rate);
-  return seconds * 1e6 + steps * kLaunchMicroseconds;
+  return seconds * 1e6 + launchMicroseconds(shape);
+}
+
+double TransformCostModel::launchMicroseconds(const TransformShape &shape) {
+  const bool twoPasses = shape.kind == rns::TransformKind::dgt || shape.logN1 > 0;
+  return (twoPasses ? 2 : 1) * kLaunchMicroseconds;
 }
 
 std::optional<TransformCostModel::Choice>

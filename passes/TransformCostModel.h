@@ -100,6 +100,9 @@ public:
   /// limbs of N = 2^logN words (see the definition for the formula).
   static double modelMicroseconds(const TransformShape &shape, unsigned logN,
                                   unsigned limbs);
+  /// The part of a transform's time that is kernel launches (one per pass
+  /// over the data), which transforms running side by side overlap.
+  static double launchMicroseconds(const TransformShape &shape);
 
 private:
   bool allowed(const TransformShape &shape, unsigned degree,

@@ -5,6 +5,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <map>
+
 namespace ringfuse {
 using namespace mlir;
 
@@ -19,8 +21,8 @@ namespace {
 struct LaunchCost {
   double fixedMicroseconds, macsPerMicrosecond, bytesPerMicrosecond;
 
-  double of(double macs, double bytes) const {
-    return fixedMicroseconds + macs / macsPerMicrosecond + bytes / bytesPerMicrosecond;
+  KernelCost of(double macs, double bytes) const {
+    return {fixedMicroseconds, macs / macsPerMicrosecond + bytes / bytesPerMicrosecond};
   }
 };
 constexpr LaunchCost kFastConversion{4.9, 6.70e5, 2.0e6};
@@ -48,17 +50,20 @@ double elementwiseBytes(Operation *op) {
 
 } // namespace
 
-double CircuitCostModel::microseconds(Operation *op) const {
-  return llvm::TypeSwitch<Operation *, double>(op)
+KernelCost CircuitCostModel::cost(Operation *op) const {
+  return llvm::TypeSwitch<Operation *, KernelCost>(op)
       .Case<rns::NttOp, rns::InttOp>([&](auto transform) {
         auto type = cast<rns::PolyType>(transform.getInput().getType());
         bool forward = isa<rns::NttOp>(op);
         std::optional<TransformCostModel::Choice> choice = transforms_.choose(
             type.getDegree(), type.getBasis().getModuli(), forward);
-        return choice ? choice->microseconds
-                      : TransformCostModel::modelMicroseconds(
-                            {}, __builtin_ctz(type.getDegree()),
-                            type.getBasis().getModuli().size());
+        TransformShape shape = choice ? choice->shape : TransformShape{};
+        double total = choice ? choice->microseconds
+                              : TransformCostModel::modelMicroseconds(
+                                    shape, __builtin_ctz(type.getDegree()),
+                                    type.getBasis().getModuli().size());
+        double launches = std::min(total, TransformCostModel::launchMicroseconds(shape));
+        return KernelCost{launches, total - launches};
       })
       .Case<rns::ConvertOp>([&](rns::ConvertOp convert) {
         ArrayRef<uint64_t> from =
@@ -83,18 +88,47 @@ double CircuitCostModel::microseconds(Operation *op) const {
         double in = double(limbsOf(scale.getInput())), out = double(limbsOf(scale));
         return kScaleRound.of(n * divisor * out, 8 * n * (in + out));
       })
-      .Case<rns::ExtractOp, rns::ConstantOp>([](Operation *) { return 0.0; })
+      .Case<rns::ExtractOp, rns::ConstantOp>([](Operation *) { return KernelCost{}; })
       .Default([&](Operation *other) {
         if (other->getNumResults() == 0 || !isa<rns::RNSDialect>(other->getDialect()))
-          return 0.0;
+          return KernelCost{};
         return kElementwise.of(0, elementwiseBytes(other));
       });
 }
 
+double CircuitCostModel::microseconds(Operation *op) const {
+  KernelCost c = cost(op);
+  return c.launch + c.work;
+}
+
+/// kernel-concurrent runs independent library kernels side by side: ops at
+/// the same depth of the dataflow (1 + their operands' deepest producer)
+/// overlap their launches and add their work. Elementwise ops become
+/// generated kernels, which run alone.
 double CircuitCostModel::microseconds(ModuleOp module) const {
   double total = 0;
   module.walk([&](func::FuncOp function) {
-    function.walk([&](Operation *op) { total += microseconds(op); });
+    if (function.isExternal())
+      return;
+    llvm::DenseMap<Operation *, unsigned> depth;
+    std::map<unsigned, KernelCost> stages; // overlapped launch, summed work
+    for (Operation &op : function.getBody().front()) {
+      unsigned d = 0;
+      for (Value operand : op.getOperands())
+        if (Operation *producer = operand.getDefiningOp())
+          d = std::max(d, depth.lookup(producer) + 1);
+      depth[&op] = d;
+      KernelCost c = cost(&op);
+      if (isa<rns::AddOp, rns::SubOp, rns::NegOp, rns::MulOp, rns::MulScalarOp>(op)) {
+        total += c.launch + c.work;
+        continue;
+      }
+      KernelCost &stage = stages[d];
+      stage.launch = std::max(stage.launch, c.launch);
+      stage.work += c.work;
+    }
+    for (const auto &[d, stage] : stages)
+      total += stage.launch + stage.work;
   });
   return total;
 }

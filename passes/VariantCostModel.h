@@ -4,7 +4,8 @@
 // (after rns-assign-domains), priced op by op. Transforms come from the
 // TransformCostModel (the autotuner's table); base conversions and
 // scale-and-round from a fit to their measured times; elementwise ops and the
-// key-switching inner product from the bytes they move.
+// key-switching inner product from the bytes they move. Independent library
+// kernels overlap their launches, as kernel-concurrent runs them.
 //
 //===----------------------------------------------------------------------===//
 #ifndef RINGFUSE_PASSES_VARIANTCOSTMODEL_H
@@ -16,17 +17,27 @@
 
 namespace ringfuse {
 
+/// One kernel's time, split into its launch latency (which kernels running
+/// side by side overlap) and its work (which they share the GPU for).
+struct KernelCost {
+  double launch = 0, work = 0;
+};
+
 class CircuitCostModel {
 public:
   explicit CircuitCostModel(const TransformCostModel &transforms)
       : transforms_(transforms) {}
 
-  /// Microseconds for one run of every function of `module` (rns dialect).
+  /// Microseconds for one run of every function of `module` (rns dialect),
+  /// with independent library kernels overlapping as kernel-concurrent
+  /// runs them.
   double microseconds(mlir::ModuleOp module) const;
-  /// Microseconds for one op; 0 for views and constants.
+  /// Microseconds for one op alone; 0 for views and constants.
   double microseconds(mlir::Operation *op) const;
 
 private:
+  KernelCost cost(mlir::Operation *op) const;
+
   const TransformCostModel &transforms_;
 };
 
