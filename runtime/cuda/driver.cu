@@ -415,7 +415,6 @@ void automorphismKernel(RfRuntime *s, int basis, uint64_t galoisElement,
                         const uint64_t *in, uint64_t *out) {
   guarded(s, "automorphism", [&] {
     const BasisPlan &plan = checkAutomorphism(s, basis, galoisElement, in, out);
-    CudaState &d = stateOf(s);
     cuda::launchAutomorphism(s->moduliData[basis],
                              static_cast<int>(plan.moduli.size()), s->n,
                              galoisElement, in, out, launchStream(s));
@@ -427,7 +426,6 @@ void automorphismEvaluationKernel(RfRuntime *s, int basis,
                                   uint64_t *out) {
   guarded(s, "automorphism_evaluation", [&] {
     const BasisPlan &plan = checkAutomorphism(s, basis, galoisElement, in, out);
-    CudaState &d = stateOf(s);
     cuda::launchEvaluationAutomorphism(static_cast<int>(plan.moduli.size()),
                                        s->n, galoisElement, in, out,
                                        launchStream(s));
