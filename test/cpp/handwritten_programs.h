@@ -408,6 +408,50 @@ template <typename Steps> void gatherRun(RfRuntime *rt, const RfKernels *k) {
   k->convert(rt, BToQ, b[5], b[7]);
 }
 
+// Calls every driver refuses ------------------------------------------------
+
+/// A whole schedule (for the plain program) whose kernel call the argument
+/// checks both drivers share (program_internal.h) refuse, and the message.
+struct RefusedCall {
+  RfRunFunction run;
+  const char *message;
+};
+
+inline const RefusedCall kRefusedCalls[] = {
+    {[](RfRuntime *rt, const RfKernels *k) {
+       k->ntt_forward(rt, QB, k->buffer(rt, 0), 0, 0, 0);
+     },
+     "needs 57344 words from word 0 of buffer 0, which has 24576"},
+    {[](RfRuntime *rt, const RfKernels *k) {
+       k->convert(rt, 6, k->buffer(rt, 0), k->buffer(rt, 3));
+     },
+     "converter 6 is out of range"},
+    {[](RfRuntime *rt, const RfKernels *k) {
+       k->automorphism(rt, Q, 3, k->buffer(rt, 0), k->buffer(rt, 0));
+     },
+     "cannot run in place"},
+    {[](RfRuntime *rt, const RfKernels *k) {
+       uint64_t *digits[3] = {};
+       k->key_switch_inner_product(rt, 0, QP, digits, 3, k->buffer(rt, 3),
+                                   k->buffer(rt, 4));
+     },
+     "key 0 is out of range"},
+    {[](RfRuntime *rt, const RfKernels *k) {
+       uint64_t *digits[3] = {};
+       k->key_switch_inner_product(rt, 0, QB, digits, 3, k->buffer(rt, 3),
+                                   k->buffer(rt, 4));
+     },
+     "basis 2 is not the first primes of Q followed by P"},
+    {[](RfRuntime *rt, const RfKernels *k) {
+       uint64_t *digits[3] = {};
+       k->key_switch_inner_product(rt, 0, QP, digits, 2, k->buffer(rt, 3),
+                                   k->buffer(rt, 4));
+     },
+     "2 digits given; 3 primes of Q make 3"},
+    {[](RfRuntime *rt, const RfKernels *k) { k->concurrent_end(rt); },
+     "concurrent_end: no concurrent region is open"},
+};
+
 } // namespace ringfuse::runtime::handwritten
 
 #endif // RINGFUSE_TEST_CPP_HANDWRITTEN_PROGRAMS_H

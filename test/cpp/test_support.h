@@ -2,11 +2,14 @@
 #ifndef RINGFUSE_TEST_CPP_TEST_SUPPORT_H
 #define RINGFUSE_TEST_CPP_TEST_SUPPORT_H
 
+#include "ringfuse/runtime/error.h"
 #include "ringfuse/runtime/prng.h"
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <random>
+#include <string>
 
 namespace ringfuse::runtime::testing {
 
@@ -28,6 +31,20 @@ inline uint64_t randomBelow(uint64_t bound) {
   return std::uniform_int_distribution<uint64_t>(0, bound - 1)(testRandom());
 }
 
+/// What `action` throws as an Error, or "(no error)".
+inline std::string errorOf(const std::function<void()> &action) {
+  try {
+    action();
+  } catch (const Error &error) {
+    return error.what();
+  }
+  return "(no error)";
+}
+
 } // namespace ringfuse::runtime::testing
+
+/// `message` contains `fragment` (gtest; prints the message otherwise).
+#define EXPECT_MESSAGE(message, fragment)                                      \
+  EXPECT_NE(std::string(message).find(fragment), std::string::npos) << (message)
 
 #endif // RINGFUSE_TEST_CPP_TEST_SUPPORT_H
