@@ -33,6 +33,9 @@ namespace {
 constexpr unsigned kRowStepThreads = 256;
 
 __host__ __device__ constexpr unsigned minOf(unsigned a, unsigned b) { return a < b ? a : b; }
+__host__ __device__ constexpr unsigned log2Floor(unsigned x) {
+  return x <= 1 ? 0 : 1 + log2Floor(x / 2);
+}
 
 // Lazy arithmetic ------------------------------------------------------------
 
@@ -71,8 +74,11 @@ template <> struct LazyModulus<uint32_t> {
 /// three of the four 32-bit partial products, dropping the low-by-low one and
 /// the carries out of the middle word, so it falls short by at most 2 and
 /// y w - e q is below 4q (B = 4q; values below 8q fit a word for q < 2^61).
-/// That saves a multiply and the carry chain; y w - e q is taken as
-/// y w + e (2^64 - q) so that it is one multiply-accumulate chain.
+/// That saves a multiply and the carry chain. y w - e q is taken as
+/// y w + e (2^64 - q), and only its low 64 bits matter: two wide products
+/// give the low word and carry, and the four cross products go into the
+/// high word as one chain of 32-bit multiply-adds, two instructions fewer
+/// than 64-bit multiplies (which ptxas splits into independent halves).
 template <> struct LazyModulus<uint64_t> {
   uint64_t q, bound, negQ;
 
@@ -81,19 +87,27 @@ template <> struct LazyModulus<uint64_t> {
   __device__ __forceinline__ uint64_t times(uint64_t y,
                                             ShoupConstant w) const {
     uint64_t r;
-    // In PTX so that the compiler keeps y w + e negQ rather than turning it
-    // back into y w - e q (a negation more).
-    asm("{\n\t.reg .u32 yl, yh, wl, wh, a, b;\n\t.reg .u64 e, a64, b64;\n\t"
+    asm("{\n\t.reg .u32 yl, yh, vl, vh, wl, wh, nl, nh, el, eh, a, b, rl, rh;"
+        "\n\t.reg .u64 e, a64, b64;\n\t"
         "mov.b64 {yl, yh}, %1;\n\t"
+        "mov.b64 {vl, vh}, %2;\n\t"
         "mov.b64 {wl, wh}, %3;\n\t"
+        "mov.b64 {nl, nh}, %4;\n\t"
         "mul.hi.u32 a, yh, wl;\n\t"
         "mul.hi.u32 b, yl, wh;\n\t"
         "cvt.u64.u32 a64, a;\n\t"
         "cvt.u64.u32 b64, b;\n\t"
         "mad.wide.u32 e, yh, wh, a64;\n\t"
         "add.u64 e, e, b64;\n\t"
-        "mul.lo.u64 %0, %1, %2;\n\t"
-        "mad.lo.u64 %0, e, %4, %0;\n\t}"
+        "mov.b64 {el, eh}, e;\n\t"
+        "mul.wide.u32 %0, yl, vl;\n\t"
+        "mad.wide.u32 %0, el, nl, %0;\n\t"
+        "mov.b64 {rl, rh}, %0;\n\t"
+        "mad.lo.u32 rh, yh, vl, rh;\n\t"
+        "mad.lo.u32 rh, yl, vh, rh;\n\t"
+        "mad.lo.u32 rh, eh, nl, rh;\n\t"
+        "mad.lo.u32 rh, el, nh, rh;\n\t"
+        "mov.b64 %0, {rl, rh};\n\t}"
         : "=l"(r)
         : "l"(y), "l"(w.value), "l"(w.quotient), "l"(negQ));
     return r;
@@ -344,14 +358,19 @@ __global__ void __launch_bounds__(minOf(1024, kNttBlockColumns *(1u << LOG_M) / 
   const Shoup<Word> *table = FORWARD ? limb.rootPowers : limb.inverseRootPowers;
   // Lets the compiler use global loads rather than generic ones for the table.
   __builtin_assume(__isGlobal(table));
-  const size_t rowLength = size_t(1) << (logN - LOG_M);
+  // Offsets within a limb fit 32 bits (N <= 2^17), which keeps 64-bit
+  // shifts and adds out of every access's address.
+  const unsigned logRowLength = logN - LOG_M;
   const unsigned column = threadIdx.x % kNttBlockColumns, j = threadIdx.x / kNttBlockColumns;
-  Word *columnWords = data + size_t(blockIdx.y) * (rowLength << LOG_M) +
-                      size_t(blockIdx.x) * kNttBlockColumns + column;
+  Word *columnWords = data + (size_t(blockIdx.y) << logN) +
+                      blockIdx.x * kNttBlockColumns + column;
+  // Keeps the column's address whole, so that each access adds its offset
+  // with one wide multiply-add instead of rebuilding a 64-bit index.
+  asm("" : "+l"(columnWords));
   const LazyModulus<Word> m(limb.q);
   const Shoup<Word> inverseDegree = limb.inverseDegree;
   auto load = [&](unsigned b, unsigned o) {
-    return columnWords[(b + o) * rowLength];
+    return columnWords[(b + o) << logRowLength];
   };
   // The block's threads hold the table between its load and its store.
   Shoup<Word> twiddle{};
@@ -368,7 +387,7 @@ __global__ void __launch_bounds__(minOf(1024, kNttBlockColumns *(1u << LOG_M) / 
   auto store = [&](unsigned b, unsigned o, Word w) {
     if constexpr (!FORWARD)
       w = mulShoup(w, inverseDegree, m.q);
-    columnWords[(b + o) * rowLength] = w;
+    columnWords[(b + o) << logRowLength] = w;
   };
   auto shared = [&](unsigned b, unsigned o) -> Word & {
     return words[(b + o) * kNttBlockColumns + column];
@@ -409,6 +428,8 @@ __global__ void __launch_bounds__(
   static_assert(OT_STAGES <= LOG_M);
   extern __shared__ __align__(16) unsigned char sharedBytes[];
   constexpr unsigned kM = 1u << LOG_M, kThreadsPerRow = kM / R;
+  // A row fills a block (rowsPerBlock is 1, blockDim.x kThreadsPerRow).
+  constexpr bool kOneRow = kThreadsPerRow >= kRowStepThreads;
   // Twiddles of the table every row shares that each thread copies: the
   // block has at least kM / R threads for kM / 2 entries.
   constexpr unsigned kSharedPerThread = R / 2;
@@ -432,22 +453,28 @@ __global__ void __launch_bounds__(
   // table, 2^(logN1 + stage) + row 2^stage + group, is k + (2^logN1 + row - 1)
   // 2^stage (N <= 2^17: it fits 32 bits).
   // The block's threads hold its twiddles between their loads and stores.
+  const unsigned threads = kOneRow ? kThreadsPerRow : blockDim.x;
   Shoup<Word> rowEntries[R], sharedEntries[kSharedPerThread];
   bool keep[R];
   auto fetchTwiddles = [&] {
 #pragma unroll
     for (unsigned i = 0; i < R; ++i) {
-      const unsigned e = threadIdx.x + i * blockDim.x;
+      const unsigned e = threadIdx.x + i * threads;
       const unsigned k = e & (kM - 1);
-      const unsigned stage = 31 - __clz(k | 1);
+      // With one row per block, entry i > 0 lies in [i, i + 1) kThreadsPerRow,
+      // so its stage is a constant (a count-leading-zeros and a branch fewer).
+      const unsigned stage =
+          kOneRow && i > 0 ? log2Exact(kThreadsPerRow) + log2Floor(i)
+                           : 31 - __clz(k | 1);
       keep[i] = k != 0 && (!isStageFrom<kOtFrom>(stage) || k == 1u << stage);
-      const unsigned rowBase = (1u << logN1) + firstRow + (e >> LOG_M) - 1;
+      const unsigned rowBase =
+          (1u << logN1) + firstRow + (kOneRow ? 0 : e >> LOG_M) - 1;
       if (keep[i])
         rowEntries[i] = powers[k + (rowBase << stage)];
     }
 #pragma unroll
     for (unsigned i = 0; i < kSharedPerThread; ++i) {
-      const unsigned h = threadIdx.x + i * blockDim.x;
+      const unsigned h = threadIdx.x + i * threads;
       if (OT_STAGES > 0 && h < kM / 2)
         sharedEntries[i] = powers[h];
     }
@@ -457,10 +484,10 @@ __global__ void __launch_bounds__(
 #pragma unroll
     for (unsigned i = 0; i < R; ++i)
       if (keep[i])
-        rowPowers[threadIdx.x + i * blockDim.x] = rowEntries[i];
+        rowPowers[threadIdx.x + i * threads] = rowEntries[i];
 #pragma unroll
     for (unsigned i = 0; i < kSharedPerThread; ++i) {
-      const unsigned h = threadIdx.x + i * blockDim.x;
+      const unsigned h = threadIdx.x + i * threads;
       if (OT_STAGES > 0 && h < kM / 2)
         sharedPowers[h] = sharedEntries[i];
     }
@@ -533,10 +560,12 @@ void launchColumnSized(const BasicNttPlan<Word> &plan, unsigned logN,
 }
 
 /// A row-step block's shared memory: per row its words and its twiddles,
-/// plus the table of N2 / 2 twiddles the rows share.
-size_t rowSharedBytes(unsigned wordBytes, unsigned logN2, unsigned rows) {
+/// plus, with on-the-fly twiddling, the table of N2 / 2 twiddles the rows
+/// share (left out without it, so that more blocks fit an SM).
+size_t rowSharedBytes(unsigned wordBytes, unsigned logN2, unsigned rows,
+                      unsigned otStages) {
   const size_t m = size_t(1) << logN2;
-  return rows * m * wordBytes * 3 + m / 2 * 2 * wordBytes;
+  return rows * m * wordBytes * 3 + (otStages > 0 ? m / 2 * 2 * wordBytes : 0);
 }
 
 /// Rows per row-step block: enough for kRowStepThreads threads, while the
@@ -546,7 +575,8 @@ unsigned rowsPerBlock(unsigned wordBytes, unsigned logN1, unsigned logN2,
   const unsigned threadsPerRow = (1u << logN2) / radix;
   unsigned rows =
       threadsPerRow >= kRowStepThreads ? 1 : kRowStepThreads / threadsPerRow;
-  while (rows > 1 && rowSharedBytes(wordBytes, logN2, rows) > kNttSharedLimit)
+  while (rows > 1 &&
+         rowSharedBytes(wordBytes, logN2, rows, kNttMaxOtStages) > kNttSharedLimit)
     rows /= 2;
   return minOf(rows, 1u << logN1);
 }
@@ -596,7 +626,7 @@ void launchRowSized(const BasicNttPlan<Word> &plan, unsigned logN1,
   const unsigned rows = rowsPerBlock(sizeof(Word), logN1, LOG_M, R);
   const dim3 grid((1u << logN1) / rows, static_cast<unsigned>(plan.limbCount));
   const unsigned threads = rows * ((1u << LOG_M) / R);
-  const size_t bytes = rowSharedBytes(sizeof(Word), LOG_M, rows);
+  const size_t bytes = rowSharedBytes(sizeof(Word), LOG_M, rows, otStages);
   auto launch = [&](auto otConstant) {
     constexpr unsigned kOt = decltype(otConstant)::value;
     if constexpr (kOt <= LOG_M) {
@@ -604,7 +634,8 @@ void launchRowSized(const BasicNttPlan<Word> &plan, unsigned logN1,
       // For the most rows any launch of this kernel packs.
       allowSharedBytes(kernel,
                        rowSharedBytes(sizeof(Word), LOG_M,
-                                      rowsPerBlock(sizeof(Word), 31, LOG_M, R)));
+                                      rowsPerBlock(sizeof(Word), 31, LOG_M, R),
+                                      kOt));
       launchStep(FORWARD ? "nttRowStep (forward)" : "nttRowStep (inverse)",
                  kernel, grid, threads, bytes, stream, plan, data, logN1,
                  rows);
