@@ -79,24 +79,80 @@ __device__ void roundFractionSums(const Tile &t, unsigned tile,
   __syncthreads();
 }
 
-/// sum_i column[i tile] weights[i stride] mod m, for words and weights below
-/// 2^62: each product is below 2^124, so 15 of them and a reduced sum fit
-/// 128 bits; the sum is reduced between such chunks.
+/// A sum of products of words below 2^62, kept as 32-bit partial products
+/// in three 64-bit columns so that no product needs its 128-bit carry chain:
+/// with a = a1 2^32 + a0 and b likewise, a0 b0 goes to `low`, a0 b1 + a1 b0
+/// to `middle` (2^32) and a1 b1 (below 2^60) to `high` (2^64), and the
+/// carries out of low and middle are counted. A product is then four wide
+/// multiply-adds and three carry counts (eight instructions) where a 128-bit
+/// product and sum took fourteen. The total is exact while below 2^128 and
+/// high below 2^64, that is for up to 16 products.
+class ProductSum {
+public:
+  static constexpr int kMaxProducts = 16;
+
+  __device__ explicit ProductSum(uint64_t start) : low_(start) {}
+
+  __device__ __forceinline__ void add(uint64_t a, uint64_t b) {
+    asm("{\n\t.reg .u32 a0, a1, b0, b1, l0, l1, m0, m1;\n\t"
+        "mov.b64 {a0, a1}, %5;\n\t"
+        "mov.b64 {b0, b1}, %6;\n\t"
+        "mov.b64 {l0, l1}, %0;\n\t"
+        "mov.b64 {m0, m1}, %1;\n\t"
+        "mad.lo.cc.u32 l0, a0, b0, l0;\n\t"
+        "madc.hi.cc.u32 l1, a0, b0, l1;\n\t"
+        "addc.u32 %3, %3, 0;\n\t"
+        "mad.lo.cc.u32 m0, a0, b1, m0;\n\t"
+        "madc.hi.cc.u32 m1, a0, b1, m1;\n\t"
+        "addc.u32 %4, %4, 0;\n\t"
+        "mad.lo.cc.u32 m0, a1, b0, m0;\n\t"
+        "madc.hi.cc.u32 m1, a1, b0, m1;\n\t"
+        "addc.u32 %4, %4, 0;\n\t"
+        "mad.wide.u32 %2, a1, b1, %2;\n\t"
+        "mov.b64 %0, {l0, l1};\n\t"
+        "mov.b64 %1, {m0, m1};\n\t}"
+        : "+l"(low_), "+l"(middle_), "+l"(high_), "+r"(lowCarries_),
+          "+r"(middleCarries_)
+        : "l"(a), "l"(b));
+  }
+
+  /// The sum: low + middle 2^32 + (high + carries) 2^64, where the upper
+  /// word, the sum's floor over 2^64 less what low + middle 2^32 carries
+  /// into it, fits 64 bits because the sum does 128.
+  __device__ __forceinline__ uint128_t value() const {
+    const uint64_t upper = high_ + lowCarries_ +
+                           (static_cast<uint64_t>(middleCarries_) << 32);
+    return low_ + (static_cast<uint128_t>(middle_) << 32) +
+           (static_cast<uint128_t>(upper) << 64);
+  }
+
+private:
+  uint64_t low_, middle_ = 0, high_ = 0;
+  uint32_t lowCarries_ = 0, middleCarries_ = 0;
+};
+
+/// (extraWord extraWeight + sum_i column[i tile] weights[i stride]) mod m,
+/// for words and weights below 2^62: a ProductSum takes up to 15 products
+/// and a reduced sum, and the sum is reduced between such chunks. The extra
+/// product folds a correction (a multiple to subtract, a kept limb to add)
+/// into the one reduction at the end.
 __device__ uint64_t dotMod(const uint64_t *column, unsigned tile,
                            const uint64_t *weights, size_t stride, int count,
-                           const Modulus &m) {
-  constexpr int kChunk = 15;
-  uint128_t sum = 0;
-  for (int start = 0; start < count; start += kChunk) {
-    if (start > 0)
-      sum = reduce128(sum, m);
-    const int end = min(count, start + kChunk);
+                           const Modulus &m, uint64_t extraWord = 0,
+                           uint64_t extraWeight = 0) {
+  constexpr int kChunk = ProductSum::kMaxProducts - 1;
+  ProductSum sum(0);
+  sum.add(extraWord, extraWeight);
+  int start = 0;
+  for (int end = min(count, kChunk - 1);; end = min(count, start + kChunk)) {
 #pragma unroll 5
     for (int i = start; i < end; ++i)
-      sum += static_cast<uint128_t>(column[size_t(i) * tile]) *
-             weights[size_t(i) * stride];
+      sum.add(column[size_t(i) * tile], weights[size_t(i) * stride]);
+    if (end == count)
+      return reduce128(sum.value(), m);
+    sum = ProductSum(reduce128(sum.value(), m));
+    start = end;
   }
-  return reduce128(sum, m);
 }
 
 /// behz.cpp's RedundantConverter: per coefficient c of the tile, the
@@ -133,8 +189,10 @@ __global__ void __launch_bounds__(kTileThreads)
   extern __shared__ uint128_t tileMemory[];
   const Tile t(tileMemory, tile);
   const size_t first = size_t(blockIdx.x) * tile;
+  // The tile is a power of two: indices split with a shift and a mask.
+  const unsigned logTile = __ffs(tile) - 1;
   for (unsigned k = threadIdx.x; k < plan.toSize * tile; k += blockDim.x) {
-    const unsigned j = k / tile, c = k % tile;
+    const unsigned j = k >> logTile, c = k & (tile - 1);
     const int from = plan.copyFrom[j];
     if (from >= 0)
       out[size_t(j) * n + first + c] = in[size_t(from) * n + first + c];
@@ -142,7 +200,7 @@ __global__ void __launch_bounds__(kTileThreads)
   if (plan.missingSize == 0)
     return;
   for (unsigned k = threadIdx.x; k < plan.fromSize * tile; k += blockDim.x) {
-    const unsigned i = k / tile, c = k % tile;
+    const unsigned i = k >> logTile, c = k & (tile - 1);
     t.words[k] = mulShoup(in[size_t(i) * n + first + c],
                           plan.puncturedInverse[i], plan.fromModuli[i]);
   }
@@ -155,19 +213,20 @@ __global__ void __launch_bounds__(kTileThreads)
     redundantCorrections(t, tile, plan, in + first, n);
   for (unsigned k = threadIdx.x; k < plan.missingSize * tile;
        k += blockDim.x) {
-    const unsigned j = k / tile, c = k % tile;
+    const unsigned j = k >> logTile, c = k & (tile - 1);
     const Modulus target = plan.missingModuli[j];
-    uint64_t sum = dotMod(t.words + c, tile, plan.puncturedModTo + j,
-                          plan.missingSize, plan.fromSize, target);
+    // The multiple of [A]_{b_j} to subtract, added as multiple ([-A]_{b_j}):
+    // an exact conversion's rounded sum is at most the number of input
+    // limbs (each x_i / a_i < 1), so it is its own residue.
     uint64_t multiple = 0;
     if (plan.method == RF_CONVERT_EXACT)
-      multiple = reduce128(t.rounded[c], target);
+      multiple = static_cast<uint64_t>(t.rounded[c]);
     else if (corrected)
       multiple = signedResidue(correctionOf(t.rounded[c]), target);
-    if (multiple != 0)
-      sum = subMod(sum, mulMod(multiple, plan.productModTo[j], target),
-                   target.value);
-    out[size_t(plan.missingLimbs[j]) * n + first + c] = sum;
+    out[size_t(plan.missingLimbs[j]) * n + first + c] =
+        dotMod(t.words + c, tile, plan.puncturedModTo + j, plan.missingSize,
+               plan.fromSize, target, multiple,
+               target.value - plan.productModTo[j]);
   }
 }
 
@@ -183,10 +242,11 @@ __global__ void __launch_bounds__(kTileThreads)
   extern __shared__ uint128_t tileMemory[];
   const Tile t(tileMemory, tile);
   const size_t first = size_t(blockIdx.x) * tile;
+  const unsigned logTile = __ffs(tile) - 1; // a power of two, as above
   const bool floors = plan.divisorScale != nullptr;
   for (unsigned k = threadIdx.x; k < plan.divisorSize * tile;
        k += blockDim.x) {
-    const unsigned i = k / tile, c = k % tile;
+    const unsigned i = k >> logTile, c = k & (tile - 1);
     const uint64_t x = in[size_t(plan.divisorLimbs[i]) * n + first + c];
     t.words[k] =
         floors ? mulShoup(x, plan.divisorScale[i], plan.divisorModuli[i]) : x;
@@ -196,17 +256,15 @@ __global__ void __launch_bounds__(kTileThreads)
     roundFractionSums(t, tile, plan.theta, plan.divisorSize);
   for (unsigned k = threadIdx.x; k < plan.outputSize * tile;
        k += blockDim.x) {
-    const unsigned o = k / tile, c = k % tile;
+    const unsigned o = k >> logTile, c = k & (tile - 1);
     const Modulus m = plan.outputs[o];
-    uint64_t sum = dotMod(t.words + c, tile, plan.omega + o, plan.outputSize,
-                          plan.divisorSize, m);
+    // The kept limb's term joins the dot product.
+    uint64_t sum = dotMod(
+        t.words + c, tile, plan.omega + o, plan.outputSize, plan.divisorSize,
+        m, plan.hasLambda ? in[size_t(plan.keptLimbs[o]) * n + first + c] : 0,
+        plan.hasLambda ? plan.lambda[o] : 0);
     if (!floors)
       sum = addMod(reduce128(t.rounded[c], m), sum, m.value);
-    if (plan.hasLambda)
-      sum = addMod(sum,
-                   mulMod(in[size_t(plan.keptLimbs[o]) * n + first + c],
-                          plan.lambda[o], m),
-                   m.value);
     out[size_t(o) * n + first + c] = sum;
   }
 }
