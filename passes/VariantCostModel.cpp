@@ -21,8 +21,11 @@ namespace {
 struct LaunchCost {
   double fixedMicroseconds, macsPerMicrosecond, bytesPerMicrosecond;
 
-  KernelCost of(double macs, double bytes) const {
-    return {fixedMicroseconds, macs / macsPerMicrosecond + bytes / bytesPerMicrosecond};
+  /// Its cost for `macs` and `bytes`, times `ratio` (a kernel priced by its
+  /// measured ratio to this one).
+  KernelCost of(double macs, double bytes, double ratio = 1) const {
+    return {ratio * fixedMicroseconds,
+            ratio * (macs / macsPerMicrosecond + bytes / bytesPerMicrosecond)};
   }
 };
 constexpr LaunchCost kFastConversion{5.2, 7.60e5, 1.95e6};
@@ -81,23 +84,19 @@ KernelCost CircuitCostModel::cost(Operation *op) const {
         rns::ConversionMethod method = convert.getMethod();
         const LaunchCost &cost =
             method == rns::ConversionMethod::fast ? kFastConversion : kExactConversion;
-        KernelCost estimate = cost.of(n * double(from.size()) * computed,
-                                      8 * n * double(from.size() + to.size()));
-        if (method == rns::ConversionMethod::montgomery ||
-            method == rns::ConversionMethod::shenoy_kumaresan)
-          estimate = {estimate.launch * kCorrectedConversionRatio,
-                      estimate.work * kCorrectedConversionRatio};
-        return estimate;
+        bool corrected = method == rns::ConversionMethod::montgomery ||
+                         method == rns::ConversionMethod::shenoy_kumaresan;
+        return cost.of(n * double(from.size()) * computed,
+                       8 * n * double(from.size() + to.size()),
+                       corrected ? kCorrectedConversionRatio : 1);
       })
       .Case<rns::ScaleRoundOp>([&](rns::ScaleRoundOp scale) {
         double n = degreeOf(scale.getInput());
         double divisor = double(scale.getDivisor().getModuli().size());
         double in = double(limbsOf(scale.getInput())), out = double(limbsOf(scale));
-        KernelCost cost = kScaleRound.of(n * divisor * out, 8 * n * (in + out));
         // BEHZ's fast floor has no fractions to sum (kFastFloorRatio).
-        if (scale.getFloor())
-          cost = {cost.launch * kFastFloorRatio, cost.work * kFastFloorRatio};
-        return cost;
+        return kScaleRound.of(n * divisor * out, 8 * n * (in + out),
+                              scale.getFloor() ? kFastFloorRatio : 1);
       })
       .Case<rns::ExtractOp, rns::ConstantOp>([](Operation *) { return KernelCost{}; })
       .Default([&](Operation *other) {

@@ -60,9 +60,21 @@ struct Tile {
   uint128_t *rounded;
   uint64_t *words; // word (row i, coefficient c) at [i tile + c]
 
+  unsigned logWidth; // the tile is 2^logWidth coefficients (tileFor)
+
   __device__ Tile(void *shared, unsigned tile)
       : rounded(static_cast<uint128_t *>(shared)),
-        words(reinterpret_cast<uint64_t *>(rounded + tile)) {}
+        words(reinterpret_cast<uint64_t *>(rounded + tile)) {
+    // Set here: nvcc's host pass compiles member initializers, and __ffs is
+    // device-only.
+    logWidth = __ffs(tile) - 1;
+  }
+
+  /// Flat index k over (row, coefficient) pairs, coefficient fastest.
+  __device__ unsigned rowOf(unsigned k) const { return k >> logWidth; }
+  __device__ unsigned coefficientOf(unsigned k) const {
+    return k & ((1u << logWidth) - 1);
+  }
 };
 
 /// rounded[c] = round(sum_i words[i tile + c] fractions[i]) for every
@@ -189,10 +201,8 @@ __global__ void __launch_bounds__(kTileThreads)
   extern __shared__ uint128_t tileMemory[];
   const Tile t(tileMemory, tile);
   const size_t first = size_t(blockIdx.x) * tile;
-  // The tile is a power of two: indices split with a shift and a mask.
-  const unsigned logTile = __ffs(tile) - 1;
   for (unsigned k = threadIdx.x; k < plan.toSize * tile; k += blockDim.x) {
-    const unsigned j = k >> logTile, c = k & (tile - 1);
+    const unsigned j = t.rowOf(k), c = t.coefficientOf(k);
     const int from = plan.copyFrom[j];
     if (from >= 0)
       out[size_t(j) * n + first + c] = in[size_t(from) * n + first + c];
@@ -200,7 +210,7 @@ __global__ void __launch_bounds__(kTileThreads)
   if (plan.missingSize == 0)
     return;
   for (unsigned k = threadIdx.x; k < plan.fromSize * tile; k += blockDim.x) {
-    const unsigned i = k >> logTile, c = k & (tile - 1);
+    const unsigned i = t.rowOf(k), c = t.coefficientOf(k);
     t.words[k] = mulShoup(in[size_t(i) * n + first + c],
                           plan.puncturedInverse[i], plan.fromModuli[i]);
   }
@@ -213,7 +223,7 @@ __global__ void __launch_bounds__(kTileThreads)
     redundantCorrections(t, tile, plan, in + first, n);
   for (unsigned k = threadIdx.x; k < plan.missingSize * tile;
        k += blockDim.x) {
-    const unsigned j = k >> logTile, c = k & (tile - 1);
+    const unsigned j = t.rowOf(k), c = t.coefficientOf(k);
     const Modulus target = plan.missingModuli[j];
     // The multiple of [A]_{b_j} to subtract, added as multiple ([-A]_{b_j}):
     // an exact conversion's rounded sum is at most the number of input
@@ -242,11 +252,10 @@ __global__ void __launch_bounds__(kTileThreads)
   extern __shared__ uint128_t tileMemory[];
   const Tile t(tileMemory, tile);
   const size_t first = size_t(blockIdx.x) * tile;
-  const unsigned logTile = __ffs(tile) - 1; // a power of two, as above
   const bool floors = plan.divisorScale != nullptr;
   for (unsigned k = threadIdx.x; k < plan.divisorSize * tile;
        k += blockDim.x) {
-    const unsigned i = k >> logTile, c = k & (tile - 1);
+    const unsigned i = t.rowOf(k), c = t.coefficientOf(k);
     const uint64_t x = in[size_t(plan.divisorLimbs[i]) * n + first + c];
     t.words[k] =
         floors ? mulShoup(x, plan.divisorScale[i], plan.divisorModuli[i]) : x;
@@ -256,7 +265,7 @@ __global__ void __launch_bounds__(kTileThreads)
     roundFractionSums(t, tile, plan.theta, plan.divisorSize);
   for (unsigned k = threadIdx.x; k < plan.outputSize * tile;
        k += blockDim.x) {
-    const unsigned o = k >> logTile, c = k & (tile - 1);
+    const unsigned o = t.rowOf(k), c = t.coefficientOf(k);
     const Modulus m = plan.outputs[o];
     // The kept limb's term joins the dot product.
     uint64_t sum = dotMod(
