@@ -192,6 +192,25 @@ def RNSAssignDomains : Pass<"rns-assign-domains", "::mlir::ModuleOp"> {
   ];
 }
 
+def RNSFuse : Pass<"rns-fuse", "::mlir::ModuleOp"> {
+  let summary = "Fuse RNS steps that one kernel can do together";
+  let description = [{
+    Patterns, each a rewrite a reader can check by hand:
+    - scale-and-round then exact conversion (HPS's t/Q rounding of a tensor
+      term into B, then B -> Q): `rns.convert (rns.scale_round %x by a over
+      #D) exact` becomes `rns.scale_round %x by a over #D via #B`, one kernel
+      that keeps the rounded words of a tile of coefficients in shared
+      memory and converts them there. Fires when the rounding (not a fast
+      floor, not a modulus switch) has no other user and the conversion's
+      target shares no modulus with B. The words are the same.
+  }];
+  let dependentDialects = ["::ringfuse::rns::RNSDialect"];
+  let statistics = [
+    Statistic<"numScaleRoundsFused", "scale-rounds-fused",
+              "Scale-and-rounds fused with the exact conversion after them">
+  ];
+}
+
 def RNSChooseTransform : Pass<"rns-choose-transform", "::mlir::ModuleOp"> {
   let summary = "Choose each transform's kernel, word size and decomposition";
   let description = [{

@@ -30,6 +30,7 @@ void buildRingfusePipeline(mlir::OpPassManager &pm,
   if (options.variant == "auto")
     pm.addPass(createBFVChooseVariant());
   addVariantLowering(pm, options.variant);
+  pm.addPass(createRNSFuse());
   // Last before the kernels: canonicalization may rebuild transforms (and
   // would drop their chosen shapes).
   pm.addPass(createRNSChooseTransform());
@@ -42,7 +43,7 @@ void registerRingfusePipeline() {
   mlir::PassPipelineRegistration<RingfusePipelineOptions>(
       "ringfuse-pipeline",
       "Traced bfv IR to the kernel program: parameters, (levels,) "
-      "bfv-to-poly, poly-to-rns (HPS or BEHZ), rns-assign-domains, "
+      "bfv-to-poly, poly-to-rns (HPS or BEHZ), rns-assign-domains, rns-fuse, "
       "rns-choose-transform, rns-to-kernel, kernel-concurrent, kernel-plan-slots",
       buildRingfusePipeline);
 }

@@ -126,7 +126,7 @@ private:
     return kernel::LaunchOp::create(
         builder_, loc(), builder_.getStringAttr(kernel), ins, outs,
         rns::ConversionMethodAttr(), UnitAttr(), IntegerAttr(), rns::BasisAttr(),
-        IntegerAttr(), IntegerAttr(),
+        rns::BasisAttr(), IntegerAttr(), IntegerAttr(),
         UnitAttr(), rns::TransformAttr());
   }
 
@@ -177,6 +177,8 @@ private:
           kernel.setNumeratorAttr(op.getNumeratorAttr());
           kernel.setDivisorAttr(op.getDivisor());
           kernel.setFloor(op.getFloor());
+          if (std::optional<rns::BasisAttr> via = op.getVia())
+            kernel.setViaAttr(*via);
           return success();
         })
         .Case<rns::ScaleUpOp>([&](auto op) {

@@ -177,8 +177,8 @@ ScaleRoundCall checkScaleRound(const RfRuntime *s, int index,
       planAt(s->scaleRounds, index, "scale_round plan");
   const size_t inWords = s->bases[entry.input].moduli.size() * s->n;
   // The kept basis's size, which a modulus switch (no kept limbs in its
-  // input) has too.
-  const size_t outWords = s->bases[entry.kept].moduli.size() * s->n;
+  // input) has too, or the fused conversion's target's.
+  const size_t outWords = s->bases[entry.output].moduli.size() * s->n;
   requireSpan(s, in, inWords, "the input");
   requireSpan(s, out, outWords, "the output");
   return {&entry, inWords, outWords, overlaps(in, inWords, out, outWords)};
@@ -421,10 +421,16 @@ void scaleRoundKernel(RfRuntime *s, int index, const uint64_t *in,
       staging.resize(call.outWords);
       target = staging.data();
     }
-    if (entry.floor)
+    if (entry.floor) {
       entry.floor->apply(divisor, kept, n, target);
-    else
+    } else if (entry.converter < 0) {
       entry.plan->apply(divisor, kept, n, target);
+    } else {
+      std::vector<uint64_t> rounded(entry.keptLimbs.size() * n);
+      entry.plan->apply(divisor, kept, n, rounded.data());
+      s->converters[entry.converter].missing->convertExact(rounded.data(), n,
+                                                           target);
+    }
     if (target != out)
       std::copy(staging.begin(), staging.end(), out);
   });
@@ -763,8 +769,32 @@ private:
                                                             s_.bases[entry.kept].rns,
                                                             numerator);
       }
+      entry.output = entry.kept;
+      if (scale.then_convert != 0)
+        fuseConversion(entry, scale, switching, what);
       s_.scaleRounds.push_back(std::move(entry));
     }
+  }
+
+  /// Checks the exact conversion a scale_round fuses (loaded before it).
+  void fuseConversion(ScaleRoundEntry &entry, const RfScaleRound &scale,
+                      bool switching, const std::string &what) {
+    if (scale.then_convert != 1)
+      throw Error(what + " has then_convert " + std::to_string(scale.then_convert) +
+                  "; expected 0 or 1");
+    if (scale.rounding != RF_SCALE_ROUND || switching)
+      throw Error(what + ": only a rounding that keeps moduli of its input "
+                         "fuses a conversion");
+    if (scale.converter < 0 || size_t(scale.converter) >= s_.converters.size())
+      throw Error(what + " refers to converter " + std::to_string(scale.converter) +
+                  " of " + std::to_string(s_.converters.size()));
+    const ConverterPlan &plan = s_.converters[scale.converter];
+    if (plan.method != RF_CONVERT_EXACT || plan.from != entry.kept ||
+        plan.missingLimbs.size() != plan.copyFrom.size())
+      throw Error(what + ": converter " + std::to_string(scale.converter) +
+                  " must be exact, from the kept basis to moduli outside it");
+    entry.converter = scale.converter;
+    entry.output = plan.to;
   }
 
   void loadScaleUps() {

@@ -57,6 +57,8 @@ struct ScaleRoundEntry {
   bool divisorContiguous = true, keptContiguous = true;
   std::unique_ptr<ScaleRoundPlan> plan;  // rounding (HPS)
   std::unique_ptr<FastFloorPlan> floor; // or BEHZ's fast floor
+  int converter = -1; // the exact conversion of the result, if fused
+  int output = 0;     // the output's basis: kept, or the converter's `to`
 };
 
 /// RfScaleUp: [floor(Q/t)]_{q} per output limb and Q mod t, as Context keeps

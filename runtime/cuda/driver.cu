@@ -394,7 +394,12 @@ void scaleRoundKernel(RfRuntime *s, int index, const uint64_t *in,
     const ScaleRoundCall call = checkScaleRound(s, index, in, out);
     CudaState &d = stateOf(s);
     uint64_t *target = targetOf(s, call.overlapping, out);
-    cuda::launchScaleRound(d.scaleRounds[index], s->n, in, target, launchStream(s));
+    const int converter = call.entry->converter;
+    if (converter < 0)
+      cuda::launchScaleRound(d.scaleRounds[index], s->n, in, target, launchStream(s));
+    else
+      cuda::launchScaleRoundConvert(d.scaleRounds[index], d.converters[converter],
+                                    s->n, in, target, launchStream(s));
     if (call.overlapping)
       copyFromScratch(d, out, call.outWords);
   });
@@ -673,7 +678,7 @@ void cudaAttach(RfRuntime &s) {
   for (size_t k = 0; k < s.converters.size(); ++k)
     scratchWords = std::max(scratchWords, s.converters[k].copyFrom.size() * n);
   for (const ScaleRoundEntry &entry : s.scaleRounds)
-    scratchWords = std::max(scratchWords, s.bases[entry.kept].moduli.size() * n);
+    scratchWords = std::max(scratchWords, s.bases[entry.output].moduli.size() * n);
   for (const ScaleUpPlan &plan : s.scaleUps)
     scratchWords = std::max(scratchWords, plan.outputModuli.size() * n);
   const size_t scratchOffset = offset;

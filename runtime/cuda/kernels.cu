@@ -41,7 +41,7 @@ constexpr unsigned kTileCoefficients = 64, kTileThreads = 256;
 constexpr size_t kTileSharedLimit = 48 * 1024;
 
 /// A block's shared memory: per coefficient its rounded sum and `rows` words.
-size_t tileBytes(int rows, unsigned tile) {
+__host__ __device__ size_t tileBytes(int rows, unsigned tile) {
   return (sizeof(uint128_t) + size_t(rows) * sizeof(uint64_t)) * tile;
 }
 
@@ -190,31 +190,14 @@ __device__ int64_t correctionOf(uint128_t stored) {
   return static_cast<int64_t>(static_cast<uint64_t>(stored));
 }
 
-/// rns.cpp's BaseConverter::convert (or behz.cpp's RedundantConverter),
-/// plus the copied limbs, for a tile of
-/// coefficients (blockIdx.x): the scaled residues [x_i (A/a_i)^{-1}]_{a_i}
-/// (and, if exact, the rounded sum of x_i / a_i) once per coefficient, then
-/// each missing limb as a dot product of them with [A/a_i]_{b_j}.
-__global__ void __launch_bounds__(kTileThreads)
-    convertKernel(ConvertPlan plan, const uint64_t *in, uint64_t *out,
-                  size_t n, unsigned tile) {
-  extern __shared__ uint128_t tileMemory[];
-  const Tile t(tileMemory, tile);
-  const size_t first = size_t(blockIdx.x) * tile;
-  for (unsigned k = threadIdx.x; k < plan.toSize * tile; k += blockDim.x) {
-    const unsigned j = t.rowOf(k), c = t.coefficientOf(k);
-    const int from = plan.copyFrom[j];
-    if (from >= 0)
-      out[size_t(j) * n + first + c] = in[size_t(from) * n + first + c];
-  }
-  if (plan.missingSize == 0)
-    return;
-  for (unsigned k = threadIdx.x; k < plan.fromSize * tile; k += blockDim.x) {
-    const unsigned i = t.rowOf(k), c = t.coefficientOf(k);
-    t.words[k] = mulShoup(in[size_t(i) * n + first + c],
-                          plan.puncturedInverse[i], plan.fromModuli[i]);
-  }
-  __syncthreads();
+/// The end of a conversion once t.words holds a tile's scaled residues
+/// [x_i (A/a_i)^{-1}]_{a_i} (behind a barrier): the rounded sums of x_i / a_i
+/// (exact) or BEHZ's corrections, then each missing limb as a dot product of
+/// the residues with [A/a_i]_{b_j}. `in` is the conversion's input (BEHZ
+/// reads its redundant limb).
+__device__ void convertScaledTile(const Tile &t, unsigned tile,
+                                  const ConvertPlan &plan, const uint64_t *in,
+                                  uint64_t *out, size_t first, size_t n) {
   const bool corrected = plan.method == RF_CONVERT_MONTGOMERY ||
                          plan.method == RF_CONVERT_SHENOY_KUMARESAN;
   if (plan.method == RF_CONVERT_EXACT)
@@ -240,18 +223,42 @@ __global__ void __launch_bounds__(kTileThreads)
   }
 }
 
-/// rns.cpp's ScaleRoundPlan::apply (or behz.cpp's FastFloorPlan::apply,
-/// which scales the divisor words and has no fractions) for a tile of
-/// coefficients (blockIdx.x):
-/// the divisor limbs and the rounded sum of their fractions once per
-/// coefficient, then each output limb from them, reading the divisor and
-/// kept limbs where they sit in the input basis.
+/// rns.cpp's BaseConverter::convert (or behz.cpp's RedundantConverter),
+/// plus the copied limbs, for a tile of coefficients (blockIdx.x).
 __global__ void __launch_bounds__(kTileThreads)
-    scaleRoundKernel(ScaleRoundPlanView plan, const uint64_t *in,
-                     uint64_t *out, size_t n, unsigned tile) {
+    convertKernel(ConvertPlan plan, const uint64_t *in, uint64_t *out,
+                  size_t n, unsigned tile) {
   extern __shared__ uint128_t tileMemory[];
   const Tile t(tileMemory, tile);
   const size_t first = size_t(blockIdx.x) * tile;
+  for (unsigned k = threadIdx.x; k < plan.toSize * tile; k += blockDim.x) {
+    const unsigned j = t.rowOf(k), c = t.coefficientOf(k);
+    const int from = plan.copyFrom[j];
+    if (from >= 0)
+      out[size_t(j) * n + first + c] = in[size_t(from) * n + first + c];
+  }
+  if (plan.missingSize == 0)
+    return;
+  for (unsigned k = threadIdx.x; k < plan.fromSize * tile; k += blockDim.x) {
+    const unsigned i = t.rowOf(k), c = t.coefficientOf(k);
+    t.words[k] = mulShoup(in[size_t(i) * n + first + c],
+                          plan.puncturedInverse[i], plan.fromModuli[i]);
+  }
+  __syncthreads();
+  convertScaledTile(t, tile, plan, in, out, first, n);
+}
+
+/// rns.cpp's ScaleRoundPlan::apply (or behz.cpp's FastFloorPlan::apply,
+/// which scales the divisor words and has no fractions) for a tile of
+/// coefficients (blockIdx.x): the divisor limbs and the rounded sum of
+/// their fractions once per coefficient (read where they sit in the input
+/// basis), then each output limb from them, handed to
+/// emit(output limb, coefficient, word).
+template <typename Emit>
+__device__ void scaleRoundTile(const Tile &t, unsigned tile,
+                               const ScaleRoundPlanView &plan,
+                               const uint64_t *in, size_t first, size_t n,
+                               Emit emit) {
   const bool floors = plan.divisorScale != nullptr;
   for (unsigned k = threadIdx.x; k < plan.divisorSize * tile;
        k += blockDim.x) {
@@ -274,8 +281,51 @@ __global__ void __launch_bounds__(kTileThreads)
         plan.hasLambda ? plan.lambda[o] : 0);
     if (!floors)
       sum = addMod(reduce128(t.rounded[c], m), sum, m.value);
-    out[size_t(o) * n + first + c] = sum;
+    emit(o, c, sum);
   }
+}
+
+__global__ void __launch_bounds__(kTileThreads)
+    scaleRoundKernel(ScaleRoundPlanView plan, const uint64_t *in,
+                     uint64_t *out, size_t n, unsigned tile) {
+  extern __shared__ uint128_t tileMemory[];
+  const Tile t(tileMemory, tile);
+  const size_t first = size_t(blockIdx.x) * tile;
+  scaleRoundTile(t, tile, plan, in, first, n,
+                 [&](unsigned o, unsigned c, uint64_t word) {
+                   out[size_t(o) * n + first + c] = word;
+                 });
+}
+
+/// Where a fused scale-round's conversion tile starts: after its own tile
+/// (rounded sums stay 16-byte aligned).
+__host__ __device__ size_t conversionTileOffset(int divisorRows,
+                                                unsigned tile) {
+  return (tileBytes(divisorRows, tile) + 15) / 16 * 16;
+}
+
+/// scaleRoundKernel then convertKernel (exact, every target limb missing)
+/// for a tile of coefficients: each rounded word is scaled for the
+/// conversion as it is made and stays in shared memory, in a second tile
+/// behind the rounding's.
+__global__ void __launch_bounds__(kTileThreads)
+    scaleRoundConvertKernel(ScaleRoundPlanView scale, ConvertPlan convert,
+                            const uint64_t *in, uint64_t *out, size_t n,
+                            unsigned tile) {
+  extern __shared__ uint128_t tileMemory[];
+  const Tile rounding(tileMemory, tile);
+  const Tile conversion(reinterpret_cast<unsigned char *>(tileMemory) +
+                            conversionTileOffset(scale.divisorSize, tile),
+                        tile);
+  const size_t first = size_t(blockIdx.x) * tile;
+  scaleRoundTile(rounding, tile, scale, in, first, n,
+                 [&](unsigned o, unsigned c, uint64_t word) {
+                   conversion.words[size_t(o) * tile + c] =
+                       mulShoup(word, convert.puncturedInverse[o],
+                                convert.fromModuli[o]);
+                 });
+  __syncthreads();
+  convertScaledTile(conversion, tile, convert, nullptr, out, first, n);
 }
 
 /// program.cpp's scaleUpKernel for coefficient j: floor(Q/t) m +
@@ -392,6 +442,24 @@ void launchScaleRound(const ScaleRoundPlanView &plan, size_t n,
                       const uint64_t *in, uint64_t *out, cudaStream_t stream) {
   launchTiled("scaleRoundKernel", scaleRoundKernel, plan, plan.divisorSize, n,
               in, out, stream);
+}
+
+void launchScaleRoundConvert(const ScaleRoundPlanView &scale,
+                             const ConvertPlan &convert, size_t n,
+                             const uint64_t *in, uint64_t *out,
+                             cudaStream_t stream) {
+  // Both tiles, plus the second's alignment: as many bytes as a tile of
+  // three more rows.
+  const int rows = scale.divisorSize + convert.fromSize + 3;
+  const unsigned tile = tileFor(n, rows);
+  if (tile == 0)
+    throw Error("scaleRoundConvertKernel: bases of " + std::to_string(rows) +
+                " limbs in all do not fit the kernel's shared memory");
+  const size_t bytes = conversionTileOffset(scale.divisorSize, tile) +
+                       tileBytes(convert.fromSize, tile);
+  scaleRoundConvertKernel<<<static_cast<unsigned>(n / tile), kTileThreads,
+                            bytes, stream>>>(scale, convert, in, out, n, tile);
+  checkLaunch("scaleRoundConvertKernel");
 }
 
 void launchScaleUp(const ScaleUpPlanView &plan, size_t n, const uint64_t *in,

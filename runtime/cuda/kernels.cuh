@@ -103,6 +103,12 @@ void launchConvert(const ConvertPlan &plan, size_t n, const uint64_t *in,
                    uint64_t *out, cudaStream_t stream);
 void launchScaleRound(const ScaleRoundPlanView &plan, size_t n,
                       const uint64_t *in, uint64_t *out, cudaStream_t stream);
+/// launchScaleRound into the kept basis, then launchConvert (exact, every
+/// target limb missing) of the result, in one kernel.
+void launchScaleRoundConvert(const ScaleRoundPlanView &scale,
+                             const ConvertPlan &convert, size_t n,
+                             const uint64_t *in, uint64_t *out,
+                             cudaStream_t stream);
 void launchScaleUp(const ScaleUpPlanView &plan, size_t n, const uint64_t *in,
                    uint64_t *out, cudaStream_t stream);
 void launchAutomorphism(const uint64_t *moduli, int limbs, size_t n,

@@ -47,10 +47,13 @@ const RfConverter kConverters[] = {
     {Q, QB, RF_CONVERT_EXACT}, {B, Q, RF_CONVERT_EXACT}, {D0, QP, RF_CONVERT_FAST},
     {D1, QP, RF_CONVERT_FAST}, {D2, QP, RF_CONVERT_FAST}, {T, Q, RF_CONVERT_EXACT}};
 
-enum ScaleRoundIndex { TensorToB, ModDownByP };
+// TensorToQ is TensorToB fused with BToQ (rns-fuse's scale_round ... via).
+enum ScaleRoundIndex { TensorToB, ModDownByP, TensorToQ };
 const uint64_t kTWords[] = {kT}, kOneWords[] = {1};
-const RfScaleRound kScaleRounds[] = {{QB, Q, B, kTWords, 1, RF_SCALE_ROUND},
-                                     {QP, PBasis, Q, kOneWords, 1, RF_SCALE_ROUND}};
+const RfScaleRound kScaleRounds[] = {
+    {QB, Q, B, kTWords, 1, RF_SCALE_ROUND, 0, 0},
+    {QP, PBasis, Q, kOneWords, 1, RF_SCALE_ROUND, 0, 0},
+    {QB, Q, B, kTWords, 1, RF_SCALE_ROUND, 1, BToQ}};
 
 enum ScaleUpIndex { PlainToQ };
 const RfScaleUp kScaleUps[] = {{T, Q}};
@@ -72,7 +75,7 @@ inline RfManifest baseManifest(const char *name) {
   m.converters = kConverters;
   m.converter_count = 6;
   m.scale_rounds = kScaleRounds;
-  m.scale_round_count = 2;
+  m.scale_round_count = 3;
   m.scale_ups = kScaleUps;
   m.scale_up_count = 1;
   return m;
@@ -216,9 +219,14 @@ template <typename Steps> void multiplyRun(RfRuntime *rt, const RfKernels *k) {
   k->concurrent_end(rt);
   // The tensor product (x0 + x1 s)(y0 + y1 s), elementwise over Q u B.
   Steps::tensor(rt, k, QB, 7, b[4], b[5], b[6], b[7], b[8], b[9], b[10]);
-  // round(t/Q * tensor) into B, then exactly back to Q.
+  // round(t/Q * tensor) into B, then exactly back to Q: two kernels, or
+  // (the last term) one.
   for (int h = 0; h < 3; ++h) {
     k->ntt_inverse(rt, QB, b[8 + h], 0, 0, 0);
+    if (h == 2) {
+      k->scale_round(rt, TensorToQ, b[8 + h], b[12 + h]);
+      continue;
+    }
     k->scale_round(rt, TensorToB, b[8 + h], b[11]);
     k->convert(rt, BToQ, b[11], b[12 + h]);
   }

@@ -270,7 +270,7 @@ TEST_F(ProgramTest, RefusesIndicesOutOfRange) {
   EXPECT_MESSAGE(loadError(m), "converter 2: Shenoy-Kumaresan conversion needs a base");
 
   m = *plainManifest();
-  RfScaleRound scale[2] = {kScaleRounds[0], kScaleRounds[1]};
+  RfScaleRound scale[3] = {kScaleRounds[0], kScaleRounds[1], kScaleRounds[2]};
   scale[1].divisor = B; // B is not in QP
   m.scale_rounds = scale;
   EXPECT_MESSAGE(loadError(m), "scale_round 1: modulus");
@@ -286,6 +286,15 @@ TEST_F(ProgramTest, RefusesIndicesOutOfRange) {
   EXPECT_MESSAGE(loadError(m), "scale_round 1 has rounding 2");
   scale[1] = {Q, Q, B, kTWords, 1, RF_SCALE_FAST_FLOOR};
   EXPECT_MESSAGE(loadError(m), "a fast floor keeps moduli of its input");
+  // A fused exact conversion: from the kept basis, to moduli outside it.
+  scale[1] = {QB, Q, B, kTWords, 1, RF_SCALE_ROUND, 2, BToQ};
+  EXPECT_MESSAGE(loadError(m), "scale_round 1 has then_convert 2");
+  scale[1] = {QB, Q, B, kTWords, 1, RF_SCALE_ROUND, 1, 6};
+  EXPECT_MESSAGE(loadError(m), "scale_round 1 refers to converter 6 of 6");
+  scale[1] = {QB, Q, B, kTWords, 1, RF_SCALE_ROUND, 1, QToQB};
+  EXPECT_MESSAGE(loadError(m), "converter 0 must be exact, from the kept basis");
+  scale[1] = {QB, Q, B, kTWords, 1, RF_SCALE_FAST_FLOOR, 1, BToQ};
+  EXPECT_MESSAGE(loadError(m), "only a rounding that keeps moduli of its input");
 
   m = *plainManifest();
   RfScaleUp up[1] = {{Q, Q}};

@@ -43,18 +43,22 @@ public:
                    llvm::formatv("{{{0}, {1}, {2}}", from, to, int(method)).str());
   }
   /// The numerator as little-endian 64-bit words in its own array.
-  int scaleRound(int input, int divisor, int kept, const APInt &numerator, bool floor) {
+  /// `converter`: the exact conversion fused after the rounding, or -1.
+  int scaleRound(int input, int divisor, int kept, const APInt &numerator, bool floor,
+                 int converter) {
     SmallVector<std::string> words;
     for (unsigned w = 0, e = std::max(1u, (numerator.getActiveBits() + 63) / 64); w < e; ++w)
       words.push_back(std::to_string(numerator.extractBitsAsZExtValue(
                           std::min(64u, numerator.getBitWidth() - 64 * w), 64 * w)) +
                       "ull");
     int array = indexOf(numerators_, llvm::join(words, ", "));
-    // The last field is RF_SCALE_ROUND (0) or RF_SCALE_FAST_FLOOR (1).
-    return indexOf(scaleRounds_, llvm::formatv("{{{0}, {1}, {2}, numerator{3}, {4}, {5}}", input,
-                                               divisor, kept, array, words.size(),
-                                               floor ? 1 : 0)
-                                     .str());
+    // Then RF_SCALE_ROUND (0) or RF_SCALE_FAST_FLOOR (1), then_convert and
+    // the converter.
+    return indexOf(scaleRounds_,
+                   llvm::formatv("{{{0}, {1}, {2}, numerator{3}, {4}, {5}, {6}, {7}}", input,
+                                 divisor, kept, array, words.size(), floor ? 1 : 0,
+                                 converter >= 0 ? 1 : 0, std::max(converter, 0))
+                       .str());
   }
   int scaleUp(int from, int to) {
     return indexOf(scaleUps_, llvm::formatv("{{{0}, {1}}", from, to).str());
@@ -218,10 +222,16 @@ private:
                                      launch.getMethod().value_or(rns::ConversionMethod::fast));
       os << llvm::formatv("  k->convert(rt, {0}, {1}, {2});\n", plan, in(0), out(0));
     } else if (kernel == "scale_round") {
+      // Fused with an exact conversion: rounded over `via`, converted to out.
+      int kept = basisOf(launch.getOuts()[0]), converter = -1;
+      if (std::optional<rns::BasisAttr> via = launch.getVia()) {
+        converter = manifest_.converter(manifest_.basis(*via), kept,
+                                        rns::ConversionMethod::exact);
+        kept = manifest_.basis(*via);
+      }
       int plan = manifest_.scaleRound(basisOf(launch.getIns()[0]),
-                                      manifest_.basis(*launch.getDivisor()),
-                                      basisOf(launch.getOuts()[0]), *launch.getNumerator(),
-                                      launch.getFloor());
+                                      manifest_.basis(*launch.getDivisor()), kept,
+                                      *launch.getNumerator(), launch.getFloor(), converter);
       os << llvm::formatv("  k->scale_round(rt, {0}, {1}, {2});\n", plan, in(0), out(0));
     } else if (kernel == "scale_up") {
       int plan = manifest_.scaleUp(basisOf(launch.getIns()[0]), basisOf(launch.getOuts()[0]));

@@ -177,9 +177,26 @@ LogicalResult LaunchOp::verify() {
       return emitOpError() << "cannot run " << shape << " on " << buffer
                            << ": " << problem;
   }
-  if (kernel == "scale_round")
-    return failure(failed(require(getNumerator().has_value(), "numerator")) ||
-                   failed(require(getDivisor().has_value(), "divisor")));
+  if (getVia() && kernel != "scale_round")
+    return emitOpError() << "'" << kernel << "' takes no 'via'; only "
+                            "scale_round does";
+  if (kernel == "scale_round") {
+    if (failed(require(getNumerator().has_value(), "numerator")) ||
+        failed(require(getDivisor().has_value(), "divisor")))
+      return failure();
+    if (std::optional<rns::BasisAttr> via = getVia()) {
+      if (getFloor())
+        return emitOpError() << "a fast floor fuses no conversion (via "
+                             << *via << ")";
+      rns::BasisAttr out = bufferType(getOuts()[0]).getBasis();
+      if (llvm::any_of(out.getModuli(), [&](uint64_t m) {
+            return llvm::is_contained(via->getModuli(), m);
+          }))
+        return emitOpError() << "the output's basis " << out
+                             << " must share no modulus with via " << *via;
+    }
+    return success();
+  }
   if (kernel == "automorphism") {
     if (getIns()[0] == getOuts()[0])
       return emitOpError() << "automorphism needs distinct input and output";

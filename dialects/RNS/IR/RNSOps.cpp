@@ -141,8 +141,22 @@ LogicalResult ScaleRoundOp::verify() {
   if (numerator.isZero())
     return emitOpError() << "needs a positive numerator, got 0";
   ArrayRef<uint64_t> in = polyType(getInput()).getBasis().getModuli();
-  ArrayRef<uint64_t> kept = polyType(getOutput()).getBasis().getModuli();
+  ArrayRef<uint64_t> kept = getRoundingBasis().getModuli();
   bool disjoint = llvm::none_of(kept, [&](uint64_t m) { return llvm::is_contained(in, m); });
+  if (std::optional<BasisAttr> via = getVia()) {
+    if (getFloor())
+      return emitOpError() << "a fast floor has no exact conversion to fuse "
+                              "(via " << *via << ")";
+    if (disjoint)
+      return emitOpError() << "via " << *via
+                           << " must be kept moduli of the input, not a "
+                              "modulus switch";
+    BasisAttr result = polyType(getOutput()).getBasis();
+    if (llvm::any_of(result.getModuli(),
+                     [&](uint64_t m) { return llvm::is_contained(via->getModuli(), m); }))
+      return emitOpError() << "result basis " << result
+                           << " must share no modulus with via " << *via;
+  }
   if (disjoint && in == getDivisor().getModuli()) {
     if (getFloor())
       return emitOpError() << "a fast floor keeps moduli of its input; it "
@@ -161,11 +175,15 @@ LogicalResult ScaleRoundOp::verify() {
   if (input != parts)
     return emitOpError() << "input basis " << polyType(getInput()).getBasis()
                          << " must consist of the divisor " << getDivisor()
-                         << " and the result's basis "
-                         << polyType(getOutput()).getBasis()
+                         << (getVia() ? " and via " : " and the result's basis ")
+                         << getRoundingBasis()
                          << " (or be the divisor, for a switch to moduli "
                             "dividing the numerator)";
   return success();
+}
+
+BasisAttr ScaleRoundOp::getRoundingBasis() {
+  return getVia().value_or(polyType(getOutput()).getBasis());
 }
 
 LogicalResult ScaleUpOp::verify() {

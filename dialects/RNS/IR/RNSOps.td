@@ -170,12 +170,20 @@ def RNS_ScaleRoundOp : RNS_Op<"scale_round"> {
     With `floor` (not for a modulus switch): BEHZ's fast floor,
     floor(a * x / D) - u mod each k for some 0 <= u < |D|, with no
     fractions (runtime/behz.h, FastFloorPlan).
+    With `via #B` (rns-fuse's HPS scale-and-round then exact conversion):
+    the rounding is taken over B in place of the result's basis, and its
+    centered representative (as `rns.convert ... exact`) is the result over
+    a basis sharing no modulus with B. One kernel does both.
   }];
   let arguments = (ins RNS_Poly:$input, APIntAttr:$numerator, RNS_BasisAttr:$divisor,
-                       UnitAttr:$floor);
+                       UnitAttr:$floor, OptionalAttr<RNS_BasisAttr>:$via);
   let results = (outs RNS_Poly:$output);
   let assemblyFormat = [{
-    $input `by` custom<BigInteger>($numerator) `over` $divisor (`floor` $floor^)? attr-dict `:` qualified(type($input)) `->` qualified(type($output))
+    $input `by` custom<BigInteger>($numerator) `over` $divisor (`floor` $floor^)? (`via` $via^)? attr-dict `:` qualified(type($input)) `->` qualified(type($output))
+  }];
+  let extraClassDeclaration = [{
+    /// The basis the rounding is taken over: `via`, or the result's.
+    BasisAttr getRoundingBasis();
   }];
 }
 

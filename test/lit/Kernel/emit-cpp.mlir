@@ -52,7 +52,7 @@ func.func @square_rotated(%x: !bfv.ciphertext<#p, 2>, %w: !bfv.plaintext<#p>) ->
 // CHOSEN: k->ntt_inverse(rt, {{[0-9]+}}, {{[^,]+}}, 0, 4, 2);
 
 // BEHZ: const RfConverter converters[] = {{.*}}{{[{][0-9]+, [0-9]+, 2[}].*[{][0-9]+, [0-9]+, 3[}]}}
-// BEHZ: const RfScaleRound scale_rounds[] = {{.*}}numerator{{[0-9]+}}, 1, 1}
+// BEHZ: const RfScaleRound scale_rounds[] = {{.*}}numerator{{[0-9]+}}, 1, 1, 0, 0}
 
 // The two components' lifts, then their transforms, each pair in a region.
 // CONCURRENT: k->concurrent_begin(rt);
@@ -64,3 +64,13 @@ func.func @square_rotated(%x: !bfv.ciphertext<#p, 2>, %w: !bfv.plaintext<#p>) ->
 // CONCURRENT-NEXT: k->ntt_forward(rt,
 // CONCURRENT-NEXT: k->concurrent_end(rt);
 // BEHZ: keys, 2, "behz"};
+
+// rns-fuse: each tensor term's rounding converts exactly to Q in the same
+// launch; the manifest names the converter (B -> Q, exact) after then_convert.
+// RUN: ringfuse-opt %s --bfv-to-poly --poly-to-rns --canonicalize --cse --rns-fuse --rns-to-kernel --kernel-plan-slots | ringfuse-translate --emit-cpp > %t.fused.cpp
+// RUN: FileCheck %s --check-prefix=FUSED < %t.fused.cpp
+// RUN: c++ -std=c++17 -fsyntax-only -Wall -Werror -I %ringfuse_runtime_include %t.fused.cpp
+// FUSED: const RfConverter converters[] = {{[{][{]}}[[QI:[0-9]+]], [[QBI:[0-9]+]], 1}, {[[BI:[0-9]+]], [[QI]], 1},
+// FUSED: const RfScaleRound scale_rounds[] = {{[{][{]}}[[QBI]], [[QI]], [[BI]], numerator{{[0-9]+}}, 1, 0, 1, 1},
+// FUSED-COUNT-3: k->scale_round(rt, 0,
+// FUSED-NOT: k->convert(rt, 1,

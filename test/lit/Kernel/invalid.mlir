@@ -231,3 +231,35 @@ func.func @f(%x: !kernel.buffer<16, #Q>) {
   }
   return
 }
+
+// -----
+
+#QB = #rns.basis<QB: [97, 193, 353]>
+#Q = #rns.basis<Q: [97, 193]>
+#B = #rns.basis<B: [353]>
+func.func @f(%x: !kernel.buffer<16, #QB>, %y: !kernel.buffer<16, #Q>) {
+  // expected-error@+1 {{'kernel.launch' op a fast floor fuses no conversion (via #rns.basis<B: [353]>)}}
+  kernel.launch "scale_round" ins(%x : !kernel.buffer<16, #QB>) outs(%y : !kernel.buffer<16, #Q>) {numerator = 1, divisor = #Q, floor, via = #B}
+  return
+}
+
+// -----
+
+#QB = #rns.basis<QB: [97, 193, 353]>
+#Q = #rns.basis<Q: [97, 193]>
+#B = #rns.basis<B: [353]>
+func.func @f(%x: !kernel.buffer<16, #QB>, %y: !kernel.buffer<16, #B>) {
+  // expected-error@+1 {{'kernel.launch' op the output's basis #rns.basis<B: [353]> must share no modulus with via #rns.basis<B: [353]>}}
+  kernel.launch "scale_round" ins(%x : !kernel.buffer<16, #QB>) outs(%y : !kernel.buffer<16, #B>) {numerator = 1, divisor = #Q, via = #B}
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+#B = #rns.basis<B: [353]>
+func.func @f(%x: !kernel.buffer<16, #Q>, %y: !kernel.buffer<16, #B>) {
+  // expected-error@+1 {{'kernel.launch' op 'convert' takes no 'via'; only scale_round does}}
+  kernel.launch "convert" ins(%x : !kernel.buffer<16, #Q>) outs(%y : !kernel.buffer<16, #B>) {via = #B}
+  return
+}

@@ -389,3 +389,49 @@ func.func @f(%x: !rns.poly<16, #Q, coeff>) {
   %0 = rns.scale_round %x by 158497 over #Q floor : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #R, coeff>
   return
 }
+
+// -----
+
+#QB = #rns.basis<QB: [97, 193, 353]>
+#Q = #rns.basis<Q: [97, 193]>
+#B = #rns.basis<B: [353]>
+func.func @f(%x: !rns.poly<16, #QB, coeff>) {
+  // expected-error@+1 {{'rns.scale_round' op a fast floor has no exact conversion to fuse (via #rns.basis<B: [353]>)}}
+  %0 = rns.scale_round %x by 5 over #Q floor via #B : !rns.poly<16, #QB, coeff> -> !rns.poly<16, #Q, coeff>
+  return
+}
+
+// -----
+
+#QB = #rns.basis<QB: [97, 193, 353]>
+#Q = #rns.basis<Q: [97, 193]>
+#B = #rns.basis<B: [353]>
+#BQ = #rns.basis<BQ: [353, 97]>
+func.func @f(%x: !rns.poly<16, #QB, coeff>) {
+  // expected-error@+1 {{'rns.scale_round' op result basis #rns.basis<BQ: [353, 97]> must share no modulus with via #rns.basis<B: [353]>}}
+  %0 = rns.scale_round %x by 5 over #Q via #B : !rns.poly<16, #QB, coeff> -> !rns.poly<16, #BQ, coeff>
+  return
+}
+
+// -----
+
+#QB = #rns.basis<QB: [97, 193, 353]>
+#Q = #rns.basis<Q: [97]>
+#B = #rns.basis<B: [353]>
+#T = #rns.basis<T: [449]>
+func.func @f(%x: !rns.poly<16, #QB, coeff>) {
+  // expected-error@+1 {{'rns.scale_round' op input basis #rns.basis<QB: [97, 193, 353]> must consist of the divisor #rns.basis<Q: [97]> and via #rns.basis<B: [353]>}}
+  %0 = rns.scale_round %x by 5 over #Q via #B : !rns.poly<16, #QB, coeff> -> !rns.poly<16, #T, coeff>
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+#R = #rns.basis<R: [449]>
+#S = #rns.basis<S: [577]>
+func.func @f(%x: !rns.poly<16, #Q, coeff>) {
+  // expected-error@+1 {{'rns.scale_round' op via #rns.basis<R: [449]> must be kept moduli of the input, not a modulus switch}}
+  %0 = rns.scale_round %x by 449 over #Q via #R : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #S, coeff>
+  return
+}

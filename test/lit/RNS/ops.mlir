@@ -38,6 +38,9 @@ func.func @tensor_and_rescale(%x: !rns.poly<16, #Q, coeff>) -> !rns.poly<16, #Q,
   %r = rns.scale_round %c by 65537 over #Q : !rns.poly<16, #QB, coeff> -> !rns.poly<16, #B, coeff>
   // CHECK: rns.convert %{{.*}} exact : !rns.poly<16, #[[B]], coeff> -> !rns.poly<16, #[[Q]], coeff>
   %back = rns.convert %r exact : !rns.poly<16, #B, coeff> -> !rns.poly<16, #Q, coeff>
+  // The two fused (rns-fuse):
+  // CHECK: rns.scale_round %{{.*}} by 65537 over #[[Q]] via #[[B]] : !rns.poly<16, #[[QB]], coeff> -> !rns.poly<16, #[[Q]], coeff>
+  %fused = rns.scale_round %c by 65537 over #Q via #B : !rns.poly<16, #QB, coeff> -> !rns.poly<16, #Q, coeff>
   // BEHZ's kernels: SmMRq, the fast floor, Shenoy-Kumaresan (the default
   // method, fast, is not printed).
   // CHECK: rns.convert %{{.*}} montgomery : !rns.poly<16, #[[Q]], coeff> -> !rns.poly<16, #[[QB]], coeff>

@@ -28,7 +28,7 @@
 extern "C" {
 #endif
 
-#define RINGFUSE_PROGRAM_ABI_VERSION 7
+#define RINGFUSE_PROGRAM_ABI_VERSION 8
 
 typedef struct RfBasis {
   const uint64_t *moduli; /* pairwise coprime; NTT-capable if ever transformed */
@@ -64,13 +64,19 @@ typedef struct RfConverter {
  * Alternatively `input` is `divisor` and `kept` shares no modulus with it:
  * then every modulus of kept must divide the numerator (a modulus switch,
  * as compact HPS's round(R x / Q) into R). The numerator is
- * numerator_words little-endian 64-bit words, not zero. */
+ * numerator_words little-endian 64-bit words, not zero. With
+ * then_convert = 1 (RF_SCALE_ROUND, not a modulus switch), `converter` is
+ * one with RF_CONVERT_EXACT from `kept` to a basis sharing no modulus with
+ * it: the rounded result is converted by it in the same kernel, and the
+ * output is over that converter's `to` (rns-fuse's scale_round ... via). */
 enum { RF_SCALE_ROUND = 0, RF_SCALE_FAST_FLOOR = 1 };
 typedef struct RfScaleRound {
   int input, divisor, kept;
   const uint64_t *numerator;
   int numerator_words;
   int rounding;
+  int then_convert;
+  int converter;
 } RfScaleRound;
 
 /* Plaintext scaling of add_plain: m over basis `from` = {t}, out over basis

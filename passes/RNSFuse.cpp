@@ -1,0 +1,78 @@
+//===- RNSFuse.cpp - RNS steps that one kernel does together --------------===//
+//
+// Each fusion is one rewrite pattern over rns ops whose result computes the
+// same words as the ops it replaces; rns-to-kernel then gives the fused op
+// one launch.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/Passes.h"
+
+#include "dialects/RNS/IR/RNSOps.h"
+
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace ringfuse {
+#define GEN_PASS_DEF_RNSFUSE
+#include "passes/Passes.h.inc"
+
+namespace {
+using namespace mlir;
+
+/// convert(scale_round(x by a over D) into B, exact) into T
+///   -> scale_round(x by a over D) via B into T.
+/// HPS rounds a tensor term t x / Q into B and converts it exactly back to
+/// Q; the fused kernel keeps the tile's rounded words in shared memory
+/// instead of writing them out and reading them back.
+struct FuseScaleRoundWithExactConversion
+    : public OpRewritePattern<rns::ConvertOp> {
+  FuseScaleRoundWithExactConversion(MLIRContext *context,
+                                    llvm::Statistic &fused)
+      : OpRewritePattern(context), fused_(fused) {}
+
+  LogicalResult matchAndRewrite(rns::ConvertOp convert,
+                                PatternRewriter &rewriter) const override {
+    if (convert.getMethod() != rns::ConversionMethod::exact)
+      return rewriter.notifyMatchFailure(convert, "not an exact conversion");
+    auto round = convert.getInput().getDefiningOp<rns::ScaleRoundOp>();
+    if (!round || round.getFloor() || round.getVia())
+      return rewriter.notifyMatchFailure(convert, "not after a rounding");
+    if (!round->hasOneUse())
+      return rewriter.notifyMatchFailure(convert, "the rounding has other users");
+    auto input = cast<rns::PolyType>(round.getInput().getType());
+    rns::BasisAttr via = round.getRoundingBasis();
+    // A modulus switch keeps no limb of its input; its kernel has no
+    // fractions to round with.
+    if (input.getBasis() == round.getDivisor())
+      return rewriter.notifyMatchFailure(convert, "a modulus switch");
+    auto target = cast<rns::PolyType>(convert.getType());
+    if (llvm::any_of(target.getBasis().getModuli(), [&](uint64_t m) {
+          return llvm::is_contained(via.getModuli(), m);
+        }))
+      return rewriter.notifyMatchFailure(convert, "the target keeps limbs of B");
+    rewriter.replaceOpWithNewOp<rns::ScaleRoundOp>(
+        convert, target, round.getInput(), round.getNumeratorAttr(),
+        round.getDivisor(), /*floor=*/false, via);
+    rewriter.eraseOp(round);
+    ++fused_;
+    return success();
+  }
+
+private:
+  llvm::Statistic &fused_;
+};
+
+struct RNSFuse : public impl::RNSFuseBase<RNSFuse> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<FuseScaleRoundWithExactConversion>(&getContext(),
+                                                    numScaleRoundsFused);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace
+} // namespace ringfuse

@@ -1,0 +1,74 @@
+// RUN: ringfuse-opt %s --split-input-file --rns-fuse | FileCheck %s
+// The whole pipeline: every HPS tensor term's rounding is one launch, and the
+// manifest pairs it with its exact conversion (then_convert 1).
+// RUN: ringfuse-opt %s --split-input-file --rns-fuse --rns-to-kernel --kernel-plan-slots | FileCheck %s --check-prefix=KERNEL
+
+#QB = #rns.basis<QB: [97, 193, 353]>
+#Q = #rns.basis<Q: [97, 193]>
+#B = #rns.basis<B: [353]>
+// HPS's t/Q rounding of a tensor term into B, then B -> Q exactly: one op.
+// CHECK-LABEL: func.func @tensor_term
+// CHECK-NEXT: %[[R:.*]] = rns.scale_round %{{.*}} by 65537 over #{{.*}} via #{{.*}} : !rns.poly<16, #{{.*}}, coeff> -> !rns.poly<16, #[[QOUT:.*]], coeff>
+// CHECK-NEXT: return %[[R]]
+// KERNEL-LABEL: func.func @tensor_term
+// KERNEL: kernel.launch "scale_round" ins(%{{.*}} : !kernel.buffer<16, #{{.*}}>) outs(%{{.*}} : !kernel.buffer<16, #{{.*}}>) {divisor = #{{.*}}, numerator = 65537 : i64, via = #{{.*}}}
+// KERNEL-NEXT: return
+func.func @tensor_term(%x: !rns.poly<16, #QB, coeff>) -> !rns.poly<16, #Q, coeff> {
+  %0 = rns.scale_round %x by 65537 over #Q : !rns.poly<16, #QB, coeff> -> !rns.poly<16, #B, coeff>
+  %1 = rns.convert %0 exact : !rns.poly<16, #B, coeff> -> !rns.poly<16, #Q, coeff>
+  return %1 : !rns.poly<16, #Q, coeff>
+}
+
+// -----
+
+#QB = #rns.basis<QB: [97, 193, 353]>
+#Q = #rns.basis<Q: [97, 193]>
+#B = #rns.basis<B: [353]>
+// The rounding has another user: it stays, and so does the conversion.
+// CHECK-LABEL: func.func @shared_rounding
+// CHECK: rns.scale_round %{{.*}} by 65537 over #{{[A-Za-z0-9_]+}} :
+// CHECK: rns.convert %{{.*}} exact
+// CHECK-NOT: via
+func.func @shared_rounding(%x: !rns.poly<16, #QB, coeff>) -> (!rns.poly<16, #Q, coeff>, !rns.poly<16, #B, coeff>) {
+  %0 = rns.scale_round %x by 65537 over #Q : !rns.poly<16, #QB, coeff> -> !rns.poly<16, #B, coeff>
+  %1 = rns.convert %0 exact : !rns.poly<16, #B, coeff> -> !rns.poly<16, #Q, coeff>
+  return %1, %0 : !rns.poly<16, #Q, coeff>, !rns.poly<16, #B, coeff>
+}
+
+// -----
+
+#QB = #rns.basis<QB: [97, 193, 353]>
+#Q = #rns.basis<Q: [97, 193]>
+#B = #rns.basis<B: [353]>
+#QP = #rns.basis<QP: [97, 193, 449]>
+#BQ = #rns.basis<BQ: [353, 97]>
+// Not fused: a fast floor, a fast conversion, and a target that keeps B's
+// limb (the fused kernel converts every limb).
+// CHECK-LABEL: func.func @not_fused
+// CHECK-NOT: via
+// CHECK: return
+func.func @not_fused(%x: !rns.poly<16, #QB, coeff>) -> (!rns.poly<16, #QP, coeff>, !rns.poly<16, #Q, coeff>, !rns.poly<16, #BQ, coeff>) {
+  %0 = rns.scale_round %x by 65537 over #Q floor : !rns.poly<16, #QB, coeff> -> !rns.poly<16, #B, coeff>
+  %1 = rns.convert %0 exact : !rns.poly<16, #B, coeff> -> !rns.poly<16, #QP, coeff>
+  %2 = rns.scale_round %x by 65537 over #Q : !rns.poly<16, #QB, coeff> -> !rns.poly<16, #B, coeff>
+  %3 = rns.convert %2 : !rns.poly<16, #B, coeff> -> !rns.poly<16, #Q, coeff>
+  %4 = rns.scale_round %x by 3 over #Q : !rns.poly<16, #QB, coeff> -> !rns.poly<16, #B, coeff>
+  %5 = rns.convert %4 exact : !rns.poly<16, #B, coeff> -> !rns.poly<16, #BQ, coeff>
+  return %1, %3, %5 : !rns.poly<16, #QP, coeff>, !rns.poly<16, #Q, coeff>, !rns.poly<16, #BQ, coeff>
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+#R = #rns.basis<R: [353, 449]>
+#S = #rns.basis<S: [577]>
+// A modulus switch (compact HPS's round(R x / Q) into R) has no kept limbs
+// to round with: not fused.
+// CHECK-LABEL: func.func @switch
+// CHECK-NOT: via
+// CHECK: return
+func.func @switch(%x: !rns.poly<16, #Q, coeff>) -> !rns.poly<16, #S, coeff> {
+  %0 = rns.scale_round %x by 158497 over #Q : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #R, coeff>
+  %1 = rns.convert %0 exact : !rns.poly<16, #R, coeff> -> !rns.poly<16, #S, coeff>
+  return %1 : !rns.poly<16, #S, coeff>
+}
