@@ -46,9 +46,7 @@ struct FuseScaleRoundWithExactConversion
     if (input.getBasis() == round.getDivisor())
       return rewriter.notifyMatchFailure(convert, "a modulus switch");
     auto target = cast<rns::PolyType>(convert.getType());
-    if (llvm::any_of(target.getBasis().getModuli(), [&](uint64_t m) {
-          return llvm::is_contained(via.getModuli(), m);
-        }))
+    if (target.getBasis().sharesModulusWith(via))
       return rewriter.notifyMatchFailure(convert, "the target keeps limbs of B");
     rewriter.replaceOpWithNewOp<rns::ScaleRoundOp>(
         convert, target, round.getInput(), round.getNumeratorAttr(),

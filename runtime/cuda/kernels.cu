@@ -46,11 +46,11 @@ __host__ __device__ size_t tileBytes(int rows, unsigned tile) {
 }
 
 /// The widest tile (up to kTileCoefficients and n, both powers of two) whose
-/// shared memory fits, or 0 if none does.
-unsigned tileFor(size_t n, int rows) {
+/// shared memory, bytesOf(tile), fits, or 0 if none does.
+template <typename BytesOf> unsigned tileFor(size_t n, BytesOf bytesOf) {
   for (unsigned tile = unsigned(std::min<size_t>(kTileCoefficients, n));
        tile >= 1; tile /= 2)
-    if (tileBytes(rows, tile) <= kTileSharedLimit)
+    if (bytesOf(tile) <= kTileSharedLimit)
       return tile;
   return 0;
 }
@@ -415,51 +415,52 @@ void checkLaunch(const char *kernel) {
 
 // Launchers -------------------------------------------------------------------
 
-/// Launches a tiled kernel over n coefficients whose tile holds `rows`
-/// words per coefficient.
-template <typename Plan>
-void launchTiled(const char *name,
-                 void (*kernel)(Plan, const uint64_t *, uint64_t *, size_t,
-                                unsigned),
-                 const Plan &plan, int rows, size_t n, const uint64_t *in,
-                 uint64_t *out, cudaStream_t stream) {
-  const unsigned tile = tileFor(n, rows);
+/// Launches a tiled kernel over n coefficients (its parameters: the plans,
+/// in, out, n and the tile's width) with the widest tile whose shared
+/// memory, bytesOf(tile), fits; `rows` are the words a tile holds per
+/// coefficient, named if none fits.
+template <typename Kernel, typename BytesOf, typename... Plans>
+void launchTiled(const char *name, Kernel kernel, int rows, BytesOf bytesOf,
+                 size_t n, const uint64_t *in, uint64_t *out,
+                 cudaStream_t stream, const Plans &...plans) {
+  const unsigned tile = tileFor(n, bytesOf);
   if (tile == 0)
     throw Error(std::string(name) + ": a basis of " + std::to_string(rows) +
                 " limbs does not fit the kernel's shared memory");
-  kernel<<<static_cast<unsigned>(n / tile), kTileThreads,
-           tileBytes(rows, tile), stream>>>(plan, in, out, n, tile);
+  kernel<<<static_cast<unsigned>(n / tile), kTileThreads, bytesOf(tile),
+           stream>>>(plans..., in, out, n, tile);
   checkLaunch(name);
+}
+
+/// A tile of `rows` words per coefficient.
+auto rowsTile(int rows) {
+  return [rows](unsigned tile) { return tileBytes(rows, tile); };
 }
 
 void launchConvert(const ConvertPlan &plan, size_t n, const uint64_t *in,
                    uint64_t *out, cudaStream_t stream) {
-  launchTiled("convertKernel", convertKernel, plan, plan.fromSize, n, in, out,
-              stream);
+  launchTiled("convertKernel", convertKernel, plan.fromSize,
+              rowsTile(plan.fromSize), n, in, out, stream, plan);
 }
 
 void launchScaleRound(const ScaleRoundPlanView &plan, size_t n,
                       const uint64_t *in, uint64_t *out, cudaStream_t stream) {
-  launchTiled("scaleRoundKernel", scaleRoundKernel, plan, plan.divisorSize, n,
-              in, out, stream);
+  launchTiled("scaleRoundKernel", scaleRoundKernel, plan.divisorSize,
+              rowsTile(plan.divisorSize), n, in, out, stream, plan);
 }
 
 void launchScaleRoundConvert(const ScaleRoundPlanView &scale,
                              const ConvertPlan &convert, size_t n,
                              const uint64_t *in, uint64_t *out,
                              cudaStream_t stream) {
-  // Both tiles, plus the second's alignment: as many bytes as a tile of
-  // three more rows.
-  const int rows = scale.divisorSize + convert.fromSize + 3;
-  const unsigned tile = tileFor(n, rows);
-  if (tile == 0)
-    throw Error("scaleRoundConvertKernel: bases of " + std::to_string(rows) +
-                " limbs in all do not fit the kernel's shared memory");
-  const size_t bytes = conversionTileOffset(scale.divisorSize, tile) +
-                       tileBytes(convert.fromSize, tile);
-  scaleRoundConvertKernel<<<static_cast<unsigned>(n / tile), kTileThreads,
-                            bytes, stream>>>(scale, convert, in, out, n, tile);
-  checkLaunch("scaleRoundConvertKernel");
+  // The rounding's tile, then the conversion's.
+  auto bothTiles = [&](unsigned tile) {
+    return conversionTileOffset(scale.divisorSize, tile) +
+           tileBytes(convert.fromSize, tile);
+  };
+  launchTiled("scaleRoundConvertKernel", scaleRoundConvertKernel,
+              scale.divisorSize + convert.fromSize, bothTiles, n, in, out,
+              stream, scale, convert);
 }
 
 void launchScaleUp(const ScaleUpPlanView &plan, size_t n, const uint64_t *in,

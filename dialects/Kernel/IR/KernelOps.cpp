@@ -189,9 +189,7 @@ LogicalResult LaunchOp::verify() {
         return emitOpError() << "a fast floor fuses no conversion (via "
                              << *via << ")";
       rns::BasisAttr out = bufferType(getOuts()[0]).getBasis();
-      if (llvm::any_of(out.getModuli(), [&](uint64_t m) {
-            return llvm::is_contained(via->getModuli(), m);
-          }))
+      if (out.sharesModulusWith(*via))
         return emitOpError() << "the output's basis " << out
                              << " must share no modulus with via " << *via;
     }

@@ -64,6 +64,12 @@ bool BasisAttr::contains(BasisAttr other) const {
   });
 }
 
+bool BasisAttr::sharesModulusWith(BasisAttr other) const {
+  return llvm::any_of(other.getModuli(), [&](uint64_t m) {
+    return llvm::is_contained(getModuli(), m);
+  });
+}
+
 std::string TransformAttr::transformProblem(TransformKind kind, unsigned word,
                                             unsigned logN1, unsigned radix,
                                             unsigned ot, unsigned degree,

@@ -21,6 +21,8 @@ def RNS_BasisAttr : AttrDef<RNS_Dialect, "Basis"> {
     size_t size() const { return getModuli().size(); }
     /// Whether every modulus of `other` is one of ours.
     bool contains(BasisAttr other) const;
+    /// Whether some modulus of `other` is one of ours.
+    bool sharesModulusWith(BasisAttr other) const;
   }];
 }
 

@@ -142,7 +142,7 @@ LogicalResult ScaleRoundOp::verify() {
     return emitOpError() << "needs a positive numerator, got 0";
   ArrayRef<uint64_t> in = polyType(getInput()).getBasis().getModuli();
   ArrayRef<uint64_t> kept = getRoundingBasis().getModuli();
-  bool disjoint = llvm::none_of(kept, [&](uint64_t m) { return llvm::is_contained(in, m); });
+  bool disjoint = !getRoundingBasis().sharesModulusWith(polyType(getInput()).getBasis());
   if (std::optional<BasisAttr> via = getVia()) {
     if (getFloor())
       return emitOpError() << "a fast floor has no exact conversion to fuse "
@@ -152,8 +152,7 @@ LogicalResult ScaleRoundOp::verify() {
                            << " must be kept moduli of the input, not a "
                               "modulus switch";
     BasisAttr result = polyType(getOutput()).getBasis();
-    if (llvm::any_of(result.getModuli(),
-                     [&](uint64_t m) { return llvm::is_contained(via->getModuli(), m); }))
+    if (result.sharesModulusWith(*via))
       return emitOpError() << "result basis " << result
                            << " must share no modulus with via " << *via;
   }
