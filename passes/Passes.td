@@ -291,6 +291,27 @@ def KernelPlanSlots : Pass<"kernel-plan-slots", "::mlir::ModuleOp"> {
   let dependentDialects = ["::ringfuse::kernel::KernelDialect"];
 }
 
+def KernelFuseElementwise : Pass<"kernel-fuse-elementwise", "::mlir::ModuleOp"> {
+  let summary = "Merge independent generated kernels of one shape into one";
+  let description = [{
+    The fusion's batching of independent operations, for generated kernels.
+    rns-to-kernel gives each tree of elementwise ops a `kernel.elementwise`;
+    trees that share no value (the three products of a ciphertext tensor, the
+    two sums that finish a relinearization) would launch one after another.
+    Independent `kernel.elementwise` ops over one degree and basis are
+    gathered as kernel-concurrent gathers launches (the ops between either
+    touch none of their buffers or are passed by hoisting; at most 8 ops,
+    looking 64 ahead) and become one op: its inputs are theirs without
+    repeats, its outputs theirs in order, and its body computes all of them.
+    Runs after rns-to-kernel and before kernel-plan-slots.
+  }];
+  let dependentDialects = ["::ringfuse::kernel::KernelDialect"];
+  let statistics = [
+    Statistic<"numMerged", "merged-kernels", "Number of generated kernels made by merging">,
+    Statistic<"numFused", "kernels-fused", "Number of generated kernels merged into them">
+  ];
+}
+
 def KernelConcurrent : Pass<"kernel-concurrent", "::mlir::ModuleOp"> {
   let summary = "Group independent library launches to run at the same time";
   let description = [{

@@ -35,6 +35,7 @@ void buildRingfusePipeline(mlir::OpPassManager &pm,
   // would drop their chosen shapes).
   pm.addPass(createRNSChooseTransform());
   pm.addPass(createRNSToKernel());
+  pm.addPass(createKernelFuseElementwise());
   pm.addPass(createKernelConcurrent());
   pm.addPass(createKernelPlanSlots());
 }

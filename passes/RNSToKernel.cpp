@@ -42,13 +42,13 @@ llvm::DenseMap<Operation *, Operation *> groupElementwise(Block &body) {
       if (!producer || !isElementwise(producer) || !operand.hasOneUse() ||
           operand.getType() != op.getResult(0).getType())
         continue;
-      // The producer is its group's root (its one use is this op): the group
-      // grows, and this op becomes its root.
+      // The producer is its group's root (its one use is this op): its group
+      // joins this op's, whose root this op becomes. Every such operand's
+      // group joins, so a sum of products is one kernel.
       Operation *oldRoot = rootOf[producer];
       for (auto &entry : rootOf)
         if (entry.second == oldRoot)
           entry.second = &op;
-      break;
     }
   }
   return rootOf;

@@ -99,6 +99,12 @@ def conversions(source: str) -> int:
     return source.count("k->convert(") + sum(int(plan) in fused for plan in calls)
 
 
+def generated_kernel_outputs(source: str) -> list[int]:
+    """The number of outputs of each generated (elementwise) kernel, in order."""
+    signatures = re.findall(r"inline void elementwise_\d+\((.*)\)", source)
+    return [parameters.count("uint64_t *out") for parameters in signatures]
+
+
 def check(keys: rf.KeySet, ciphertext: rf.Ciphertext, expected: Vector) -> None:
     np.testing.assert_array_equal(keys.decrypt(ciphertext), np.mod(expected, T))
 
@@ -265,6 +271,9 @@ def test_a_compiled_product_is_the_runtime_s_product_word_for_word(
     assert keys.relin_key is not None
     reference = _runtime.relinearize(multiply(x._native, y._native), keys.relin_key._native)
     np.testing.assert_array_equal(out.residues(), rf.Ciphertext(program.params, reference).residues())
+    # kernel-fuse-elementwise: the tensor's three terms are one generated
+    # kernel, and so are the two sums that end the relinearization.
+    assert generated_kernel_outputs(program.source_path.read_text()) == [3, 2]
     expected = slots(program, 60) * slots(program, 61) % T
     np.testing.assert_array_equal(keys.decrypt(out, scaling="behz"), expected)
     np.testing.assert_array_equal(keys.decrypt(out), expected)
