@@ -11,7 +11,6 @@
 #include "passes/KernelGroups.h"
 #include "passes/Passes.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 namespace ringfuse {
 #define GEN_PASS_DEF_KERNELCONCURRENT
@@ -28,29 +27,18 @@ struct KernelConcurrent : public impl::KernelConcurrentBase<KernelConcurrent> {
   using Base::Base;
 
   void runOnOperation() override {
-    getOperation().walk([&](func::FuncOp function) {
-      if (function.isExternal())
-        return;
-      Block &body = function.getBody().front();
-      for (Operation *op = &body.front(); op; op = op->getNextNode()) {
-        if (!isa<kernel::LaunchOp>(op))
-          continue;
-        KernelGroup group = groupFrom(
-            op, [](Operation *other) { return isa<kernel::LaunchOp>(other); },
-            kMaxMembers, kLookAhead);
-        if (group.members.size() < 2)
-          continue;
-        Operation *anchor = placeGroup(group);
-        OpBuilder builder(anchor);
-        auto concurrent = kernel::ConcurrentOp::create(builder, anchor->getLoc());
-        Block *inside = builder.createBlock(&concurrent.getBody());
-        for (Operation *member : group.members)
-          member->moveBefore(inside, inside->end());
-        ++numGroups;
-        numGrouped += group.members.size();
-        op = concurrent;
-      }
-    });
+    auto isLaunch = [](Operation *, Operation *op) { return isa<kernel::LaunchOp>(op); };
+    rewriteGroups(getOperation(), isLaunch, kMaxMembers, kLookAhead,
+                  [&](const KernelGroup &group, Operation *anchor) -> Operation * {
+                    OpBuilder builder(anchor);
+                    auto concurrent = kernel::ConcurrentOp::create(builder, anchor->getLoc());
+                    Block *inside = builder.createBlock(&concurrent.getBody());
+                    for (Operation *member : group.members)
+                      member->moveBefore(inside, inside->end());
+                    ++numGroups;
+                    numGrouped += group.members.size();
+                    return concurrent;
+                  });
   }
 };
 } // namespace

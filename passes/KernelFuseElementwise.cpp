@@ -14,7 +14,6 @@
 #include "passes/KernelGroups.h"
 #include "passes/Passes.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
 
 namespace ringfuse {
@@ -72,31 +71,20 @@ struct KernelFuseElementwise
   using Base::Base;
 
   void runOnOperation() override {
-    getOperation().walk([&](func::FuncOp function) {
-      if (function.isExternal())
-        return;
-      Block &body = function.getBody().front();
-      for (Operation *op = &body.front(); op; op = op->getNextNode()) {
-        auto first = dyn_cast<kernel::ElementwiseOp>(op);
-        if (!first)
-          continue;
-        KernelGroup group = groupFrom(
-            op,
-            [&](Operation *other) {
-              auto elementwise = dyn_cast<kernel::ElementwiseOp>(other);
-              return elementwise && sameIterationSpace(first, elementwise);
-            },
-            kMaxMembers, kLookAhead);
-        if (group.members.size() < 2)
-          continue;
-        kernel::ElementwiseOp merged = merge(group.members, placeGroup(group));
-        for (Operation *member : group.members)
-          member->erase();
-        ++numMerged;
-        numFused += group.members.size();
-        op = merged;
-      }
-    });
+    auto sameShape = [](Operation *first, Operation *op) {
+      auto a = dyn_cast<kernel::ElementwiseOp>(first);
+      auto b = dyn_cast<kernel::ElementwiseOp>(op);
+      return a && b && sameIterationSpace(a, b);
+    };
+    rewriteGroups(getOperation(), sameShape, kMaxMembers, kLookAhead,
+                  [&](const KernelGroup &group, Operation *anchor) -> Operation * {
+                    kernel::ElementwiseOp merged = merge(group.members, anchor);
+                    for (Operation *member : group.members)
+                      member->erase();
+                    ++numMerged;
+                    numFused += group.members.size();
+                    return merged;
+                  });
   }
 };
 } // namespace

@@ -3,6 +3,8 @@
 
 #include "dialects/Kernel/IR/KernelOps.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
 namespace ringfuse {
 using namespace mlir;
 
@@ -31,8 +33,9 @@ bool liftable(Value value, const KernelGroup &group,
   }
   return false;
 }
-} // namespace
 
+/// The group that starts at `first`: the later ops for which `joins` holds
+/// and that the rules of KernelGroups.h let in.
 KernelGroup groupFrom(Operation *first, function_ref<bool(Operation *)> joins,
                       size_t maxMembers, size_t lookAhead) {
   KernelGroup group;
@@ -63,6 +66,7 @@ KernelGroup groupFrom(Operation *first, function_ref<bool(Operation *)> joins,
   return group;
 }
 
+/// Moves the ops the group lifts above its place and returns that place.
 Operation *placeGroup(const KernelGroup &group) {
   // Above the first passed op, or where the last sunk member was.
   Operation *anchor = group.passed.empty() ? group.members.back()->getNextNode()
@@ -71,6 +75,26 @@ Operation *placeGroup(const KernelGroup &group) {
     if (group.lifted.contains(passed))
       passed->moveBefore(anchor);
   return anchor;
+}
+
+} // namespace
+
+void rewriteGroups(ModuleOp module, JoinsGroup joins, size_t maxMembers,
+                   size_t lookAhead, RewriteGroup rewrite) {
+  module.walk([&](func::FuncOp function) {
+    if (function.isExternal())
+      return;
+    Block &body = function.getBody().front();
+    for (Operation *op = &body.front(); op; op = op->getNextNode()) {
+      if (!joins(op, op))
+        continue;
+      KernelGroup group = groupFrom(
+          op, [&](Operation *other) { return joins(op, other); }, maxMembers,
+          lookAhead);
+      if (group.members.size() >= 2)
+        op = rewrite(group, placeGroup(group));
+    }
+  });
 }
 
 } // namespace ringfuse

@@ -17,6 +17,7 @@
 #ifndef RINGFUSE_PASSES_KERNELGROUPS_H
 #define RINGFUSE_PASSES_KERNELGROUPS_H
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -31,15 +32,21 @@ struct KernelGroup {
   llvm::SmallPtrSet<mlir::Operation *, 8> lifted; // of `passed`: to move above it
 };
 
-/// The group that starts at `first`: later ops for which `joins` holds, at
-/// most `maxMembers` in all, looking `lookAhead` ops ahead.
-KernelGroup groupFrom(mlir::Operation *first,
-                      llvm::function_ref<bool(mlir::Operation *)> joins,
-                      size_t maxMembers, size_t lookAhead);
+/// Whether `op` may join the group that starts at `first` (and, for
+/// joins(op, op), whether a group may start at `op`).
+using JoinsGroup = llvm::function_ref<bool(mlir::Operation *first, mlir::Operation *op)>;
 
-/// Moves the ops the group lifts above its place and returns that place: the
-/// op before which the group's members (or what replaces them) belong.
-mlir::Operation *placeGroup(const KernelGroup &group);
+/// Replaces a group of two or more, whose members are still in place, by
+/// whatever runs them together before `anchor` (the ops it lifts are moved
+/// there already); returns the op after which the search goes on.
+using RewriteGroup =
+    llvm::function_ref<mlir::Operation *(const KernelGroup &group, mlir::Operation *anchor)>;
+
+/// In each function of `module`, from each op a group may start at, in
+/// order: gathers the group (at most `maxMembers`, looking `lookAhead` ops
+/// ahead) and, if it has two members or more, rewrites it.
+void rewriteGroups(mlir::ModuleOp module, JoinsGroup joins, size_t maxMembers,
+                   size_t lookAhead, RewriteGroup rewrite);
 
 } // namespace ringfuse
 
