@@ -45,7 +45,8 @@ void registerRingfusePipeline() {
       "ringfuse-pipeline",
       "Traced bfv IR to the kernel program: parameters, (levels,) "
       "bfv-to-poly, poly-to-rns (HPS or BEHZ), rns-assign-domains, rns-fuse, "
-      "rns-choose-transform, rns-to-kernel, kernel-concurrent, kernel-plan-slots",
+      "rns-choose-transform, rns-to-kernel, kernel-fuse-elementwise, kernel-concurrent, "
+      "kernel-plan-slots",
       buildRingfusePipeline);
 }
 

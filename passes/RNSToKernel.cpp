@@ -21,10 +21,6 @@ namespace ringfuse {
 namespace {
 using namespace mlir;
 
-bool isElementwise(Operation *op) {
-  return isa<rns::AddOp, rns::SubOp, rns::NegOp, rns::MulOp, rns::MulScalarOp>(op);
-}
-
 kernel::BufferType bufferTypeOf(Type rnsType) {
   auto poly = cast<rns::PolyType>(rnsType);
   return kernel::BufferType::get(poly.getContext(), poly.getDegree(), poly.getBasis());
@@ -34,12 +30,12 @@ kernel::BufferType bufferTypeOf(Type rnsType) {
 llvm::DenseMap<Operation *, Operation *> groupElementwise(Block &body) {
   llvm::DenseMap<Operation *, Operation *> rootOf;
   for (Operation &op : body) {
-    if (!isElementwise(&op))
+    if (!rns::isElementwise(&op))
       continue;
     rootOf[&op] = &op;
     for (Value operand : op.getOperands()) {
       Operation *producer = operand.getDefiningOp();
-      if (!producer || !isElementwise(producer) || !operand.hasOneUse() ||
+      if (!producer || !rns::isElementwise(producer) || !operand.hasOneUse() ||
           operand.getType() != op.getResult(0).getType())
         continue;
       // The producer is its group's root (its one use is this op): its group
@@ -151,7 +147,7 @@ private:
   }
 
   LogicalResult lower(Operation *op) {
-    if (isElementwise(op))
+    if (rns::isElementwise(op))
       return rootOf_[op] == op ? lowerGroup(op) : success();
     return llvm::TypeSwitch<Operation *, LogicalResult>(op)
         .Case<rns::NttOp>([&](auto op) { return lowerTransform(op, "ntt_forward"); })

@@ -34,6 +34,12 @@ constexpr double kButterfliesPerSecond32 = 3.09e12;
 // What one more kernel on the stream costs: a launch and the tail of the
 // previous grid draining before the next may start.
 constexpr double kLaunchMicroseconds = 2.0;
+
+/// Kernels a transform launches, each a pass over the data: two for the DGT
+/// and a split NTT (column and row steps), one for an NTT in one step.
+unsigned passesOverData(const TransformShape &shape) {
+  return shape.kind == rns::TransformKind::dgt || shape.logN1 > 0 ? 2 : 1;
+}
 } // namespace
 
 Expected<TransformCostTable> TransformCostTable::parse(StringRef json,
@@ -161,13 +167,12 @@ bool TransformCostModel::allowed(const TransformShape &shape, unsigned degree,
 double TransformCostModel::modelMicroseconds(const TransformShape &shape,
                                              unsigned logN, unsigned limbs) {
   const double n = std::ldexp(1.0, logN), w = shape.word / 8.0;
-  double steps, twiddles, butterflies;
+  const double steps = passesOverData(shape);
+  double twiddles, butterflies;
   if (shape.kind == rns::TransformKind::dgt) {
-    steps = 2;
     twiddles = 2 * n; // in Shoup pairs: 4 w N bytes
     butterflies = n / 2 * (logN - 1) + 3 * n;
   } else {
-    steps = shape.logN1 > 0 ? 2 : 1;
     const unsigned k = shape.ot, logN2 = logN - shape.logN1;
     twiddles = k == 0 ? n - 1
                       : std::ldexp(1.0, logN - k) - 1 +
@@ -184,8 +189,7 @@ double TransformCostModel::modelMicroseconds(const TransformShape &shape,
 }
 
 double TransformCostModel::launchMicroseconds(const TransformShape &shape) {
-  const bool twoPasses = shape.kind == rns::TransformKind::dgt || shape.logN1 > 0;
-  return (twoPasses ? 2 : 1) * kLaunchMicroseconds;
+  return passesOverData(shape) * kLaunchMicroseconds;
 }
 
 std::optional<TransformCostModel::Choice>

@@ -129,7 +129,7 @@ double CircuitCostModel::microseconds(ModuleOp module) const {
           d = std::max(d, depth.lookup(producer) + 1);
       depth[&op] = d;
       KernelCost c = cost(&op);
-      if (isa<rns::AddOp, rns::SubOp, rns::NegOp, rns::MulOp, rns::MulScalarOp>(op)) {
+      if (rns::isElementwise(&op)) {
         total += c.launch + c.work;
         continue;
       }

@@ -279,3 +279,7 @@ void SubOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
 // Constants fold to their residues, which is what lets canonicalization tell
 // two constants apart (and merge only equal ones).
 OpFoldResult ConstantOp::fold(FoldAdaptor) { return getResiduesAttr(); }
+
+bool ringfuse::rns::isElementwise(Operation *op) {
+  return isa<AddOp, SubOp, NegOp, MulOp, MulScalarOp>(op);
+}

@@ -12,4 +12,10 @@
 #define GET_OP_CLASSES
 #include "dialects/RNS/IR/RNSOps.h.inc"
 
+namespace ringfuse::rns {
+/// Whether `op` is residue-by-residue work (add, sub, neg, mul,
+/// mul_scalar): rns-to-kernel makes such ops generated kernels.
+bool isElementwise(mlir::Operation *op);
+} // namespace ringfuse::rns
+
 #endif // RINGFUSE_DIALECTS_RNS_IR_RNSOPS_H
