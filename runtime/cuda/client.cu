@@ -208,12 +208,14 @@ public:
     pModQValues = DeviceArray<uint64_t>(pModQ, s, "[P]_{q_i}");
 
     // round(x / P) from QP (P's limbs after Q's) to Q: Context::modDownByP.
-    modDown = uploadScaleRound(c.modDownByP(), limbRange(qSize, qpSize),
-                               limbRange(0, qSize), "modDownByP");
+    modDown =
+        uploadScaleRound(c.modDownByP(), limbRange(qSize, qpSize),
+                         limbRange(0, qSize), c.qp().values(), "modDownByP");
     // round(t x / Q) mod t from Q: Context::decryptionScaling (no kept
     // moduli; the kept limbs are never read).
     decryptScale = uploadScaleRound(c.decryptionScaling(), limbRange(0, qSize),
-                                    limbRange(0, qSize), "decryptionScaling");
+                                    limbRange(0, qSize), c.q().values(),
+                                    "decryptionScaling");
 
     // round(Q m / t) over Q.
     deltaModQ = DeviceArray<uint64_t>(c.deltaModQ(), s, "floor(Q/t) mod q_i");
@@ -271,6 +273,7 @@ private:
   cuda::ScaleRoundPlanView uploadScaleRound(const ScaleRoundPlan &plan,
                                             const std::vector<int> &divisor,
                                             const std::vector<int> &kept,
+                                            const std::vector<uint64_t> &input,
                                             const std::string &name) {
     cuda::ScaleRoundPlanView view{};
     view.divisorSize = static_cast<int>(plan.divisorSize());
@@ -279,7 +282,11 @@ private:
     view.divisorLimbs = keep(divisor, name);
     view.keptLimbs = keep(kept, name);
     view.theta = keep(plan.theta(), name);
-    view.omega = keep(plan.omega(), name);
+    view.omega =
+        keep(cuda::weightRows(plan.omega(), view.divisorSize, view.outputSize),
+             name);
+    view.productsPerSum = cuda::productsPerSum(
+        cuda::largestModulus(input), cuda::largestModulus(plan.outputModuli()));
     view.lambda = plan.lambda().empty() ? nullptr : keep(plan.lambda(), name);
     view.outputs = keep(plan.outputModuli(), name);
     return view;

@@ -221,6 +221,11 @@ void placeTables(const RfRuntime &s,
   spareModuli =
       image.put(std::vector<uint64_t>(s.widestBasis, c.q().values().front()));
 
+  // Every word a conversion or scale-and-round reads is below one of these.
+  uint64_t wordBound = 0;
+  for (const BasisPlan &plan : s.bases)
+    wordBound = std::max(wordBound, cuda::largestModulus(plan.moduli));
+
   d.converters.clear();
   for (const ConverterPlan &plan : s.converters) {
     cuda::ConvertPlan view{};
@@ -245,19 +250,29 @@ void placeTables(const RfRuntime &s,
       view.fromModuli = image.put(bc.from().values());
       view.puncturedInverse = image.put(inverses);
       view.inverseOfFrom = image.put(bc.inverseOfFrom());
-      view.puncturedModTo = image.put(bc.puncturedModTo());
+      view.puncturedModTo = image.put(cuda::weightRows(
+          bc.puncturedModTo(), view.fromSize, view.missingSize));
       view.productModTo = image.put(bc.productModTo());
+      view.productsPerSum =
+          cuda::productsPerSum(cuda::largestModulus(bc.from().values()),
+                               cuda::largestModulus(bc.to().values()));
     } else if (plan.corrected) {
       const RedundantConverter &rc = *plan.corrected;
       putTargets(rc.to());
       view.fromSize = static_cast<int>(rc.from().size());
       view.fromModuli = image.put(rc.from().values());
       view.puncturedInverse = image.put(rc.scale());
-      view.puncturedModTo = image.put(rc.weights());
+      view.puncturedModTo = image.put(
+          cuda::weightRows(rc.weights(), view.fromSize, view.missingSize));
       view.productModTo = image.put(rc.product());
       view.redundant = rc.redundant();
       view.redundantFactor = rc.factor();
-      view.redundantWeights = image.put(rc.redundantWeights());
+      view.redundantWeights =
+          image.put(cuda::weightRows(rc.redundantWeights(), view.fromSize, 1));
+      view.productsPerSum =
+          cuda::productsPerSum(cuda::largestModulus(rc.from().values()),
+                               std::max(cuda::largestModulus(rc.to().values()),
+                                        rc.redundant().value));
       view.readsRedundant = rc.readsRedundant() ? 1 : 0;
     } else {
       view.fromSize = static_cast<int>(s.bases[plan.from].moduli.size());
@@ -278,9 +293,12 @@ void placeTables(const RfRuntime &s,
       view.divisorSize = static_cast<int>(plan.divisor().size());
       view.outputSize = static_cast<int>(outputs.size());
       view.hasLambda = 1;
-      view.omega = image.put(plan.weights());
+      view.omega = image.put(
+          cuda::weightRows(plan.weights(), view.divisorSize, view.outputSize));
       view.lambda = image.put(plan.lambda());
       view.outputs = image.put(outputs);
+      view.productsPerSum =
+          cuda::productsPerSum(wordBound, cuda::largestModulus(outputs));
       view.divisorScale = image.put(plan.scale());
       view.divisorModuli = image.put(plan.divisor().values());
     } else {
@@ -289,9 +307,12 @@ void placeTables(const RfRuntime &s,
       view.outputSize = static_cast<int>(plan.outputLimbs());
       view.hasLambda = plan.lambda().empty() ? 0 : 1;
       view.theta = image.put(plan.theta());
-      view.omega = image.put(plan.omega());
+      view.omega = image.put(
+          cuda::weightRows(plan.omega(), view.divisorSize, view.outputSize));
       view.lambda = image.put(plan.lambda());
       view.outputs = image.put(plan.outputModuli());
+      view.productsPerSum = cuda::productsPerSum(
+          wordBound, cuda::largestModulus(plan.outputModuli()));
     }
     d.scaleRounds.push_back(view);
   }

@@ -30,26 +30,29 @@ dim3 gridFor(size_t threads, unsigned rows = 1) {
 // Both kernels below work on a tile of neighbouring coefficients per block:
 // the words they read for it go to shared memory once (each read coalesced)
 // with the rounded fraction sum each coefficient needs, then each thread
-// takes (output limb, coefficient) pairs, the coefficient fastest, so that a
-// warp shares its output limb's constants and writes one row. Every output
-// word is a dot product of a tile column with a column of constants
-// (dotMod), summed exactly in 128 bits.
+// takes an output limb and a pair of neighbouring coefficients, the pairs
+// fastest, so that a warp shares its output limb's weights and writes one
+// row. Every output word is a dot product of a tile column with a row of
+// weights (dotMod, weightRows), summed exactly in 128 bits.
 
 /// Coefficients per tile (at most), threads per block, and the shared memory
 /// a block gets without opting in.
 constexpr unsigned kTileCoefficients = 64, kTileThreads = 256;
 constexpr size_t kTileSharedLimit = 48 * 1024;
 
-/// A block's shared memory: per coefficient its rounded sum and `rows` words.
+/// A block's shared memory: per coefficient its rounded sum and `rows`
+/// words, padded to paddedRows(rows) (the dot products read the padding).
 __host__ __device__ size_t tileBytes(int rows, unsigned tile) {
-  return (sizeof(uint128_t) + size_t(rows) * sizeof(uint64_t)) * tile;
+  return (sizeof(uint128_t) + size_t(paddedRows(rows)) * sizeof(uint64_t)) *
+         tile;
 }
 
-/// The widest tile (up to kTileCoefficients and n, both powers of two) whose
-/// shared memory, bytesOf(tile), fits, or 0 if none does.
+/// The widest tile (up to kTileCoefficients and n, both powers of two, at
+/// least two: threads take pairs of coefficients) whose shared memory,
+/// bytesOf(tile), fits, or 0 if none does.
 template <typename BytesOf> unsigned tileFor(size_t n, BytesOf bytesOf) {
   for (unsigned tile = unsigned(std::min<size_t>(kTileCoefficients, n));
-       tile >= 1; tile /= 2)
+       tile >= 2; tile /= 2)
     if (bytesOf(tile) <= kTileSharedLimit)
       return tile;
   return 0;
@@ -75,6 +78,14 @@ struct Tile {
   __device__ unsigned coefficientOf(unsigned k) const {
     return k & ((1u << logWidth) - 1);
   }
+
+  /// Zeroes the padding past `rows` (their weights are zero too, but the
+  /// products must be of defined words).
+  __device__ void clearPadding(int rows, unsigned tile) const {
+    for (unsigned k = rows * tile + threadIdx.x; k < paddedRows(rows) * tile;
+         k += blockDim.x)
+      words[k] = 0;
+  }
 };
 
 /// rounded[c] = round(sum_i words[i tile + c] fractions[i]) for every
@@ -97,13 +108,11 @@ __device__ void roundFractionSums(const Tile &t, unsigned tile,
 /// to `middle` (2^32) and a1 b1 (below 2^60) to `high` (2^64), and the
 /// carries out of low and middle are counted. A product is then four wide
 /// multiply-adds and three carry counts (eight instructions) where a 128-bit
-/// product and sum took fourteen. The total is exact while below 2^128 and
-/// high below 2^64, that is for up to 16 products.
+/// product and sum took fourteen. The total is exact while below 2^128
+/// (high is then below 2^64): productsPerSum says for how many products.
 class ProductSum {
 public:
-  static constexpr int kMaxProducts = 16;
-
-  __device__ explicit ProductSum(uint64_t start) : low_(start) {}
+  __device__ explicit ProductSum(uint64_t start = 0) : low_(start) {}
 
   __device__ __forceinline__ void add(uint64_t a, uint64_t b) {
     asm("{\n\t.reg .u32 a0, a1, b0, b1, l0, l1, m0, m1;\n\t"
@@ -143,27 +152,71 @@ private:
   uint32_t lowCarries_ = 0, middleCarries_ = 0;
 };
 
-/// (extraWord extraWeight + sum_i column[i tile] weights[i stride]) mod m,
-/// for words and weights below 2^62: a ProductSum takes up to 15 products
-/// and a reduced sum, and the sum is reduced between such chunks. The extra
-/// product folds a correction (a multiple to subtract, a kept limb to add)
-/// into the one reduction at the end.
-__device__ uint64_t dotMod(const uint64_t *column, unsigned tile,
-                           const uint64_t *weights, size_t stride, int count,
-                           const Modulus &m, uint64_t extraWord = 0,
+/// The words of W neighbouring coefficients of a tile row (W = 1 or 2).
+template <int W> struct Words {
+  uint64_t word[W];
+
+  /// From shared or global memory aligned to 8 W bytes.
+  __device__ static Words load(const uint64_t *at) {
+    Words words;
+    if constexpr (W == 2) {
+      const ulonglong2 pair = *reinterpret_cast<const ulonglong2 *>(at);
+      words.word[0] = pair.x;
+      words.word[1] = pair.y;
+    } else {
+      words.word[0] = *at;
+    }
+    return words;
+  }
+  __device__ void store(uint64_t *at) const {
+    if constexpr (W == 2)
+      *reinterpret_cast<ulonglong2 *>(at) = make_ulonglong2(word[0], word[1]);
+    else
+      *at = word[0];
+  }
+};
+
+/// Per coefficient k of W neighbours (column[k]): (extra_k extraWeight +
+/// sum_i column[i tile + k] weights[i]) mod m, over a padded row (count a
+/// multiple of kDotUnroll). A ProductSum takes `perSum` products
+/// (productsPerSum) and the extra one, and the sum is reduced between such
+/// runs. The extra product folds a correction (a multiple to subtract, a
+/// kept limb to add) into the one reduction at the end. Two coefficients per
+/// thread share each weight they load and load their words together.
+template <int W>
+__device__ Words<W> dotMod(const uint64_t *column, unsigned tile,
+                           const uint64_t *weights, int count, int perSum,
+                           const Modulus &m, Words<W> extra = {},
                            uint64_t extraWeight = 0) {
-  constexpr int kChunk = ProductSum::kMaxProducts - 1;
-  ProductSum sum(0);
-  sum.add(extraWord, extraWeight);
-  int start = 0;
-  for (int end = min(count, kChunk - 1);; end = min(count, start + kChunk)) {
-#pragma unroll 5
-    for (int i = start; i < end; ++i)
-      sum.add(column[size_t(i) * tile], weights[size_t(i) * stride]);
+  ProductSum sums[W];
+#pragma unroll
+  for (int k = 0; k < W; ++k)
+    sums[k].add(extra.word[k], extraWeight);
+  for (int start = 0;; start += perSum) {
+    const int end = min(count, start + perSum);
+    // Not unrolled further: more carries in flight than predicates.
+#pragma unroll 1
+    for (int i = start; i < end; i += kDotUnroll) {
+      // Rows are 16-byte aligned and kDotUnroll is even: pairs of weights.
+      const auto *pairs = reinterpret_cast<const ulonglong2 *>(weights + i);
+#pragma unroll
+      for (int u = 0; u < kDotUnroll; ++u) {
+        const ulonglong2 w = pairs[u / 2];
+        const Words<W> x = Words<W>::load(column + size_t(i + u) * tile);
+#pragma unroll
+        for (int k = 0; k < W; ++k)
+          sums[k].add(x.word[k], u % 2 ? w.y : w.x);
+      }
+    }
+    Words<W> reduced;
+#pragma unroll
+    for (int k = 0; k < W; ++k)
+      reduced.word[k] = reduce128(sums[k].value(), m);
     if (end == count)
-      return reduce128(sum.value(), m);
-    sum = ProductSum(reduce128(sum.value(), m));
-    start = end;
+      return reduced;
+#pragma unroll
+    for (int k = 0; k < W; ++k)
+      sums[k] = ProductSum(reduced.word[k]);
   }
 }
 
@@ -175,8 +228,10 @@ __device__ void redundantCorrections(const Tile &t, unsigned tile,
                                      const uint64_t *in, size_t n) {
   const Modulus r = plan.redundant;
   for (unsigned c = threadIdx.x; c < tile; c += blockDim.x) {
-    const uint64_t s = dotMod(t.words + c, tile, plan.redundantWeights, 1,
-                              plan.fromSize, r);
+    const uint64_t s =
+        dotMod<1>(t.words + c, tile, plan.redundantWeights,
+                  paddedRows(plan.fromSize), plan.productsPerSum, r)
+            .word[0];
     const uint64_t xr =
         plan.readsRedundant ? in[size_t(plan.fromSize) * n + c] : 0;
     const int64_t v = centered(
@@ -204,22 +259,28 @@ __device__ void convertScaledTile(const Tile &t, unsigned tile,
     roundFractionSums(t, tile, plan.inverseOfFrom, plan.fromSize);
   else if (corrected)
     redundantCorrections(t, tile, plan, in + first, n);
-  for (unsigned k = threadIdx.x; k < plan.missingSize * tile;
+  // Each thread takes a pair of neighbouring coefficients (the tile is even).
+  const unsigned pairs = tile / 2;
+  for (unsigned k = threadIdx.x; k < plan.missingSize * pairs;
        k += blockDim.x) {
-    const unsigned j = t.rowOf(k), c = t.coefficientOf(k);
+    const unsigned j = k / pairs, c = 2 * (k % pairs);
     const Modulus target = plan.missingModuli[j];
     // The multiple of [A]_{b_j} to subtract, added as multiple ([-A]_{b_j}):
     // an exact conversion's rounded sum is at most the number of input
     // limbs (each x_i / a_i < 1), so it is its own residue.
-    uint64_t multiple = 0;
-    if (plan.method == RF_CONVERT_EXACT)
-      multiple = static_cast<uint64_t>(t.rounded[c]);
-    else if (corrected)
-      multiple = signedResidue(correctionOf(t.rounded[c]), target);
-    out[size_t(plan.missingLimbs[j]) * n + first + c] =
-        dotMod(t.words + c, tile, plan.puncturedModTo + j, plan.missingSize,
-               plan.fromSize, target, multiple,
-               target.value - plan.productModTo[j]);
+    Words<2> multiple{};
+    for (int e = 0; e < 2; ++e) {
+      if (plan.method == RF_CONVERT_EXACT)
+        multiple.word[e] = static_cast<uint64_t>(t.rounded[c + e]);
+      else if (corrected)
+        multiple.word[e] =
+            signedResidue(correctionOf(t.rounded[c + e]), target);
+    }
+    dotMod<2>(t.words + c, tile,
+              plan.puncturedModTo + size_t(j) * paddedRows(plan.fromSize),
+              paddedRows(plan.fromSize), plan.productsPerSum, target, multiple,
+              target.value - plan.productModTo[j])
+        .store(out + size_t(plan.missingLimbs[j]) * n + first + c);
   }
 }
 
@@ -244,6 +305,7 @@ __global__ void __launch_bounds__(kTileThreads)
     t.words[k] = mulShoup(in[size_t(i) * n + first + c],
                           plan.puncturedInverse[i], plan.fromModuli[i]);
   }
+  t.clearPadding(plan.fromSize, tile);
   __syncthreads();
   convertScaledTile(t, tile, plan, in, out, first, n);
 }
@@ -267,20 +329,29 @@ __device__ void scaleRoundTile(const Tile &t, unsigned tile,
     t.words[k] =
         floors ? mulShoup(x, plan.divisorScale[i], plan.divisorModuli[i]) : x;
   }
+  t.clearPadding(plan.divisorSize, tile);
   __syncthreads();
   if (!floors)
     roundFractionSums(t, tile, plan.theta, plan.divisorSize);
-  for (unsigned k = threadIdx.x; k < plan.outputSize * tile;
-       k += blockDim.x) {
-    const unsigned o = t.rowOf(k), c = t.coefficientOf(k);
+  // Each thread takes a pair of neighbouring coefficients (the tile is even).
+  const unsigned pairs = tile / 2;
+  for (unsigned k = threadIdx.x; k < plan.outputSize * pairs; k += blockDim.x) {
+    const unsigned o = k / pairs, c = 2 * (k % pairs);
     const Modulus m = plan.outputs[o];
     // The kept limb's term joins the dot product.
-    uint64_t sum = dotMod(
-        t.words + c, tile, plan.omega + o, plan.outputSize, plan.divisorSize,
-        m, plan.hasLambda ? in[size_t(plan.keptLimbs[o]) * n + first + c] : 0,
-        plan.hasLambda ? plan.lambda[o] : 0);
+    const Words<2> kept =
+        plan.hasLambda
+            ? Words<2>::load(in + size_t(plan.keptLimbs[o]) * n + first + c)
+            : Words<2>{};
+    Words<2> sum =
+        dotMod<2>(t.words + c, tile,
+                  plan.omega + size_t(o) * paddedRows(plan.divisorSize),
+                  paddedRows(plan.divisorSize), plan.productsPerSum, m, kept,
+                  plan.hasLambda ? plan.lambda[o] : 0);
     if (!floors)
-      sum = addMod(reduce128(t.rounded[c], m), sum, m.value);
+      for (int e = 0; e < 2; ++e)
+        sum.word[e] =
+            addMod(reduce128(t.rounded[c + e], m), sum.word[e], m.value);
     emit(o, c, sum);
   }
 }
@@ -292,8 +363,8 @@ __global__ void __launch_bounds__(kTileThreads)
   const Tile t(tileMemory, tile);
   const size_t first = size_t(blockIdx.x) * tile;
   scaleRoundTile(t, tile, plan, in, first, n,
-                 [&](unsigned o, unsigned c, uint64_t word) {
-                   out[size_t(o) * n + first + c] = word;
+                 [&](unsigned o, unsigned c, Words<2> words) {
+                   words.store(out + size_t(o) * n + first + c);
                  });
 }
 
@@ -318,11 +389,13 @@ __global__ void __launch_bounds__(kTileThreads)
                             conversionTileOffset(scale.divisorSize, tile),
                         tile);
   const size_t first = size_t(blockIdx.x) * tile;
+  conversion.clearPadding(convert.fromSize, tile);
   scaleRoundTile(rounding, tile, scale, in, first, n,
-                 [&](unsigned o, unsigned c, uint64_t word) {
-                   conversion.words[size_t(o) * tile + c] =
-                       mulShoup(word, convert.puncturedInverse[o],
-                                convert.fromModuli[o]);
+                 [&](unsigned o, unsigned c, Words<2> words) {
+                   for (uint64_t &word : words.word)
+                     word = mulShoup(word, convert.puncturedInverse[o],
+                                     convert.fromModuli[o]);
+                   words.store(conversion.words + size_t(o) * tile + c);
                  });
   __syncthreads();
   convertScaledTile(conversion, tile, convert, nullptr, out, first, n);
@@ -411,6 +484,35 @@ void checkLaunch(const char *kernel) {
     throw Error(std::string("CUDA kernel ") + kernel +
                 " failed to launch: " + cudaGetErrorName(error) + " (" +
                 cudaGetErrorString(error) + ")");
+}
+
+std::vector<uint64_t> weightRows(const std::vector<uint64_t> &byInput,
+                                 int inputs, int outputs) {
+  const size_t row = paddedRows(inputs);
+  std::vector<uint64_t> rows(row * outputs, 0);
+  for (int i = 0; i < inputs; ++i)
+    for (int o = 0; o < outputs; ++o)
+      rows[o * row + i] = byInput[size_t(i) * outputs + o];
+  return rows;
+}
+
+int productsPerSum(uint64_t wordBound, uint64_t weightBound) {
+  if (wordBound == 0 || weightBound == 0)
+    return kDotUnroll; // no words or no weights: no dot products
+  const uint128_t product =
+      static_cast<uint128_t>(wordBound - 1) * (weightBound - 1);
+  const uint128_t extra =
+      static_cast<uint128_t>(std::max(wordBound, weightBound) - 1) *
+      (weightBound - 1);
+  const uint128_t room = ~uint128_t(0) - extra;
+  const uint128_t fits = product ? room / product : room;
+  const int perSum = static_cast<int>(std::min<uint128_t>(fits, 1 << 20)) /
+                     kDotUnroll * kDotUnroll;
+  if (perSum == 0)
+    throw Error("GPU dot products of words below " + std::to_string(wordBound) +
+                " and weights below " + std::to_string(weightBound) +
+                " do not fit 128 bits");
+  return perSum;
 }
 
 // Launchers -------------------------------------------------------------------

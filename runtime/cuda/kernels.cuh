@@ -26,8 +26,46 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace ringfuse::runtime::cuda {
+
+/// Base conversion and scale-and-round are dot products of a tile column
+/// with a row of weights, taken this many products at a time: weight rows
+/// (and the tile's rows) are padded with zeros to a multiple of it.
+constexpr int kDotUnroll = 4;
+
+/// rows rounded up to a multiple of kDotUnroll.
+RF_HOST_DEVICE constexpr int paddedRows(int rows) {
+  return (rows + kDotUnroll - 1) / kDotUnroll * kDotUnroll;
+}
+
+/// The largest of a list of moduli.
+inline uint64_t largestModulus(const std::vector<uint64_t> &moduli) {
+  uint64_t largest = 0;
+  for (uint64_t q : moduli)
+    largest = q > largest ? q : largest;
+  return largest;
+}
+inline uint64_t largestModulus(const std::vector<Modulus> &moduli) {
+  uint64_t largest = 0;
+  for (const Modulus &m : moduli)
+    largest = m.value > largest ? m.value : largest;
+  return largest;
+}
+
+/// A weight matrix stored by input, [i * outputs + o] (as the CPU reference
+/// keeps it), as the kernels read it: per output o a row of paddedRows(inputs)
+/// words, input i at [o * paddedRows(inputs) + i], the padding zero.
+std::vector<uint64_t> weightRows(const std::vector<uint64_t> &byInput,
+                                 int inputs, int outputs);
+
+/// How many products of a word below `wordBound` and a weight below
+/// `weightBound` one exact 128-bit sum takes, with room for one more product
+/// of a word below max(wordBound, weightBound) (the kernels' correction or
+/// kept-limb term, or the reduced sum carried between such sums): a multiple
+/// of kDotUnroll. Throws Error if moduli that wide leave no room.
+int productsPerSum(uint64_t wordBound, uint64_t weightBound);
 
 /// Key switching's digits travel in the kernel's parameters (by value, so a
 /// captured graph keeps them): at most this many.
@@ -45,14 +83,15 @@ struct ConvertPlan {
   const ShoupConstant *puncturedInverse; // [(A/a_i)^{-1}]_{a_i}, or s_i
   const Fraction128 *inverseOfFrom;      // 1 / a_i (exact only)
   const Modulus *missingModuli;          // b_j, per missing modulus
-  const uint64_t *puncturedModTo;        // [A/a_i]_{b_j} at [i*missing + j]
+  const uint64_t *puncturedModTo; // [A/a_i]_{b_j}, rows per b_j (weightRows)
   const uint64_t *productModTo;          // [A]_{b_j}
   const int *missingLimbs;               // the limb of T that b_j is
   const int *copyFrom;                   // per limb of T: limb of A, or -1
   Modulus redundant;                     // r
   uint64_t redundantFactor;              // f
-  const uint64_t *redundantWeights;      // [A/a_i]_r
+  const uint64_t *redundantWeights;      // [A/a_i]_r, one row (weightRows)
   int readsRedundant;                    // r's residue is input limb |A|
+  int productsPerSum;                    // productsPerSum(max a_i, max b_j)
 };
 
 /// RfScaleRound: ScaleRoundPlan's tables and where its divisor and kept
@@ -65,11 +104,12 @@ struct ScaleRoundPlanView {
   const int *divisorLimbs;  // per divisor modulus: limb of the input
   const int *keptLimbs;     // per output modulus: limb of the input
   const Fraction128 *theta; // frac(W_i)
-  const uint64_t *omega;    // [floor(W_i)]_o at [i * outputSize + o]
+  const uint64_t *omega;    // [floor(W_i)]_o, rows per o (weightRows)
   const uint64_t *lambda;   // per output modulus
   const Modulus *outputs;
   const ShoupConstant *divisorScale; // fast floor: [a (D/d_i)^{-1}]_{d_i}
   const uint64_t *divisorModuli;     // fast floor: d_i
+  int productsPerSum; // productsPerSum(the input's moduli, the outputs')
 };
 
 /// RfScaleUp: round(Q m / t) mod each output prime.

@@ -69,6 +69,21 @@ def test_cuda_outputs_of_every_variant_are_the_cpu_outputs(
     compare_cuda_with_cpu(circuit, tmp_path, variant=variant, **compile_args)
 
 
+# 64 ciphertext primes: a conversion from Q, a scale-and-round dividing by Q
+# and BEHZ's conversions each sum more products than one exact 128-bit sum
+# holds (60 for primes below 2^61), so the kernels reduce between sums.
+WIDE_PARAMS = rf.Params(poly_modulus_degree=1024, plaintext_modulus=test_e2e.T,
+                        coeff_modulus_bits=[60] * 64, special_modulus_bits=[60],
+                        allow_insecure=True)
+
+
+@pytest.mark.parametrize("variant", ["hps", "behz"])
+def test_dot_products_longer_than_one_exact_sum_are_the_cpu_outputs(
+    variant: str, tmp_path: Path
+) -> None:
+    compare_cuda_with_cpu(test_e2e.CHAINS[1], tmp_path, variant=variant, params=WIDE_PARAMS)
+
+
 def compare_cuda_with_cpu(circuit: rf.Circuit, tmp_path: Path, **compile_args: object) -> None:
     cpu = rf.compile(circuit, target="cpu", cache_dir=tmp_path, **compile_args)  # type: ignore[arg-type]
     gpu = rf.compile(circuit, target="cuda", cache_dir=tmp_path, **compile_args)  # type: ignore[arg-type]
