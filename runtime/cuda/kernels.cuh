@@ -33,7 +33,7 @@ namespace ringfuse::runtime::cuda {
 /// Base conversion and scale-and-round are dot products of a tile column
 /// with a row of weights, taken this many products at a time: weight rows
 /// (and the tile's rows) are padded with zeros to a multiple of it.
-constexpr int kDotUnroll = 4;
+constexpr int kDotUnroll = 2;
 
 /// rows rounded up to a multiple of kDotUnroll.
 RF_HOST_DEVICE constexpr int paddedRows(int rows) {

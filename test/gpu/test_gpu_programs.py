@@ -69,11 +69,12 @@ def test_cuda_outputs_of_every_variant_are_the_cpu_outputs(
     compare_cuda_with_cpu(circuit, tmp_path, variant=variant, **compile_args)
 
 
-# 64 ciphertext primes: a conversion from Q, a scale-and-round dividing by Q
-# and BEHZ's conversions each sum more products than one exact 128-bit sum
-# holds (60 for primes below 2^61), so the kernels reduce between sums.
+# 128 ciphertext primes of 61 bits: HPS's and BEHZ's conversions from Q sum
+# 128 products of a word below 2^61 and a weight below 2^60, more than one
+# exact 128-bit sum holds (126, productsPerSum), so the kernels reduce
+# between sums.
 WIDE_PARAMS = rf.Params(poly_modulus_degree=1024, plaintext_modulus=test_e2e.T,
-                        coeff_modulus_bits=[60] * 64, special_modulus_bits=[60],
+                        coeff_modulus_bits=[61] * 128, special_modulus_bits=[61] * 8,
                         allow_insecure=True)
 
 
