@@ -203,11 +203,18 @@ def RNSFuse : Pass<"rns-fuse", "::mlir::ModuleOp"> {
       memory and converts them there. Fires when the rounding (not a fast
       floor, not a modulus switch) has no other user and the conversion's
       target shares no modulus with B. The words are the same.
+    - a sum after a rounding (relinearization's c + round(x / P)):
+      `rns.add %c, (rns.scale_round %x ...)` becomes `rns.scale_round %x ...
+      plus %c`, the addend added to each output word in the rounding's
+      kernel, one launch and one pass over the words fewer. Fires when the
+      rounding (not one fused with a conversion) has no other user.
   }];
   let dependentDialects = ["::ringfuse::rns::RNSDialect"];
   let statistics = [
     Statistic<"numScaleRoundsFused", "scale-rounds-fused",
-              "Scale-and-rounds fused with the exact conversion after them">
+              "Scale-and-rounds fused with the exact conversion after them">,
+    Statistic<"numSumsFused", "sums-fused",
+              "Sums folded into the scale-and-round of one of their terms">
   ];
 }
 

@@ -235,7 +235,7 @@ private:
         llvm::all_of(to, [&](uint64_t m) { return numerator.urem(m) == 0; })) {
       values_[op.getResult()] = rns::ScaleRoundOp::create(
           builder_, loc(), withBasis(x, toBasis), x, op.getNumeratorAttr(),
-          names_.get(from), /*floor=*/false, /*via=*/nullptr);
+          names_.get(from), /*floor=*/false, /*via=*/nullptr, /*addend=*/Value());
       return success();
     }
     SmallVector<uint64_t> shared, rest;
@@ -248,7 +248,7 @@ private:
         sameValue(denominator, productOf(shared))) {
       Value floored = rns::ScaleRoundOp::create(
           builder_, loc(), withBasis(x, names_.get(rest)), x, op.getNumeratorAttr(),
-          toBasis, /*floor=*/true, /*via=*/nullptr);
+          toBasis, /*floor=*/true, /*via=*/nullptr, /*addend=*/Value());
       values_[op.getResult()] =
           convert(floored, toBasis, rns::ConversionMethod::shenoy_kumaresan);
       return success();
@@ -262,7 +262,7 @@ private:
       rns::BasisAttr keptBasis = names_.get(kept);
       Value scaled = rns::ScaleRoundOp::create(
           builder_, loc(), withBasis(x, keptBasis), x, op.getNumeratorAttr(),
-          names_.get(divisor), /*floor=*/false, /*via=*/nullptr);
+          names_.get(divisor), /*floor=*/false, /*via=*/nullptr, /*addend=*/Value());
       values_[op.getResult()] =
           keptBasis == toBasis ? scaled : convertExact(scaled, toBasis);
       return success();
@@ -323,7 +323,7 @@ private:
       Value coefficients = rns::InttOp::create(builder_, loc(), k);
       values_[result] = rns::ScaleRoundOp::create(
           builder_, loc(), type, coefficients, bigIntegerAttr(builder_, APInt(64, 1)), pBasis,
-          /*floor=*/false, /*via=*/nullptr);
+          /*floor=*/false, /*via=*/nullptr, /*addend=*/Value());
     }
     return success();
   }

@@ -35,7 +35,7 @@ struct FuseScaleRoundWithExactConversion
     if (convert.getMethod() != rns::ConversionMethod::exact)
       return rewriter.notifyMatchFailure(convert, "not an exact conversion");
     auto round = convert.getInput().getDefiningOp<rns::ScaleRoundOp>();
-    if (!round || round.getFloor() || round.getVia())
+    if (!round || round.getFloor() || round.getVia() || round.getAddend())
       return rewriter.notifyMatchFailure(convert, "not after a rounding");
     if (!round->hasOneUse())
       return rewriter.notifyMatchFailure(convert, "the rounding has other users");
@@ -50,10 +50,40 @@ struct FuseScaleRoundWithExactConversion
       return rewriter.notifyMatchFailure(convert, "the target keeps limbs of B");
     rewriter.replaceOpWithNewOp<rns::ScaleRoundOp>(
         convert, target, round.getInput(), round.getNumeratorAttr(),
-        round.getDivisor(), /*floor=*/false, via);
+        round.getDivisor(), /*floor=*/false, via, /*addend=*/Value());
     rewriter.eraseOp(round);
     ++fused_;
     return success();
+  }
+
+private:
+  llvm::Statistic &fused_;
+};
+
+/// add(c, scale_round(x ...)) -> scale_round(x ...) plus c.
+/// Relinearization ends with c_i + round(x_i / P); the rounding's kernel
+/// adds c_i's word to each word it writes, where an elementwise kernel
+/// would read both back.
+struct FuseSumIntoScaleRound : public OpRewritePattern<rns::AddOp> {
+  FuseSumIntoScaleRound(MLIRContext *context, llvm::Statistic &fused)
+      : OpRewritePattern(context), fused_(fused) {}
+
+  LogicalResult matchAndRewrite(rns::AddOp add,
+                                PatternRewriter &rewriter) const override {
+    for (unsigned side = 0; side < 2; ++side) {
+      auto round = add->getOperand(side).getDefiningOp<rns::ScaleRoundOp>();
+      if (!round || round.getVia() || round.getAddend() || !round->hasOneUse())
+        continue;
+      Value addend = add->getOperand(1 - side);
+      rewriter.replaceOpWithNewOp<rns::ScaleRoundOp>(
+          add, add.getType(), round.getInput(), round.getNumeratorAttr(),
+          round.getDivisor(), round.getFloor(), /*via=*/nullptr, addend);
+      rewriter.eraseOp(round);
+      ++fused_;
+      return success();
+    }
+    return rewriter.notifyMatchFailure(
+        add, "no term is a rounding of its own (without a fused conversion)");
   }
 
 private:
@@ -67,6 +97,7 @@ struct RNSFuse : public impl::RNSFuseBase<RNSFuse> {
     RewritePatternSet patterns(&getContext());
     patterns.add<FuseScaleRoundWithExactConversion>(&getContext(),
                                                     numScaleRoundsFused);
+    patterns.add<FuseSumIntoScaleRound>(&getContext(), numSumsFused);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

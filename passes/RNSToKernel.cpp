@@ -169,7 +169,10 @@ private:
         })
         .Case<rns::ScaleRoundOp>([&](auto op) {
           Value out = define(op.getResult(), alloc(op.getType()));
-          auto kernel = launch("scale_round", {buffers_[op.getInput()]}, {out});
+          SmallVector<Value, 2> ins = {buffers_[op.getInput()]};
+          if (Value addend = op.getAddend())
+            ins.push_back(buffers_[addend]);
+          auto kernel = launch("scale_round", ins, {out});
           kernel.setNumeratorAttr(op.getNumeratorAttr());
           kernel.setDivisorAttr(op.getDivisor());
           kernel.setFloor(op.getFloor());

@@ -184,6 +184,20 @@ ScaleRoundCall checkScaleRound(const RfRuntime *s, int index,
   return {&entry, inWords, outWords, overlaps(in, inWords, out, outWords)};
 }
 
+ScaleRoundCall checkScaleRoundAdd(const RfRuntime *s, int index,
+                                  const uint64_t *in, const uint64_t *addend,
+                                  const uint64_t *out) {
+  const ScaleRoundCall call = checkScaleRound(s, index, in, out);
+  if (call.entry->converter >= 0)
+    throw Error("scale_round plan " + std::to_string(index) +
+                " fuses a conversion; it adds nothing");
+  requireSpan(s, addend, call.outWords, "the addend");
+  if (overlaps(addend, call.outWords, out, call.outWords) ||
+      overlaps(addend, call.outWords, in, call.inWords))
+    throw Error("the addend overlaps the input or the output");
+  return call;
+}
+
 ScaleUpCall checkScaleUp(const RfRuntime *s, int index, const uint64_t *in,
                          const uint64_t *out) {
   const ScaleUpPlan &plan = planAt(s->scaleUps, index, "scale_up plan");
@@ -391,48 +405,65 @@ void convertKernel(RfRuntime *s, int index, const uint64_t *in, uint64_t *out) {
   });
 }
 
+/// The plan's rounding of in (and its conversion) into out.
+void scaleRound(RfRuntime *s, const ScaleRoundCall &call, const uint64_t *in,
+                uint64_t *out) {
+  const ScaleRoundEntry &entry = *call.entry;
+  const size_t n = s->n;
+  // ScaleRoundPlan::apply takes the divisor and kept limbs as two
+  // contiguous runs; gather them when the input basis interleaves them.
+  auto limbRun = [&](const std::vector<size_t> &limbs, bool contiguous,
+                     std::vector<uint64_t> &gathered) -> const uint64_t * {
+    if (limbs.empty()) // a modulus switch keeps nothing
+      return nullptr;
+    if (contiguous)
+      return in + limbs.front() * n;
+    gathered.resize(limbs.size() * n);
+    for (size_t k = 0; k < limbs.size(); ++k)
+      std::copy(in + limbs[k] * n, in + (limbs[k] + 1) * n,
+                gathered.data() + k * n);
+    return gathered.data();
+  };
+  std::vector<uint64_t> divisorScratch, keptScratch, staging;
+  const uint64_t *divisor =
+      limbRun(entry.divisorLimbs, entry.divisorContiguous, divisorScratch);
+  const uint64_t *kept =
+      limbRun(entry.keptLimbs, entry.keptContiguous, keptScratch);
+  uint64_t *target = out;
+  if (call.overlapping) {
+    staging.resize(call.outWords);
+    target = staging.data();
+  }
+  if (entry.floor) {
+    entry.floor->apply(divisor, kept, n, target);
+  } else if (entry.converter < 0) {
+    entry.plan->apply(divisor, kept, n, target);
+  } else {
+    std::vector<uint64_t> rounded(entry.keptLimbs.size() * n);
+    entry.plan->apply(divisor, kept, n, rounded.data());
+    s->converters[entry.converter].missing->convertExact(rounded.data(), n,
+                                                         target);
+  }
+  if (target != out)
+    std::copy(staging.begin(), staging.end(), out);
+}
+
 void scaleRoundKernel(RfRuntime *s, int index, const uint64_t *in,
                       uint64_t *out) {
   guarded(s, "scale_round", [&] {
-    const ScaleRoundCall call = checkScaleRound(s, index, in, out);
-    const ScaleRoundEntry &entry = *call.entry;
-    const size_t n = s->n;
-    // ScaleRoundPlan::apply takes the divisor and kept limbs as two
-    // contiguous runs; gather them when the input basis interleaves them.
-    auto limbRun = [&](const std::vector<size_t> &limbs, bool contiguous,
-                       std::vector<uint64_t> &gathered) -> const uint64_t * {
-      if (limbs.empty()) // a modulus switch keeps nothing
-        return nullptr;
-      if (contiguous)
-        return in + limbs.front() * n;
-      gathered.resize(limbs.size() * n);
-      for (size_t k = 0; k < limbs.size(); ++k)
-        std::copy(in + limbs[k] * n, in + (limbs[k] + 1) * n,
-                  gathered.data() + k * n);
-      return gathered.data();
-    };
-    std::vector<uint64_t> divisorScratch, keptScratch, staging;
-    const uint64_t *divisor =
-        limbRun(entry.divisorLimbs, entry.divisorContiguous, divisorScratch);
-    const uint64_t *kept =
-        limbRun(entry.keptLimbs, entry.keptContiguous, keptScratch);
-    uint64_t *target = out;
-    if (call.overlapping) {
-      staging.resize(call.outWords);
-      target = staging.data();
-    }
-    if (entry.floor) {
-      entry.floor->apply(divisor, kept, n, target);
-    } else if (entry.converter < 0) {
-      entry.plan->apply(divisor, kept, n, target);
-    } else {
-      std::vector<uint64_t> rounded(entry.keptLimbs.size() * n);
-      entry.plan->apply(divisor, kept, n, rounded.data());
-      s->converters[entry.converter].missing->convertExact(rounded.data(), n,
-                                                           target);
-    }
-    if (target != out)
-      std::copy(staging.begin(), staging.end(), out);
+    scaleRound(s, checkScaleRound(s, index, in, out), in, out);
+  });
+}
+
+void scaleRoundAddKernel(RfRuntime *s, int index, const uint64_t *in,
+                         const uint64_t *addend, uint64_t *out) {
+  guarded(s, "scale_round_add", [&] {
+    const ScaleRoundCall call = checkScaleRoundAdd(s, index, in, addend, out);
+    scaleRound(s, call, in, out);
+    const std::vector<uint64_t> &moduli = s->bases[call.entry->output].moduli;
+    for (size_t k = 0; k < moduli.size(); ++k)
+      for (size_t j = k * s->n; j < (k + 1) * s->n; ++j)
+        out[j] = addMod(out[j], addend[j], moduli[k]);
   });
 }
 
@@ -529,8 +560,9 @@ void concurrentEnd(RfRuntime *s) { leaveConcurrentRegion(s); }
 const RfKernels kCpuKernels = {
     bufferKernel,     moduliKernel,       nttForwardKernel,
     nttInverseKernel, convertKernel,      scaleRoundKernel,
-    scaleUpKernel,    automorphismKernel, automorphismEvaluationKernel,
-    keySwitchInnerProductKernel,          noStream,
+    scaleRoundAddKernel, scaleUpKernel,   automorphismKernel,
+    automorphismEvaluationKernel,         keySwitchInnerProductKernel,
+    noStream,
     noLaunchCheck,    concurrentBegin,    concurrentEnd,
 };
 

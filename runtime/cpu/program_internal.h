@@ -196,6 +196,11 @@ struct ScaleRoundCall {
 };
 ScaleRoundCall checkScaleRound(const RfRuntime *s, int index,
                                const uint64_t *in, const uint64_t *out);
+/// checkScaleRound, and an addend over the output's basis that overlaps
+/// neither the input nor the output, for a plan that fuses no conversion.
+ScaleRoundCall checkScaleRoundAdd(const RfRuntime *s, int index,
+                                  const uint64_t *in, const uint64_t *addend,
+                                  const uint64_t *out);
 
 struct ScaleUpCall {
   const ScaleUpPlan *plan;

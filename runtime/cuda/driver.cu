@@ -426,6 +426,19 @@ void scaleRoundKernel(RfRuntime *s, int index, const uint64_t *in,
   });
 }
 
+void scaleRoundAddKernel(RfRuntime *s, int index, const uint64_t *in,
+                         const uint64_t *addend, uint64_t *out) {
+  guarded(s, "scale_round_add", [&] {
+    const ScaleRoundCall call = checkScaleRoundAdd(s, index, in, addend, out);
+    CudaState &d = stateOf(s);
+    uint64_t *target = targetOf(s, call.overlapping, out);
+    cuda::launchScaleRound(d.scaleRounds[index], s->n, in, target,
+                           launchStream(s), addend);
+    if (call.overlapping)
+      copyFromScratch(d, out, call.outWords);
+  });
+}
+
 void scaleUpKernel(RfRuntime *s, int index, const uint64_t *in, uint64_t *out) {
   guarded(s, "scale_up", [&] {
     const ScaleUpCall call = checkScaleUp(s, index, in, out);
@@ -532,8 +545,9 @@ void finishSchedule(RfRuntime &s) {
 const RfKernels kCudaKernels = {
     bufferKernel,     moduliKernel,       nttForwardKernel,
     nttInverseKernel, convertKernel,      scaleRoundKernel,
-    scaleUpKernel,    automorphismKernel, automorphismEvaluationKernel,
-    keySwitchInnerProductKernel,          streamKernel,
+    scaleRoundAddKernel, scaleUpKernel,   automorphismKernel,
+    automorphismEvaluationKernel,         keySwitchInnerProductKernel,
+    streamKernel,
     checkLaunchKernel, concurrentBegin,   concurrentEnd,
 };
 

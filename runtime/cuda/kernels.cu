@@ -356,15 +356,24 @@ __device__ void scaleRoundTile(const Tile &t, unsigned tile,
   }
 }
 
+/// scaleRoundTile's words written out, plus the addend's (if any).
 __global__ void __launch_bounds__(kTileThreads)
-    scaleRoundKernel(ScaleRoundPlanView plan, const uint64_t *in,
-                     uint64_t *out, size_t n, unsigned tile) {
+    scaleRoundKernel(ScaleRoundPlanView plan, const uint64_t *addend,
+                     const uint64_t *in, uint64_t *out, size_t n,
+                     unsigned tile) {
   extern __shared__ uint128_t tileMemory[];
   const Tile t(tileMemory, tile);
   const size_t first = size_t(blockIdx.x) * tile;
   scaleRoundTile(t, tile, plan, in, first, n,
                  [&](unsigned o, unsigned c, Words<2> words) {
-                   words.store(out + size_t(o) * n + first + c);
+                   const size_t at = size_t(o) * n + first + c;
+                   if (addend) {
+                     const Words<2> more = Words<2>::load(addend + at);
+                     for (int e = 0; e < 2; ++e)
+                       words.word[e] = addMod(words.word[e], more.word[e],
+                                              plan.outputs[o].value);
+                   }
+                   words.store(out + at);
                  });
 }
 
@@ -546,9 +555,10 @@ void launchConvert(const ConvertPlan &plan, size_t n, const uint64_t *in,
 }
 
 void launchScaleRound(const ScaleRoundPlanView &plan, size_t n,
-                      const uint64_t *in, uint64_t *out, cudaStream_t stream) {
+                      const uint64_t *in, uint64_t *out, cudaStream_t stream,
+                      const uint64_t *addend) {
   launchTiled("scaleRoundKernel", scaleRoundKernel, plan.divisorSize,
-              rowsTile(plan.divisorSize), n, in, out, stream, plan);
+              rowsTile(plan.divisorSize), n, in, out, stream, plan, addend);
 }
 
 void launchScaleRoundConvert(const ScaleRoundPlanView &scale,

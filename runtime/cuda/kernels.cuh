@@ -141,8 +141,11 @@ void checkLaunch(const char *kernel);
 /// out must not overlap in (the driver stages overlapping outputs).
 void launchConvert(const ConvertPlan &plan, size_t n, const uint64_t *in,
                    uint64_t *out, cudaStream_t stream);
+/// With an addend (over the output's basis, overlapping neither in nor
+/// out), out = the rounding + addend.
 void launchScaleRound(const ScaleRoundPlanView &plan, size_t n,
-                      const uint64_t *in, uint64_t *out, cudaStream_t stream);
+                      const uint64_t *in, uint64_t *out, cudaStream_t stream,
+                      const uint64_t *addend = nullptr);
 /// launchScaleRound into the kept basis, then launchConvert (exact, every
 /// target limb missing) of the result, in one kernel.
 void launchScaleRoundConvert(const ScaleRoundPlanView &scale,

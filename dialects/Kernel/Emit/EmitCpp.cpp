@@ -232,7 +232,11 @@ private:
       int plan = manifest_.scaleRound(basisOf(launch.getIns()[0]),
                                       manifest_.basis(*launch.getDivisor()), kept,
                                       *launch.getNumerator(), launch.getFloor(), converter);
-      os << llvm::formatv("  k->scale_round(rt, {0}, {1}, {2});\n", plan, in(0), out(0));
+      if (launch.getIns().size() == 2)
+        os << llvm::formatv("  k->scale_round_add(rt, {0}, {1}, {2}, {3});\n", plan,
+                            in(0), in(1), out(0));
+      else
+        os << llvm::formatv("  k->scale_round(rt, {0}, {1}, {2});\n", plan, in(0), out(0));
     } else if (kernel == "scale_up") {
       int plan = manifest_.scaleUp(basisOf(launch.getIns()[0]), basisOf(launch.getOuts()[0]));
       os << llvm::formatv("  k->scale_up(rt, {0}, {1}, {2});\n", plan, in(0), out(0));

@@ -121,14 +121,16 @@ namespace {
 /// What each library kernel takes: operand counts and parameters.
 struct KernelSignature {
   StringRef name;
-  int ins;  // -1: one or more
+  int ins;     // the fewest inputs
+  int maxIns;  // -1: no most
   int outs;
 };
 
 const KernelSignature kernelSignatures[] = {
-    {"ntt_forward", 0, 1},  {"ntt_inverse", 0, 1}, {"convert", 1, 1},
-    {"scale_round", 1, 1},  {"scale_up", 1, 1},    {"automorphism", 1, 1},
-    {"key_switch_inner_product", -1, 2},
+    {"ntt_forward", 0, 0, 1},  {"ntt_inverse", 0, 0, 1},
+    {"convert", 1, 1, 1},      {"scale_round", 1, 2, 1},
+    {"scale_up", 1, 1, 1},     {"automorphism", 1, 1, 1},
+    {"key_switch_inner_product", 1, -1, 2},
 };
 } // namespace
 
@@ -140,13 +142,19 @@ LogicalResult LaunchOp::verify() {
   if (!signature)
     return emitOpError() << "unknown library kernel '" << getKernel() << "'";
   int ins = getIns().size(), outs = getOuts().size();
-  if ((signature->ins >= 0 ? ins != signature->ins : ins < 1) ||
-      outs != signature->outs)
-    return emitOpError() << "'" << getKernel() << "' takes "
-                         << (signature->ins >= 0 ? std::to_string(signature->ins)
-                                                 : std::string("at least 1"))
+  if (ins < signature->ins ||
+      (signature->maxIns >= 0 && ins > signature->maxIns) ||
+      outs != signature->outs) {
+    std::string inputs =
+        signature->maxIns < 0 ? "at least " + std::to_string(signature->ins)
+        : signature->maxIns == signature->ins
+            ? std::to_string(signature->ins)
+            : std::to_string(signature->ins) + " or " +
+                  std::to_string(signature->maxIns);
+    return emitOpError() << "'" << getKernel() << "' takes " << inputs
                          << " inputs and " << signature->outs
                          << " outputs, got " << ins << " and " << outs;
+  }
   auto require = [&](bool present, StringRef parameter) -> LogicalResult {
     if (present)
       return success();
@@ -184,7 +192,15 @@ LogicalResult LaunchOp::verify() {
     if (failed(require(getNumerator().has_value(), "numerator")) ||
         failed(require(getDivisor().has_value(), "divisor")))
       return failure();
+    rns::BasisAttr outBasis = bufferType(getOuts()[0]).getBasis();
+    if (ins == 2 && bufferType(getIns()[1]).getBasis() != outBasis)
+      return emitOpError() << "the addend's basis "
+                           << bufferType(getIns()[1]).getBasis()
+                           << " must be the output's, " << outBasis;
     if (std::optional<rns::BasisAttr> via = getVia()) {
+      if (ins == 2)
+        return emitOpError() << "adds nothing after a fused conversion (via "
+                             << *via << ")";
       if (getFloor())
         return emitOpError() << "a fast floor fuses no conversion (via "
                              << *via << ")";

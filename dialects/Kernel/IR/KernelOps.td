@@ -57,10 +57,12 @@ def Kernel_LaunchOp : Kernel_Op<"launch", [AttrSizedOperandSegments]> {
       b's (shared moduli copied; rns.convert's semantics). `method` is
       rns.convert's, as the ABI numbers it (RF_CONVERT_*: 1 exact, 2
       montgomery, 3 shenoy_kumaresan); absent, fast.
-    - `scale_round` {numerator, divisor, floor?, via?}: ins(a) outs(b):
-      round(numerator x / D) over b's basis, or BEHZ's fast floor
-      (rns.scale_round); with `via` (not with floor), rounded over via and
-      converted exactly to b's basis in the same kernel.
+    - `scale_round` {numerator, divisor, floor?, via?}: ins(a) or
+      ins(a, c) outs(b): round(numerator x / D) over b's basis, or BEHZ's
+      fast floor (rns.scale_round); with `via` (not with floor), rounded over
+      via and converted exactly to b's basis in the same kernel; with c (of
+      b's basis, not with via), c added to every word (rns.scale_round's
+      `plus`).
     - `scale_up`: ins(m) outs(b): round(Q m / t) (rns.scale_up).
     - `automorphism` {galois_element, evaluation?}: ins(a) outs(b), a and b
       distinct: X -> X^g (rns.automorphism's semantics); with `evaluation`

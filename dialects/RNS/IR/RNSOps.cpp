@@ -144,6 +144,9 @@ LogicalResult ScaleRoundOp::verify() {
   ArrayRef<uint64_t> kept = getRoundingBasis().getModuli();
   bool disjoint = !getRoundingBasis().sharesModulusWith(polyType(getInput()).getBasis());
   if (std::optional<BasisAttr> via = getVia()) {
+    if (getAddend())
+      return emitOpError() << "adds nothing after a fused conversion (via "
+                           << *via << ")";
     if (getFloor())
       return emitOpError() << "a fast floor has no exact conversion to fuse "
                               "(via " << *via << ")";

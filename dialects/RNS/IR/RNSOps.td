@@ -157,7 +157,9 @@ def RNS_ExtractOp : RNS_Op<"extract"> {
   }];
 }
 
-def RNS_ScaleRoundOp : RNS_Op<"scale_round"> {
+def RNS_ScaleRoundOp : RNS_Op<"scale_round", [
+    OptionalTypesMatchWith<"the addend has the result's type", "output",
+                           "addend", "$_self">]> {
   let summary = "Scale-and-round (HPS) or fast floor (BEHZ) by a sub-basis";
   let description = [{
     `rns.scale_round %x by a over #D`: x over a basis made of the moduli of D
@@ -174,12 +176,16 @@ def RNS_ScaleRoundOp : RNS_Op<"scale_round"> {
     the rounding is taken over B in place of the result's basis, and its
     centered representative (as `rns.convert ... exact`) is the result over
     a basis sharing no modulus with B. One kernel does both.
+    With `plus %a` (rns-fuse's sum after a rounding, as relinearization
+    ends: c + round(x / P)), a, of the result's type, is added to the result
+    in the same kernel. Not with `via`.
   }];
   let arguments = (ins RNS_Poly:$input, APIntAttr:$numerator, RNS_BasisAttr:$divisor,
-                       UnitAttr:$floor, OptionalAttr<RNS_BasisAttr>:$via);
+                       UnitAttr:$floor, OptionalAttr<RNS_BasisAttr>:$via,
+                       Optional<RNS_Poly>:$addend);
   let results = (outs RNS_Poly:$output);
   let assemblyFormat = [{
-    $input `by` custom<BigInteger>($numerator) `over` $divisor (`floor` $floor^)? (`via` $via^)? attr-dict `:` qualified(type($input)) `->` qualified(type($output))
+    $input `by` custom<BigInteger>($numerator) `over` $divisor (`floor` $floor^)? (`via` $via^)? (`plus` $addend^)? attr-dict `:` qualified(type($input)) `->` qualified(type($output))
   }];
   let extraClassDeclaration = [{
     /// The basis the rounding is taken over: `via`, or the result's.

@@ -67,10 +67,17 @@ func.func @square_rotated(%x: !bfv.ciphertext<#p, 2>, %w: !bfv.plaintext<#p>) ->
 
 // rns-fuse: each tensor term's rounding converts exactly to Q in the same
 // launch; the manifest names the converter (B -> Q, exact) after then_convert.
+// Relinearization's closing sums join its divisions by P, and so does the
+// rotation's one sum.
 // RUN: ringfuse-opt %s --bfv-to-poly --poly-to-rns --canonicalize --cse --rns-fuse --rns-to-kernel --kernel-plan-slots | ringfuse-translate --emit-cpp > %t.fused.cpp
 // RUN: FileCheck %s --check-prefix=FUSED < %t.fused.cpp
 // RUN: c++ -std=c++17 -fsyntax-only -Wall -Werror -I %ringfuse_runtime_include %t.fused.cpp
 // FUSED: const RfConverter converters[] = {{[{][{]}}[[QI:[0-9]+]], [[QBI:[0-9]+]], 1}, {[[BI:[0-9]+]], [[QI]], 1},
 // FUSED: const RfScaleRound scale_rounds[] = {{[{][{]}}[[QBI]], [[QI]], [[BI]], numerator{{[0-9]+}}, 1, 0, 1, 1},
 // FUSED-COUNT-3: k->scale_round(rt, 0,
+// FUSED-NOT: k->convert(rt, 1,
+// FUSED: k->scale_round_add(rt, 1, {{b[0-9]+}}, {{b[0-9]+}}, {{b[0-9]+}});
+// FUSED-NEXT: k->scale_round_add(rt, 1,
+// FUSED: k->scale_round(rt, 1,
+// FUSED-NEXT: k->scale_round_add(rt, 1,
 // FUSED-NOT: k->convert(rt, 1,

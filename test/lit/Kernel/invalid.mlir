@@ -256,6 +256,37 @@ func.func @f(%x: !kernel.buffer<16, #QB>, %y: !kernel.buffer<16, #B>) {
 
 // -----
 
+#QB = #rns.basis<QB: [97, 193, 353]>
+#Q = #rns.basis<Q: [97, 193]>
+#B = #rns.basis<B: [353]>
+func.func @f(%x: !kernel.buffer<16, #QB>, %c: !kernel.buffer<16, #Q>, %y: !kernel.buffer<16, #Q>) {
+  // expected-error@+1 {{'kernel.launch' op adds nothing after a fused conversion (via #rns.basis<B: [353]>)}}
+  kernel.launch "scale_round" ins(%x, %c : !kernel.buffer<16, #QB>, !kernel.buffer<16, #Q>) outs(%y : !kernel.buffer<16, #Q>) {numerator = 1, divisor = #Q, via = #B}
+  return
+}
+
+// -----
+
+#QB = #rns.basis<QB: [97, 193, 353]>
+#Q = #rns.basis<Q: [97, 193]>
+#B = #rns.basis<B: [353]>
+func.func @f(%x: !kernel.buffer<16, #QB>, %c: !kernel.buffer<16, #QB>, %y: !kernel.buffer<16, #B>) {
+  // expected-error@+1 {{'kernel.launch' op the addend's basis #rns.basis<QB: [97, 193, 353]> must be the output's, #rns.basis<B: [353]>}}
+  kernel.launch "scale_round" ins(%x, %c : !kernel.buffer<16, #QB>, !kernel.buffer<16, #QB>) outs(%y : !kernel.buffer<16, #B>) {numerator = 1, divisor = #Q}
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+func.func @f(%x: !kernel.buffer<16, #Q>, %y: !kernel.buffer<16, #Q>) {
+  // expected-error@+1 {{'kernel.launch' op 'scale_round' takes 1 or 2 inputs and 1 outputs, got 3 and 1}}
+  kernel.launch "scale_round" ins(%x, %x, %x : !kernel.buffer<16, #Q>, !kernel.buffer<16, #Q>, !kernel.buffer<16, #Q>) outs(%y : !kernel.buffer<16, #Q>) {numerator = 1, divisor = #Q}
+  return
+}
+
+// -----
+
 #Q = #rns.basis<Q: [97, 193]>
 #B = #rns.basis<B: [353]>
 func.func @f(%x: !kernel.buffer<16, #Q>, %y: !kernel.buffer<16, #B>) {

@@ -416,6 +416,17 @@ func.func @f(%x: !rns.poly<16, #QB, coeff>) {
 // -----
 
 #QB = #rns.basis<QB: [97, 193, 353]>
+#Q = #rns.basis<Q: [97, 193]>
+#B = #rns.basis<B: [353]>
+func.func @f(%x: !rns.poly<16, #QB, coeff>, %c: !rns.poly<16, #Q, coeff>) {
+  // expected-error@+1 {{'rns.scale_round' op adds nothing after a fused conversion (via #rns.basis<B: [353]>)}}
+  %0 = rns.scale_round %x by 5 over #Q via #B plus %c : !rns.poly<16, #QB, coeff> -> !rns.poly<16, #Q, coeff>
+  return
+}
+
+// -----
+
+#QB = #rns.basis<QB: [97, 193, 353]>
 #Q = #rns.basis<Q: [97]>
 #B = #rns.basis<B: [353]>
 #T = #rns.basis<T: [449]>

@@ -72,3 +72,52 @@ func.func @switch(%x: !rns.poly<16, #Q, coeff>) -> !rns.poly<16, #S, coeff> {
   %1 = rns.convert %0 exact : !rns.poly<16, #R, coeff> -> !rns.poly<16, #S, coeff>
   return %1 : !rns.poly<16, #S, coeff>
 }
+
+// -----
+
+#QP = #rns.basis<QP: [97, 193, 449]>
+#Q = #rns.basis<Q: [97, 193]>
+#P = #rns.basis<P: [449]>
+// Relinearization's end, c + round(x / P): the sum joins the rounding, on
+// either side of the add, and the kernel reads the addend.
+// CHECK-LABEL: func.func @relinearization_sum
+// CHECK-NEXT: %[[A:.*]] = rns.scale_round %arg0 by 1 over #{{[A-Za-z0-9_]+}} plus %arg2 : !rns.poly<16, #{{.*}}, coeff> -> !rns.poly<16, #[[Q:.*]], coeff>
+// CHECK-NEXT: %[[B:.*]] = rns.scale_round %arg1 by 1 over #{{[A-Za-z0-9_]+}} plus %arg3 :
+// CHECK-NEXT: return %[[A]], %[[B]]
+// KERNEL-LABEL: func.func @relinearization_sum
+// KERNEL: kernel.launch "scale_round" ins(%arg0, %arg2 : !kernel.buffer<16, #{{.*}}>, !kernel.buffer<16, #{{.*}}>) outs(%{{.*}} : !kernel.buffer<16, #{{.*}}>) {divisor = #{{.*}}, numerator = 1 : i64}
+// KERNEL: kernel.launch "scale_round" ins(%arg1, %arg3 :
+// KERNEL-NEXT: return
+func.func @relinearization_sum(%x0: !rns.poly<16, #QP, coeff>, %x1: !rns.poly<16, #QP, coeff>, %c0: !rns.poly<16, #Q, coeff>, %c1: !rns.poly<16, #Q, coeff>) -> (!rns.poly<16, #Q, coeff>, !rns.poly<16, #Q, coeff>) {
+  %0 = rns.scale_round %x0 by 1 over #P : !rns.poly<16, #QP, coeff> -> !rns.poly<16, #Q, coeff>
+  %1 = rns.add %c0, %0 : !rns.poly<16, #Q, coeff>
+  %2 = rns.scale_round %x1 by 1 over #P : !rns.poly<16, #QP, coeff> -> !rns.poly<16, #Q, coeff>
+  %3 = rns.add %2, %c1 : !rns.poly<16, #Q, coeff>
+  return %1, %3 : !rns.poly<16, #Q, coeff>, !rns.poly<16, #Q, coeff>
+}
+
+// -----
+
+#QB = #rns.basis<QB: [97, 193, 353]>
+#QP = #rns.basis<QP: [97, 193, 449]>
+#Q = #rns.basis<Q: [97, 193]>
+#B = #rns.basis<B: [353]>
+#P = #rns.basis<P: [449]>
+// HPS's product: the tensor term's rounding fuses its conversion (via), so
+// the sum goes into the division by P instead. A rounding with another user
+// keeps its add.
+// CHECK-LABEL: func.func @sum_after_fused_conversion
+// CHECK-NEXT: %[[T:.*]] = rns.scale_round %arg0 by 65537 over #{{[A-Za-z0-9_]+}} via #{{[A-Za-z0-9_]+}} :
+// CHECK-NEXT: %[[S:.*]] = rns.scale_round %arg1 by 1 over #{{[A-Za-z0-9_]+}} plus %[[T]] :
+// CHECK-NEXT: %[[U:.*]] = rns.scale_round %arg1 by 1 over #{{[A-Za-z0-9_]+}} :
+// CHECK-NEXT: %[[V:.*]] = rns.add %[[T]], %[[U]]
+// CHECK-NEXT: return %[[S]], %[[V]], %[[U]]
+func.func @sum_after_fused_conversion(%x: !rns.poly<16, #QB, coeff>, %y: !rns.poly<16, #QP, coeff>) -> (!rns.poly<16, #Q, coeff>, !rns.poly<16, #Q, coeff>, !rns.poly<16, #Q, coeff>) {
+  %0 = rns.scale_round %x by 65537 over #Q : !rns.poly<16, #QB, coeff> -> !rns.poly<16, #B, coeff>
+  %1 = rns.convert %0 exact : !rns.poly<16, #B, coeff> -> !rns.poly<16, #Q, coeff>
+  %2 = rns.scale_round %y by 1 over #P : !rns.poly<16, #QP, coeff> -> !rns.poly<16, #Q, coeff>
+  %3 = rns.add %1, %2 : !rns.poly<16, #Q, coeff>
+  %4 = rns.scale_round %y by 1 over #P : !rns.poly<16, #QP, coeff> -> !rns.poly<16, #Q, coeff>
+  %5 = rns.add %1, %4 : !rns.poly<16, #Q, coeff>
+  return %3, %5, %4 : !rns.poly<16, #Q, coeff>, !rns.poly<16, #Q, coeff>, !rns.poly<16, #Q, coeff>
+}

@@ -28,7 +28,7 @@
 extern "C" {
 #endif
 
-#define RINGFUSE_PROGRAM_ABI_VERSION 8
+#define RINGFUSE_PROGRAM_ABI_VERSION 9
 
 typedef struct RfBasis {
   const uint64_t *moduli; /* pairwise coprime; NTT-capable if ever transformed */
@@ -155,6 +155,11 @@ typedef struct RfKernels {
                       int radix, int ot_stages);
   void (*convert)(RfRuntime *, int plan, const uint64_t *in, uint64_t *out);
   void (*scale_round)(RfRuntime *, int plan, const uint64_t *in, uint64_t *out);
+  /* scale_round, then (out + addend) mod each output modulus: addend is over
+   * the output's basis, distinct from in and out. Not for a plan that fuses
+   * a conversion (its `converter`). */
+  void (*scale_round_add)(RfRuntime *, int plan, const uint64_t *in,
+                          const uint64_t *addend, uint64_t *out);
   void (*scale_up)(RfRuntime *, int plan, const uint64_t *in, uint64_t *out);
   /* X -> X^g on every limb (coefficient form); in and out must differ. */
   void (*automorphism)(RfRuntime *, int basis, uint64_t galois_element,
