@@ -362,6 +362,44 @@ TEST_F(ProgramTest, BasesWithoutAnNttLoadButRefuseToTransform) {
 
 // Run-time errors ----------------------------------------------------------
 
+TEST_F(ProgramTest, ScaleRoundAddChecksItsAddend) {
+  // The plain program with a ninth buffer wide enough for QB.
+  size_t words[9];
+  std::copy(kPlainBuffers, kPlainBuffers + 8, words);
+  words[8] = kQBWords;
+  Ciphertext cx = encrypt(randomSlots());
+  Plaintext pm = encode(randomSlots());
+  auto runWith = [&](RfRunFunction run) {
+    gEdited = *plainManifest();
+    gEdited.buffer_words = words;
+    gEdited.buffer_count = 9;
+    Program program = Program::fromFunctions(editedManifest, run);
+    return errorOf([&] { program.run({&cx, &pm}); });
+  };
+  EXPECT_EQ(runWith([](RfRuntime *rt, const RfKernels *k) {
+              k->scale_round_add(rt, ModDownByP, k->buffer(rt, 8),
+                                 k->buffer(rt, 0), k->buffer(rt, 3));
+            }),
+            "(no error)");
+  EXPECT_MESSAGE(runWith([](RfRuntime *rt, const RfKernels *k) {
+                   k->scale_round_add(rt, TensorToQ, k->buffer(rt, 8),
+                                      k->buffer(rt, 0), k->buffer(rt, 3));
+                 }),
+                 "scale_round_add: scale_round plan 2 fuses a conversion; it "
+                 "adds nothing");
+  EXPECT_MESSAGE(runWith([](RfRuntime *rt, const RfKernels *k) {
+                   k->scale_round_add(rt, ModDownByP, k->buffer(rt, 8),
+                                      k->buffer(rt, 3), k->buffer(rt, 3));
+                 }),
+                 "the addend overlaps the input or the output");
+  EXPECT_MESSAGE(runWith([](RfRuntime *rt, const RfKernels *k) {
+                   k->scale_round_add(rt, ModDownByP, k->buffer(rt, 8),
+                                      k->buffer(rt, 2), k->buffer(rt, 3));
+                 }),
+                 "the addend needs 24576 words from word 0 of buffer 2, which "
+                 "has 8192");
+}
+
 TEST_F(ProgramTest, KernelErrorsSurfaceFromRun) {
   Ciphertext cx = encrypt(randomSlots());
   Plaintext pm = encode(randomSlots());
