@@ -222,10 +222,14 @@ LogicalResult KeySwitchInnerProductOp::verify() {
     if (value.getType() != type)
       return emitOpError() << "digits and results must all be " << type
                            << ", got " << value.getType();
-  if (getKey() < 0 || (getKey() != 0 && getKey() % 2 == 0))
-    return emitOpError() << "key " << getKey()
+  // The attribute is signless: read it signed, as poly.key_switch does.
+  const int64_t g = static_cast<int64_t>(getKey()),
+                twoN = 2 * static_cast<int64_t>(type.getDegree());
+  if (g != 0 && (g < 1 || g >= twoN || g % 2 == 0))
+    return emitOpError() << "key " << g
                          << " is neither 0 (relinearization) nor a Galois "
-                            "element";
+                            "element (an odd number below 2N = "
+                         << twoN << ")";
   return success();
 }
 

@@ -202,8 +202,26 @@ func.func @f(%x: !rns.poly<16, #Q, coeff>) {
 
 #Q = #rns.basis<Q: [97]>
 func.func @f(%x: !rns.poly<16, #Q, eval>) {
-  // expected-error@+1 {{'rns.key_switch_inner_product' op key 4 is neither 0 (relinearization) nor a Galois element}}
+  // expected-error@+1 {{'rns.key_switch_inner_product' op key 4 is neither 0 (relinearization) nor a Galois element (an odd number below 2N = 32)}}
   %0, %1 = rns.key_switch_inner_product %x {key = 4} : !rns.poly<16, #Q, eval> -> !rns.poly<16, #Q, eval>, !rns.poly<16, #Q, eval>
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97]>
+func.func @f(%x: !rns.poly<16, #Q, eval>) {
+  // expected-error@+1 {{'rns.key_switch_inner_product' op key 33 is neither 0 (relinearization) nor a Galois element (an odd number below 2N = 32)}}
+  %0, %1 = rns.key_switch_inner_product %x {key = 33} : !rns.poly<16, #Q, eval> -> !rns.poly<16, #Q, eval>, !rns.poly<16, #Q, eval>
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97]>
+func.func @f(%x: !rns.poly<16, #Q, eval>) {
+  // expected-error@+1 {{'rns.key_switch_inner_product' op key -1 is neither 0 (relinearization) nor a Galois element (an odd number below 2N = 32)}}
+  %0, %1 = rns.key_switch_inner_product %x {key = -1} : !rns.poly<16, #Q, eval> -> !rns.poly<16, #Q, eval>, !rns.poly<16, #Q, eval>
   return
 }
 
