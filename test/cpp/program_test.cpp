@@ -381,23 +381,26 @@ TEST_F(ProgramTest, ScaleRoundAddChecksItsAddend) {
                                  k->buffer(rt, 0), k->buffer(rt, 3));
             }),
             "(no error)");
-  EXPECT_MESSAGE(runWith([](RfRuntime *rt, const RfKernels *k) {
-                   k->scale_round_add(rt, TensorToQ, k->buffer(rt, 8),
-                                      k->buffer(rt, 0), k->buffer(rt, 3));
-                 }),
-                 "scale_round_add: scale_round plan 2 fuses a conversion; it "
-                 "adds nothing");
-  EXPECT_MESSAGE(runWith([](RfRuntime *rt, const RfKernels *k) {
-                   k->scale_round_add(rt, ModDownByP, k->buffer(rt, 8),
-                                      k->buffer(rt, 3), k->buffer(rt, 3));
-                 }),
-                 "the addend overlaps the input or the output");
-  EXPECT_MESSAGE(runWith([](RfRuntime *rt, const RfKernels *k) {
-                   k->scale_round_add(rt, ModDownByP, k->buffer(rt, 8),
-                                      k->buffer(rt, 2), k->buffer(rt, 3));
-                 }),
-                 "the addend needs 24576 words from word 0 of buffer 2, which "
-                 "has 8192");
+  const RefusedCall refused[] = {
+      {[](RfRuntime *rt, const RfKernels *k) {
+         k->scale_round_add(rt, TensorToQ, k->buffer(rt, 8), k->buffer(rt, 0),
+                            k->buffer(rt, 3));
+       },
+       "scale_round_add: scale_round plan 2 fuses a conversion; it adds "
+       "nothing"},
+      {[](RfRuntime *rt, const RfKernels *k) {
+         k->scale_round_add(rt, ModDownByP, k->buffer(rt, 8), k->buffer(rt, 3),
+                            k->buffer(rt, 3));
+       },
+       "the addend overlaps the input or the output"},
+      {[](RfRuntime *rt, const RfKernels *k) {
+         k->scale_round_add(rt, ModDownByP, k->buffer(rt, 8), k->buffer(rt, 2),
+                            k->buffer(rt, 3));
+       },
+       "the addend needs 24576 words from word 0 of buffer 2, which has 8192"},
+  };
+  for (const RefusedCall &call : refused)
+    EXPECT_MESSAGE(runWith(call.run), call.message);
 }
 
 TEST_F(ProgramTest, KernelErrorsSurfaceFromRun) {
