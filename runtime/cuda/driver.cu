@@ -226,6 +226,13 @@ void placeTables(const RfRuntime &s,
   for (const BasisPlan &plan : s.bases)
     wordBound = std::max(wordBound, cuda::largestModulus(plan.moduli));
 
+  // A weight matrix for the tensor cores where they pay, else null.
+  auto putMmaWeights = [&](const std::vector<uint64_t> &byInput, int inputs,
+                           int outputs, int perSum) -> const uint32_t * {
+    if (!cuda::mmaPays(inputs, outputs, perSum))
+      return nullptr;
+    return image.put(cuda::mmaWeightFragments(byInput, inputs, outputs));
+  };
   d.converters.clear();
   for (const ConverterPlan &plan : s.converters) {
     cuda::ConvertPlan view{};
@@ -256,6 +263,8 @@ void placeTables(const RfRuntime &s,
       view.productsPerSum =
           cuda::productsPerSum(cuda::largestModulus(bc.from().values()),
                                cuda::largestModulus(bc.to().values()));
+      view.mmaWeights = putMmaWeights(bc.puncturedModTo(), view.fromSize,
+                                      view.missingSize, view.productsPerSum);
     } else if (plan.corrected) {
       const RedundantConverter &rc = *plan.corrected;
       putTargets(rc.to());
@@ -273,6 +282,8 @@ void placeTables(const RfRuntime &s,
           cuda::productsPerSum(cuda::largestModulus(rc.from().values()),
                                std::max(cuda::largestModulus(rc.to().values()),
                                         rc.redundant().value));
+      view.mmaWeights = putMmaWeights(rc.weights(), view.fromSize,
+                                      view.missingSize, view.productsPerSum);
       view.readsRedundant = rc.readsRedundant() ? 1 : 0;
     } else {
       view.fromSize = static_cast<int>(s.bases[plan.from].moduli.size());
@@ -299,6 +310,8 @@ void placeTables(const RfRuntime &s,
       view.outputs = image.put(outputs);
       view.productsPerSum =
           cuda::productsPerSum(wordBound, cuda::largestModulus(outputs));
+      view.mmaOmega = putMmaWeights(plan.weights(), view.divisorSize,
+                                    view.outputSize, view.productsPerSum);
       view.divisorScale = image.put(plan.scale());
       view.divisorModuli = image.put(plan.divisor().values());
     } else {
@@ -313,6 +326,8 @@ void placeTables(const RfRuntime &s,
       view.outputs = image.put(plan.outputModuli());
       view.productsPerSum = cuda::productsPerSum(
           wordBound, cuda::largestModulus(plan.outputModuli()));
+      view.mmaOmega = putMmaWeights(plan.omega(), view.divisorSize,
+                                    view.outputSize, view.productsPerSum);
     }
     d.scaleRounds.push_back(view);
   }

@@ -41,9 +41,9 @@ constexpr unsigned kTileCoefficients = 64, kTileThreads = 256;
 constexpr size_t kTileSharedLimit = 48 * 1024;
 
 /// A block's shared memory: per coefficient its rounded sum and `rows`
-/// words, padded to paddedRows(rows) (the dot products read the padding).
-__host__ __device__ size_t tileBytes(int rows, unsigned tile) {
-  return (sizeof(uint128_t) + size_t(paddedRows(rows)) * sizeof(uint64_t)) *
+/// words, padded to tileRows (the dot products read the padding).
+__host__ __device__ size_t tileBytes(int rows, bool mma, unsigned tile) {
+  return (sizeof(uint128_t) + size_t(tileRows(rows, mma)) * sizeof(uint64_t)) *
          tile;
 }
 
@@ -79,10 +79,19 @@ struct Tile {
     return k & ((1u << logWidth) - 1);
   }
 
+  /// Flat index k over (output, pair of neighbouring coefficients), pairs
+  /// fastest: the output, and the pair's first coefficient.
+  __device__ unsigned outputOfPair(unsigned k) const {
+    return k >> (logWidth - 1);
+  }
+  __device__ unsigned pairOf(unsigned k) const {
+    return 2 * (k & ((1u << (logWidth - 1)) - 1));
+  }
+
   /// Zeroes the padding past `rows` (their weights are zero too, but the
   /// products must be of defined words).
-  __device__ void clearPadding(int rows, unsigned tile) const {
-    for (unsigned k = rows * tile + threadIdx.x; k < paddedRows(rows) * tile;
+  __device__ void clearPadding(int rows, bool mma, unsigned tile) const {
+    for (unsigned k = rows * tile + threadIdx.x; k < tileRows(rows, mma) * tile;
          k += blockDim.x)
       words[k] = 0;
   }
@@ -220,6 +229,160 @@ __device__ Words<W> dotMod(const uint64_t *column, unsigned tile,
   }
 }
 
+// Tensor-core dot products ---------------------------------------------------
+//
+// A dot product of words and weights is split into bytes: with
+// x = sum_k x_k 2^(8k) and w = sum_l w_l 2^(8l), sum_i x_i w_i is
+// sum_s 2^(8s) D_s where D_s = sum_(k + l = s) sum_i x_ik w_il. Each D_s is
+// an integer matrix product over bytes, which mma.sync takes 16 outputs by
+// 8 coefficients by 32 inputs at a time (A: the weights' byte l, B: the
+// words' byte k), the (at most eight) (k, l) of one s summed in one
+// accumulator. Over 32 inputs D_s <= 8 * 32 * 255^2 < 2^24, so the D_s with
+// s = r mod 3, 24 bits apart, fill disjoint bit fields: their sum is bit
+// placement, and three 128-bit additions give the dot product (exact while
+// it is below 2^128, which mmaPays checks).
+
+constexpr int kBytePlanes = 8, kPlaneSums = 2 * kBytePlanes - 1, kClasses = 3;
+constexpr unsigned kMmaOutputs = 16, kMmaCoefficients = 8;
+/// Blocks per SM the tensor cores' kernels are compiled for: their 15
+/// accumulators and byte planes take about 128 registers a thread.
+constexpr unsigned kMmaBlocksPerSm = 2;
+
+/// d += a b over unsigned bytes, a 16 x 32 (row-major), b 32 x 8
+/// (column-major), d 16 x 8 (mma.sync's fragments, per lane).
+__device__ __forceinline__ void mmaBytes(uint32_t (&d)[4], const uint4 &a,
+                                         uint32_t b0, uint32_t b1) {
+  asm("mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%0, %1, %2, %3}, "
+      "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+      : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+      : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b0), "r"(b1));
+}
+
+/// planes[k] = byte k of each of four words, word u's in byte u.
+__device__ __forceinline__ void transposeBytes(const uint32_t (&w)[4],
+                                               uint32_t (&planes)[4]) {
+  const uint32_t low01 = __byte_perm(w[0], w[1], 0x5140),
+                 high01 = __byte_perm(w[0], w[1], 0x7362),
+                 low23 = __byte_perm(w[2], w[3], 0x5140),
+                 high23 = __byte_perm(w[2], w[3], 0x7362);
+  planes[0] = __byte_perm(low01, low23, 0x5410);
+  planes[1] = __byte_perm(low01, low23, 0x7632);
+  planes[2] = __byte_perm(high01, high23, 0x5410);
+  planes[3] = __byte_perm(high01, high23, 0x7632);
+}
+
+/// The B fragments of every byte plane of the tile's rows [row, row + 32)
+/// at this lane's coefficient `column`: rows 4 q .. 4 q + 3 and 16 + 4 q ..
+/// (q = lane mod 4) in b[k][0] and b[k][1].
+__device__ __forceinline__ void loadWordPlanes(const uint64_t *column,
+                                               unsigned tile, int row,
+                                               unsigned quad,
+                                               uint32_t (&b)[kBytePlanes][2]) {
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+    uint32_t low[4], high[4], planes[4];
+#pragma unroll
+    for (int u = 0; u < 4; ++u) {
+      const uint64_t word =
+          column[size_t(row + 16 * half + 4 * quad + u) * tile];
+      low[u] = static_cast<uint32_t>(word);
+      high[u] = static_cast<uint32_t>(word >> 32);
+    }
+    transposeBytes(low, planes);
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+      b[k][half] = planes[k];
+    transposeBytes(high, planes);
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+      b[4 + k][half] = planes[k];
+  }
+}
+
+/// sum_m sums[3m + r][e] 2^(24m), each sums[s][e] below 2^24: disjoint bit
+/// fields.
+__device__ __forceinline__ uint128_t
+concatenateFields(const uint32_t (&sums)[kPlaneSums][4], int r, int e) {
+  auto d = [&](int m) {
+    return 3 * m + r < kPlaneSums ? static_cast<uint64_t>(sums[3 * m + r][e])
+                                  : 0;
+  };
+  const uint64_t low = d(0) | d(1) << 24 | d(2) << 48,
+                 high = d(2) >> 16 | d(3) << 8 | d(4) << 32;
+  return (static_cast<uint128_t>(high) << 64) | low;
+}
+
+/// dotMod on the tensor cores for every output j < outputs and coefficient
+/// c of the tile: (addend(j, c) + sum_i w_ji words[i tile + c]) mod
+/// moduli[j], where the addend (a correction, at most one product more:
+/// mmaPays leaves room for it) joins the one reduction, handed to
+/// emit(j, c, words) for c and c + 1 (c even). The weights are
+/// mmaWeightFragments; the tile's rows are zero-padded to `rows`, a multiple
+/// of kMmaRows. Each warp takes 16 outputs by 8 coefficients at a time; a
+/// lane ends with outputs g and g + 8 (g = lane / 4) of coefficients 2 q and
+/// 2 q + 1 (q = lane mod 4). Chunks of 32 inputs past the first are summed
+/// reduced.
+template <typename Addend, typename Emit>
+__device__ void mmaDotProducts(const Tile &t, unsigned tile, int rows,
+                               int outputs, const uint32_t *weights,
+                               const Modulus *moduli, Addend addend,
+                               Emit emit) {
+  const unsigned lane = threadIdx.x % 32, group = lane / 4, quad = lane % 4;
+  const unsigned outputTiles = (outputs + kMmaOutputs - 1) / kMmaOutputs;
+  const unsigned coefficientTiles = tile / kMmaCoefficients;
+  const int chunks = rows / kMmaRows;
+  const auto *fragments = reinterpret_cast<const uint4 *>(weights);
+  for (unsigned unit = threadIdx.x / 32; unit < outputTiles * coefficientTiles;
+       unit += blockDim.x / 32) {
+    // Coefficient tiles fastest: t.logWidth - 3 bits of the unit.
+    const unsigned outputTile = unit >> (t.logWidth - 3);
+    const unsigned first = (unit & (coefficientTiles - 1)) * kMmaCoefficients;
+    const unsigned j[2] = {outputTile * kMmaOutputs + group,
+                           outputTile * kMmaOutputs + group + 8};
+    // A chunk's sums start from the reduced sums of the chunks before.
+    uint128_t sum[4] = {};
+    for (int chunk = 0; chunk < chunks; ++chunk) {
+      uint32_t b[kBytePlanes][2];
+      loadWordPlanes(t.words + first + group, tile, chunk * kMmaRows, quad, b);
+      const uint4 *a =
+          fragments + (size_t(outputTile) * chunks + chunk) * kBytePlanes * 32 +
+          lane;
+      uint32_t sums[kPlaneSums][4] = {};
+#pragma unroll
+      for (int l = 0; l < kBytePlanes; ++l) {
+        const uint4 weightBytes = a[l * 32];
+#pragma unroll
+        for (int k = 0; k < kBytePlanes; ++k)
+          mmaBytes(sums[k + l], weightBytes, b[k][0], b[k][1]);
+      }
+#pragma unroll
+      for (int e = 0; e < 4; ++e)
+#pragma unroll
+        for (int r = 0; r < kClasses; ++r)
+          sum[e] += concatenateFields(sums, r, e) << (8 * r);
+      if (chunk + 1 < chunks) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e)
+          if (int(j[e / 2]) < outputs)
+            sum[e] = reduce128(sum[e], moduli[j[e / 2]]);
+        continue;
+      }
+      const unsigned c = first + 2 * quad;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        if (int(j[h]) >= outputs)
+          continue;
+        const Modulus m = moduli[j[h]];
+        Words<2> reduced;
+#pragma unroll
+        for (int w = 0; w < 2; ++w)
+          reduced.word[w] = reduce128(sum[2 * h + w] + addend(j[h], c + w), m);
+        emit(j[h], c, reduced);
+      }
+    }
+  }
+}
+
 /// behz.cpp's RedundantConverter: per coefficient c of the tile, the
 /// signed multiple v = centered([(sum_i w_i [A/a_i]_r - x_r) f]_r), kept in
 /// rounded[c] (two's complement). Ends with a barrier.
@@ -250,6 +413,7 @@ __device__ int64_t correctionOf(uint128_t stored) {
 /// (exact) or BEHZ's corrections, then each missing limb as a dot product of
 /// the residues with [A/a_i]_{b_j}. `in` is the conversion's input (BEHZ
 /// reads its redundant limb).
+template <bool MMA>
 __device__ void convertScaledTile(const Tile &t, unsigned tile,
                                   const ConvertPlan &plan, const uint64_t *in,
                                   uint64_t *out, size_t first, size_t n) {
@@ -259,36 +423,51 @@ __device__ void convertScaledTile(const Tile &t, unsigned tile,
     roundFractionSums(t, tile, plan.inverseOfFrom, plan.fromSize);
   else if (corrected)
     redundantCorrections(t, tile, plan, in + first, n);
+  // The multiple of [A]_{b_j} to subtract, added as multiple ([-A]_{b_j}):
+  // an exact conversion's rounded sum is at most the number of input limbs
+  // (each x_i / a_i < 1), so it is its own residue.
+  auto multipleOf = [&](unsigned c, const Modulus &target) -> uint64_t {
+    if (plan.method == RF_CONVERT_EXACT)
+      return static_cast<uint64_t>(t.rounded[c]);
+    return corrected ? signedResidue(correctionOf(t.rounded[c]), target) : 0;
+  };
+  auto negatedProduct = [&](unsigned j) {
+    return plan.missingModuli[j].value - plan.productModTo[j];
+  };
+  auto store = [&](unsigned j, unsigned c, Words<2> words) {
+    words.store(out + size_t(plan.missingLimbs[j]) * n + first + c);
+  };
+  if (MMA && plan.mmaWeights) {
+    mmaDotProducts(
+        t, tile, tileRows(plan.fromSize, true), plan.missingSize,
+        plan.mmaWeights, plan.missingModuli,
+        [&](unsigned j, unsigned c) {
+          return static_cast<uint128_t>(multipleOf(c, plan.missingModuli[j])) *
+                 negatedProduct(j);
+        },
+        store);
+    return;
+  }
   // Each thread takes a pair of neighbouring coefficients (the tile is even).
-  const unsigned pairs = tile / 2;
-  for (unsigned k = threadIdx.x; k < plan.missingSize * pairs;
+  for (unsigned k = threadIdx.x; k < plan.missingSize * tile / 2;
        k += blockDim.x) {
-    const unsigned j = k / pairs, c = 2 * (k % pairs);
+    const unsigned j = t.outputOfPair(k), c = t.pairOf(k);
     const Modulus target = plan.missingModuli[j];
-    // The multiple of [A]_{b_j} to subtract, added as multiple ([-A]_{b_j}):
-    // an exact conversion's rounded sum is at most the number of input
-    // limbs (each x_i / a_i < 1), so it is its own residue.
-    Words<2> multiple{};
-    for (int e = 0; e < 2; ++e) {
-      if (plan.method == RF_CONVERT_EXACT)
-        multiple.word[e] = static_cast<uint64_t>(t.rounded[c + e]);
-      else if (corrected)
-        multiple.word[e] =
-            signedResidue(correctionOf(t.rounded[c + e]), target);
-    }
-    dotMod<2>(t.words + c, tile,
-              plan.puncturedModTo + size_t(j) * paddedRows(plan.fromSize),
-              paddedRows(plan.fromSize), plan.productsPerSum, target, multiple,
-              target.value - plan.productModTo[j])
-        .store(out + size_t(plan.missingLimbs[j]) * n + first + c);
+    const Words<2> multiple{{multipleOf(c, target), multipleOf(c + 1, target)}};
+    store(j, c,
+          dotMod<2>(t.words + c, tile,
+                    plan.puncturedModTo + size_t(j) * paddedRows(plan.fromSize),
+                    paddedRows(plan.fromSize), plan.productsPerSum, target,
+                    multiple, negatedProduct(j)));
   }
 }
 
 /// rns.cpp's BaseConverter::convert (or behz.cpp's RedundantConverter),
 /// plus the copied limbs, for a tile of coefficients (blockIdx.x).
-__global__ void __launch_bounds__(kTileThreads)
-    convertKernel(ConvertPlan plan, const uint64_t *in, uint64_t *out,
-                  size_t n, unsigned tile) {
+template <bool MMA>
+__global__ void __launch_bounds__(kTileThreads, MMA ? kMmaBlocksPerSm : 1)
+    convertKernel(ConvertPlan plan, const uint64_t *in, uint64_t *out, size_t n,
+                  unsigned tile) {
   extern __shared__ uint128_t tileMemory[];
   const Tile t(tileMemory, tile);
   const size_t first = size_t(blockIdx.x) * tile;
@@ -305,9 +484,9 @@ __global__ void __launch_bounds__(kTileThreads)
     t.words[k] = mulShoup(in[size_t(i) * n + first + c],
                           plan.puncturedInverse[i], plan.fromModuli[i]);
   }
-  t.clearPadding(plan.fromSize, tile);
+  t.clearPadding(plan.fromSize, MMA && plan.mmaWeights, tile);
   __syncthreads();
-  convertScaledTile(t, tile, plan, in, out, first, n);
+  convertScaledTile<MMA>(t, tile, plan, in, out, first, n);
 }
 
 /// rns.cpp's ScaleRoundPlan::apply (or behz.cpp's FastFloorPlan::apply,
@@ -316,11 +495,10 @@ __global__ void __launch_bounds__(kTileThreads)
 /// their fractions once per coefficient (read where they sit in the input
 /// basis), then each output limb from them, handed to
 /// emit(output limb, coefficient, word).
-template <typename Emit>
-__device__ void scaleRoundTile(const Tile &t, unsigned tile,
-                               const ScaleRoundPlanView &plan,
-                               const uint64_t *in, size_t first, size_t n,
-                               Emit emit) {
+template <bool MMA, typename Emit>
+__device__ void
+scaleRoundTile(const Tile &t, unsigned tile, const ScaleRoundPlanView &plan,
+               const uint64_t *in, size_t first, size_t n, Emit emit) {
   const bool floors = plan.divisorScale != nullptr;
   for (unsigned k = threadIdx.x; k < plan.divisorSize * tile;
        k += blockDim.x) {
@@ -329,16 +507,33 @@ __device__ void scaleRoundTile(const Tile &t, unsigned tile,
     t.words[k] =
         floors ? mulShoup(x, plan.divisorScale[i], plan.divisorModuli[i]) : x;
   }
-  t.clearPadding(plan.divisorSize, tile);
+  t.clearPadding(plan.divisorSize, MMA && plan.mmaOmega, tile);
   __syncthreads();
   if (!floors)
     roundFractionSums(t, tile, plan.theta, plan.divisorSize);
+  // The kept limb's term joins the dot product.
+  auto keptOf = [&](unsigned o, unsigned c) {
+    return plan.hasLambda ? in[size_t(plan.keptLimbs[o]) * n + first + c] : 0;
+  };
+  if (MMA && plan.mmaOmega) {
+    // The rounded sum joins it too (below |divisor| 2^62, far less than a
+    // product).
+    mmaDotProducts(
+        t, tile, tileRows(plan.divisorSize, true), plan.outputSize,
+        plan.mmaOmega, plan.outputs,
+        [&](unsigned o, unsigned c) {
+          return static_cast<uint128_t>(keptOf(o, c)) *
+                     (plan.hasLambda ? plan.lambda[o] : 0) +
+                 (floors ? 0 : t.rounded[c]);
+        },
+        emit);
+    return;
+  }
   // Each thread takes a pair of neighbouring coefficients (the tile is even).
-  const unsigned pairs = tile / 2;
-  for (unsigned k = threadIdx.x; k < plan.outputSize * pairs; k += blockDim.x) {
-    const unsigned o = k / pairs, c = 2 * (k % pairs);
+  for (unsigned k = threadIdx.x; k < plan.outputSize * tile / 2;
+       k += blockDim.x) {
+    const unsigned o = t.outputOfPair(k), c = t.pairOf(k);
     const Modulus m = plan.outputs[o];
-    // The kept limb's term joins the dot product.
     const Words<2> kept =
         plan.hasLambda
             ? Words<2>::load(in + size_t(plan.keptLimbs[o]) * n + first + c)
@@ -357,57 +552,60 @@ __device__ void scaleRoundTile(const Tile &t, unsigned tile,
 }
 
 /// scaleRoundTile's words written out, plus the addend's (if any).
-__global__ void __launch_bounds__(kTileThreads)
+template <bool MMA>
+__global__ void __launch_bounds__(kTileThreads, MMA ? kMmaBlocksPerSm : 1)
     scaleRoundKernel(ScaleRoundPlanView plan, const uint64_t *addend,
                      const uint64_t *in, uint64_t *out, size_t n,
                      unsigned tile) {
   extern __shared__ uint128_t tileMemory[];
   const Tile t(tileMemory, tile);
   const size_t first = size_t(blockIdx.x) * tile;
-  scaleRoundTile(t, tile, plan, in, first, n,
-                 [&](unsigned o, unsigned c, Words<2> words) {
-                   const size_t at = size_t(o) * n + first + c;
-                   if (addend) {
-                     const Words<2> more = Words<2>::load(addend + at);
-                     for (int e = 0; e < 2; ++e)
-                       words.word[e] = addMod(words.word[e], more.word[e],
-                                              plan.outputs[o].value);
-                   }
-                   words.store(out + at);
-                 });
+  scaleRoundTile<MMA>(
+      t, tile, plan, in, first, n, [&](unsigned o, unsigned c, Words<2> words) {
+        const size_t at = size_t(o) * n + first + c;
+        if (addend) {
+          const Words<2> more = Words<2>::load(addend + at);
+          for (int e = 0; e < 2; ++e)
+            words.word[e] =
+                addMod(words.word[e], more.word[e], plan.outputs[o].value);
+        }
+        words.store(out + at);
+      });
 }
 
 /// Where a fused scale-round's conversion tile starts: after its own tile
 /// (rounded sums stay 16-byte aligned).
-__host__ __device__ size_t conversionTileOffset(int divisorRows,
+__host__ __device__ size_t conversionTileOffset(int divisorRows, bool mma,
                                                 unsigned tile) {
-  return (tileBytes(divisorRows, tile) + 15) / 16 * 16;
+  return (tileBytes(divisorRows, mma, tile) + 15) / 16 * 16;
 }
 
 /// scaleRoundKernel then convertKernel (exact, every target limb missing)
 /// for a tile of coefficients: each rounded word is scaled for the
 /// conversion as it is made and stays in shared memory, in a second tile
 /// behind the rounding's.
-__global__ void __launch_bounds__(kTileThreads)
+template <bool MMA>
+__global__ void __launch_bounds__(kTileThreads, MMA ? kMmaBlocksPerSm : 1)
     scaleRoundConvertKernel(ScaleRoundPlanView scale, ConvertPlan convert,
                             const uint64_t *in, uint64_t *out, size_t n,
                             unsigned tile) {
   extern __shared__ uint128_t tileMemory[];
   const Tile rounding(tileMemory, tile);
-  const Tile conversion(reinterpret_cast<unsigned char *>(tileMemory) +
-                            conversionTileOffset(scale.divisorSize, tile),
-                        tile);
+  const Tile conversion(
+      reinterpret_cast<unsigned char *>(tileMemory) +
+          conversionTileOffset(scale.divisorSize, MMA && scale.mmaOmega, tile),
+      tile);
   const size_t first = size_t(blockIdx.x) * tile;
-  conversion.clearPadding(convert.fromSize, tile);
-  scaleRoundTile(rounding, tile, scale, in, first, n,
-                 [&](unsigned o, unsigned c, Words<2> words) {
-                   for (uint64_t &word : words.word)
-                     word = mulShoup(word, convert.puncturedInverse[o],
-                                     convert.fromModuli[o]);
-                   words.store(conversion.words + size_t(o) * tile + c);
-                 });
+  conversion.clearPadding(convert.fromSize, MMA && convert.mmaWeights, tile);
+  scaleRoundTile<MMA>(rounding, tile, scale, in, first, n,
+                      [&](unsigned o, unsigned c, Words<2> words) {
+                        for (uint64_t &word : words.word)
+                          word = mulShoup(word, convert.puncturedInverse[o],
+                                          convert.fromModuli[o]);
+                        words.store(conversion.words + size_t(o) * tile + c);
+                      });
   __syncthreads();
-  convertScaledTile(conversion, tile, convert, nullptr, out, first, n);
+  convertScaledTile<MMA>(conversion, tile, convert, nullptr, out, first, n);
 }
 
 /// program.cpp's scaleUpKernel for coefficient j: floor(Q/t) m +
@@ -505,6 +703,35 @@ std::vector<uint64_t> weightRows(const std::vector<uint64_t> &byInput,
   return rows;
 }
 
+std::vector<uint32_t> mmaWeightFragments(const std::vector<uint64_t> &byInput,
+                                         int inputs, int outputs) {
+  const int outputTiles = (outputs + kMmaOutputs - 1) / kMmaOutputs;
+  const int chunks = (inputs + kMmaRows - 1) / kMmaRows;
+  auto byteOf = [&](int o, int i, int b) -> uint32_t {
+    if (o >= outputs || i >= inputs)
+      return 0;
+    return (byInput[size_t(i) * outputs + o] >> (8 * b)) & 0xff;
+  };
+  // mma.sync's A fragment (16 x 32 bytes, row-major): lane g * 4 + q holds
+  // in register r the bytes of row g + 8 (r mod 2), columns 4 q + 16 (r / 2)
+  // and the three after it, the first in the lowest byte.
+  std::vector<uint32_t> fragments;
+  fragments.reserve(size_t(outputTiles) * chunks * kBytePlanes * 32 * 4);
+  for (int tileIndex = 0; tileIndex < outputTiles; ++tileIndex)
+    for (int chunk = 0; chunk < chunks; ++chunk)
+      for (int b = 0; b < kBytePlanes; ++b)
+        for (int lane = 0; lane < 32; ++lane)
+          for (int r = 0; r < 4; ++r) {
+            const int o = tileIndex * kMmaOutputs + lane / 4 + 8 * (r % 2);
+            const int i = chunk * kMmaRows + 4 * (lane % 4) + 16 * (r / 2);
+            uint32_t reg = 0;
+            for (int u = 0; u < 4; ++u)
+              reg |= byteOf(o, i + u, b) << (8 * u);
+            fragments.push_back(reg);
+          }
+  return fragments;
+}
+
 int productsPerSum(uint64_t wordBound, uint64_t weightBound) {
   if (wordBound == 0 || weightBound == 0)
     return kDotUnroll; // no words or no weights: no dot products
@@ -528,37 +755,50 @@ int productsPerSum(uint64_t wordBound, uint64_t weightBound) {
 
 /// Launches a tiled kernel over n coefficients (its parameters: the plans,
 /// in, out, n and the tile's width) with the widest tile whose shared
-/// memory, bytesOf(tile), fits; `rows` are the words a tile holds per
-/// coefficient, named if none fits.
-template <typename Kernel, typename BytesOf, typename... Plans>
-void launchTiled(const char *name, Kernel kernel, int rows, BytesOf bytesOf,
-                 size_t n, const uint64_t *in, uint64_t *out,
+/// memory, bytesOf(tile, mma), fits; `rows` are the words a tile holds per
+/// coefficient, named if none fits. The tensor cores' instantiation runs
+/// where the plans hold weights for them (`planned`) and the tile is wide
+/// enough for them; the CUDA cores' one otherwise.
+template <typename... Params, typename BytesOf, typename... Plans>
+void launchTiled(const char *name, void (*cudaCores)(Params...),
+                 void (*tensorCores)(Params...), bool planned, int rows,
+                 BytesOf bytesOf, size_t n, const uint64_t *in, uint64_t *out,
                  cudaStream_t stream, const Plans &...plans) {
-  const unsigned tile = tileFor(n, bytesOf);
+  auto widest = [&](bool mma) {
+    return tileFor(n, [&](unsigned tile) { return bytesOf(tile, mma); });
+  };
+  unsigned tile = planned ? widest(true) : 0;
+  const bool mma = tile >= kMmaCoefficients;
+  if (!mma)
+    tile = widest(false);
   if (tile == 0)
     throw Error(std::string(name) + ": a basis of " + std::to_string(rows) +
                 " limbs does not fit the kernel's shared memory");
-  kernel<<<static_cast<unsigned>(n / tile), kTileThreads, bytesOf(tile),
-           stream>>>(plans..., in, out, n, tile);
+  (mma ? tensorCores
+       : cudaCores)<<<static_cast<unsigned>(n / tile), kTileThreads,
+                      bytesOf(tile, mma), stream>>>(plans..., in, out, n, tile);
   checkLaunch(name);
 }
 
 /// A tile of `rows` words per coefficient.
 auto rowsTile(int rows) {
-  return [rows](unsigned tile) { return tileBytes(rows, tile); };
+  return [rows](unsigned tile, bool mma) { return tileBytes(rows, mma, tile); };
 }
 
 void launchConvert(const ConvertPlan &plan, size_t n, const uint64_t *in,
                    uint64_t *out, cudaStream_t stream) {
-  launchTiled("convertKernel", convertKernel, plan.fromSize,
+  launchTiled("convertKernel", convertKernel<false>, convertKernel<true>,
+              plan.mmaWeights != nullptr, plan.fromSize,
               rowsTile(plan.fromSize), n, in, out, stream, plan);
 }
 
 void launchScaleRound(const ScaleRoundPlanView &plan, size_t n,
                       const uint64_t *in, uint64_t *out, cudaStream_t stream,
                       const uint64_t *addend) {
-  launchTiled("scaleRoundKernel", scaleRoundKernel, plan.divisorSize,
-              rowsTile(plan.divisorSize), n, in, out, stream, plan, addend);
+  launchTiled("scaleRoundKernel", scaleRoundKernel<false>,
+              scaleRoundKernel<true>, plan.mmaOmega != nullptr,
+              plan.divisorSize, rowsTile(plan.divisorSize), n, in, out, stream,
+              plan, addend);
 }
 
 void launchScaleRoundConvert(const ScaleRoundPlanView &scale,
@@ -566,11 +806,14 @@ void launchScaleRoundConvert(const ScaleRoundPlanView &scale,
                              const uint64_t *in, uint64_t *out,
                              cudaStream_t stream) {
   // The rounding's tile, then the conversion's.
-  auto bothTiles = [&](unsigned tile) {
-    return conversionTileOffset(scale.divisorSize, tile) +
-           tileBytes(convert.fromSize, tile);
+  auto bothTiles = [&](unsigned tile, bool mma) {
+    return conversionTileOffset(scale.divisorSize, mma && scale.mmaOmega,
+                                tile) +
+           tileBytes(convert.fromSize, mma && convert.mmaWeights, tile);
   };
-  launchTiled("scaleRoundConvertKernel", scaleRoundConvertKernel,
+  launchTiled("scaleRoundConvertKernel", scaleRoundConvertKernel<false>,
+              scaleRoundConvertKernel<true>,
+              scale.mmaOmega != nullptr || convert.mmaWeights != nullptr,
               scale.divisorSize + convert.fromSize, bothTiles, n, in, out,
               stream, scale, convert);
 }

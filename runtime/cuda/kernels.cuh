@@ -40,6 +40,33 @@ RF_HOST_DEVICE constexpr int paddedRows(int rows) {
   return (rows + kDotUnroll - 1) / kDotUnroll * kDotUnroll;
 }
 
+/// The tensor cores take dot products (mmaDotProducts in kernels.cu) over
+/// chunks of this many inputs: the tile's rows are then zero-padded to a
+/// multiple of it, and the weights laid out by mmaWeightFragments.
+constexpr int kMmaRows = 32;
+
+/// Rows of a tile of `rows` words per coefficient: padded for the CUDA
+/// cores' dot products, or for the tensor cores' (mma).
+RF_HOST_DEVICE constexpr int tileRows(int rows, bool mma) {
+  return mma ? (rows + kMmaRows - 1) / kMmaRows * kMmaRows : paddedRows(rows);
+}
+
+/// Whether a dot product of `inputs` words per output, for `outputs`
+/// outputs, goes to the tensor cores: only when both are wide enough that
+/// their fixed tiles (32 inputs, 16 outputs) are not mostly zeros, and when
+/// a chunk's sum, the sum carried from the chunks before and one more
+/// product fit 128 bits (perSum is productsPerSum's count).
+inline bool mmaPays(int inputs, int outputs, int perSum) {
+  return inputs >= 16 && outputs >= 8 && perSum >= kMmaRows + kDotUnroll;
+}
+
+/// A weight matrix stored by input, [i * outputs + o], as the tensor cores'
+/// A fragments of mma.sync.m16n8k32 over unsigned bytes: for each tile of
+/// 16 outputs, chunk of kMmaRows inputs and byte b < 8 of the weights, 32
+/// lanes of four registers (kernels.cu, mmaDotProducts, says which bytes).
+std::vector<uint32_t> mmaWeightFragments(const std::vector<uint64_t> &byInput,
+                                         int inputs, int outputs);
+
 /// The largest of a list of moduli.
 inline uint64_t largestModulus(const std::vector<uint64_t> &moduli) {
   uint64_t largest = 0;
@@ -84,6 +111,7 @@ struct ConvertPlan {
   const Fraction128 *inverseOfFrom;      // 1 / a_i (exact only)
   const Modulus *missingModuli;          // b_j, per missing modulus
   const uint64_t *puncturedModTo; // [A/a_i]_{b_j}, rows per b_j (weightRows)
+  const uint32_t *mmaWeights;     // the same, as mmaWeightFragments, or null
   const uint64_t *productModTo;          // [A]_{b_j}
   const int *missingLimbs;               // the limb of T that b_j is
   const int *copyFrom;                   // per limb of T: limb of A, or -1
@@ -105,6 +133,7 @@ struct ScaleRoundPlanView {
   const int *keptLimbs;     // per output modulus: limb of the input
   const Fraction128 *theta; // frac(W_i)
   const uint64_t *omega;    // [floor(W_i)]_o, rows per o (weightRows)
+  const uint32_t *mmaOmega; // the same, as mmaWeightFragments, or null
   const uint64_t *lambda;   // per output modulus
   const Modulus *outputs;
   const ShoupConstant *divisorScale; // fast floor: [a (D/d_i)^{-1}]_{d_i}

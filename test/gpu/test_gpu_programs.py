@@ -85,6 +85,21 @@ def test_dot_products_longer_than_one_exact_sum_are_the_cpu_outputs(
     compare_cuda_with_cpu(test_e2e.CHAINS[1], tmp_path, variant=variant, params=WIDE_PARAMS)
 
 
+# 20 ciphertext primes and 4 special ones: the conversions from Q and the
+# roundings of QR (at least 16 limbs in, 8 out: cuda::mmaPays) take their dot
+# products on the tensor cores in one chunk of 32 inputs, key switching's
+# conversions from 4 limbs on the CUDA cores.
+TENSOR_CORE_PARAMS = rf.Params(poly_modulus_degree=1024, plaintext_modulus=test_e2e.T,
+                               coeff_modulus_bits=[60] * 20, special_modulus_bits=[60] * 4,
+                               allow_insecure=True)
+
+
+@pytest.mark.parametrize("variant", ["hps", "chps", "lhps", "behz"])
+def test_tensor_core_dot_products_are_the_cpu_outputs(variant: str, tmp_path: Path) -> None:
+    compare_cuda_with_cpu(test_e2e.CHAINS[1], tmp_path, variant=variant,
+                          params=TENSOR_CORE_PARAMS)
+
+
 def compare_cuda_with_cpu(circuit: rf.Circuit, tmp_path: Path, **compile_args: object) -> None:
     cpu = rf.compile(circuit, target="cpu", cache_dir=tmp_path, **compile_args)  # type: ignore[arg-type]
     gpu = rf.compile(circuit, target="cuda", cache_dir=tmp_path, **compile_args)  # type: ignore[arg-type]
