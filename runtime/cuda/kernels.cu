@@ -41,9 +41,9 @@ constexpr unsigned kTileCoefficients = 64, kTileThreads = 256;
 constexpr size_t kTileSharedLimit = 48 * 1024;
 
 /// A block's shared memory: per coefficient its rounded sum and `rows`
-/// words, padded to tileRows (the dot products read the padding).
-__host__ __device__ size_t tileBytes(int rows, bool mma, unsigned tile) {
-  return (sizeof(uint128_t) + size_t(tileRows(rows, mma)) * sizeof(uint64_t)) *
+/// words, padded to paddedRows(rows) (the dot products read the padding).
+__host__ __device__ size_t tileBytes(int rows, unsigned tile) {
+  return (sizeof(uint128_t) + size_t(paddedRows(rows)) * sizeof(uint64_t)) *
          tile;
 }
 
@@ -79,21 +79,18 @@ struct Tile {
     return k & ((1u << logWidth) - 1);
   }
 
-  /// Flat index k over (output, pair of neighbouring coefficients), pairs
-  /// fastest: the output, and the pair's first coefficient.
-  __device__ unsigned outputOfPair(unsigned k) const {
-    return k >> (logWidth - 1);
-  }
-  __device__ unsigned pairOf(unsigned k) const {
-    return 2 * (k & ((1u << (logWidth - 1)) - 1));
+  /// Zeroes rows [rows, padded) (their weights are zero too, but the
+  /// products must be of defined words).
+  __device__ void clearPaddingTo(int rows, int padded, unsigned tile) const {
+    for (unsigned k = rows * tile + threadIdx.x; k < padded * tile;
+         k += blockDim.x)
+      words[k] = 0;
   }
 
   /// Zeroes the padding past `rows` (their weights are zero too, but the
   /// products must be of defined words).
-  __device__ void clearPadding(int rows, bool mma, unsigned tile) const {
-    for (unsigned k = rows * tile + threadIdx.x; k < tileRows(rows, mma) * tile;
-         k += blockDim.x)
-      words[k] = 0;
+  __device__ void clearPadding(int rows, unsigned tile) const {
+    clearPaddingTo(rows, paddedRows(rows), tile);
   }
 };
 
@@ -244,9 +241,9 @@ __device__ Words<W> dotMod(const uint64_t *column, unsigned tile,
 
 constexpr int kBytePlanes = 8, kPlaneSums = 2 * kBytePlanes - 1, kClasses = 3;
 constexpr unsigned kMmaOutputs = 16, kMmaCoefficients = 8;
-/// Blocks per SM the tensor cores' kernels are compiled for: their 15
-/// accumulators and byte planes take about 128 registers a thread.
-constexpr unsigned kMmaBlocksPerSm = 2;
+/// Threads of the tensor cores' blocks, and blocks per SM they are compiled
+/// for (see the kernels below).
+constexpr unsigned kMmaThreads = 128, kMmaBlocksPerSm = 4;
 
 /// d += a b over unsigned bytes, a 16 x 32 (row-major), b 32 x 8
 /// (column-major), d 16 x 8 (mma.sync's fragments, per lane).
@@ -413,7 +410,6 @@ __device__ int64_t correctionOf(uint128_t stored) {
 /// (exact) or BEHZ's corrections, then each missing limb as a dot product of
 /// the residues with [A/a_i]_{b_j}. `in` is the conversion's input (BEHZ
 /// reads its redundant limb).
-template <bool MMA>
 __device__ void convertScaledTile(const Tile &t, unsigned tile,
                                   const ConvertPlan &plan, const uint64_t *in,
                                   uint64_t *out, size_t first, size_t n) {
@@ -423,54 +419,39 @@ __device__ void convertScaledTile(const Tile &t, unsigned tile,
     roundFractionSums(t, tile, plan.inverseOfFrom, plan.fromSize);
   else if (corrected)
     redundantCorrections(t, tile, plan, in + first, n);
-  // The multiple of [A]_{b_j} to subtract, added as multiple ([-A]_{b_j}):
-  // an exact conversion's rounded sum is at most the number of input limbs
-  // (each x_i / a_i < 1), so it is its own residue.
-  auto multipleOf = [&](unsigned c, const Modulus &target) -> uint64_t {
-    if (plan.method == RF_CONVERT_EXACT)
-      return static_cast<uint64_t>(t.rounded[c]);
-    return corrected ? signedResidue(correctionOf(t.rounded[c]), target) : 0;
-  };
-  auto negatedProduct = [&](unsigned j) {
-    return plan.missingModuli[j].value - plan.productModTo[j];
-  };
-  auto store = [&](unsigned j, unsigned c, Words<2> words) {
-    words.store(out + size_t(plan.missingLimbs[j]) * n + first + c);
-  };
-  if (MMA && plan.mmaWeights) {
-    mmaDotProducts(
-        t, tile, tileRows(plan.fromSize, true), plan.missingSize,
-        plan.mmaWeights, plan.missingModuli,
-        [&](unsigned j, unsigned c) {
-          return static_cast<uint128_t>(multipleOf(c, plan.missingModuli[j])) *
-                 negatedProduct(j);
-        },
-        store);
-    return;
-  }
   // Each thread takes a pair of neighbouring coefficients (the tile is even).
-  for (unsigned k = threadIdx.x; k < plan.missingSize * tile / 2;
+  const unsigned pairs = tile / 2;
+  for (unsigned k = threadIdx.x; k < plan.missingSize * pairs;
        k += blockDim.x) {
-    const unsigned j = t.outputOfPair(k), c = t.pairOf(k);
+    const unsigned j = k / pairs, c = 2 * (k % pairs);
     const Modulus target = plan.missingModuli[j];
-    const Words<2> multiple{{multipleOf(c, target), multipleOf(c + 1, target)}};
-    store(j, c,
-          dotMod<2>(t.words + c, tile,
-                    plan.puncturedModTo + size_t(j) * paddedRows(plan.fromSize),
-                    paddedRows(plan.fromSize), plan.productsPerSum, target,
-                    multiple, negatedProduct(j)));
+    // The multiple of [A]_{b_j} to subtract, added as multiple ([-A]_{b_j}):
+    // an exact conversion's rounded sum is at most the number of input
+    // limbs (each x_i / a_i < 1), so it is its own residue.
+    Words<2> multiple{};
+    for (int e = 0; e < 2; ++e) {
+      if (plan.method == RF_CONVERT_EXACT)
+        multiple.word[e] = static_cast<uint64_t>(t.rounded[c + e]);
+      else if (corrected)
+        multiple.word[e] =
+            signedResidue(correctionOf(t.rounded[c + e]), target);
+    }
+    dotMod<2>(t.words + c, tile,
+              plan.puncturedModTo + size_t(j) * paddedRows(plan.fromSize),
+              paddedRows(plan.fromSize), plan.productsPerSum, target, multiple,
+              target.value - plan.productModTo[j])
+        .store(out + size_t(plan.missingLimbs[j]) * n + first + c);
   }
 }
 
-/// rns.cpp's BaseConverter::convert (or behz.cpp's RedundantConverter),
-/// plus the copied limbs, for a tile of coefficients (blockIdx.x).
-template <bool MMA>
-__global__ void __launch_bounds__(kTileThreads, MMA ? kMmaBlocksPerSm : 1)
-    convertKernel(ConvertPlan plan, const uint64_t *in, uint64_t *out, size_t n,
-                  unsigned tile) {
-  extern __shared__ uint128_t tileMemory[];
-  const Tile t(tileMemory, tile);
-  const size_t first = size_t(blockIdx.x) * tile;
+/// A conversion's copied limbs for a tile of coefficients; then, if it has
+/// missing limbs, its scaled residues [x_i (A/a_i)^{-1}]_{a_i} in t.words,
+/// padded with zero rows to `padded`, behind a barrier. Returns whether it
+/// has missing limbs.
+__device__ __forceinline__ bool
+copyAndScaleTile(const Tile &t, unsigned tile, const ConvertPlan &plan,
+                 const uint64_t *in, uint64_t *out, size_t first, size_t n,
+                 int padded) {
   for (unsigned k = threadIdx.x; k < plan.toSize * tile; k += blockDim.x) {
     const unsigned j = t.rowOf(k), c = t.coefficientOf(k);
     const int from = plan.copyFrom[j];
@@ -478,27 +459,37 @@ __global__ void __launch_bounds__(kTileThreads, MMA ? kMmaBlocksPerSm : 1)
       out[size_t(j) * n + first + c] = in[size_t(from) * n + first + c];
   }
   if (plan.missingSize == 0)
-    return;
+    return false;
   for (unsigned k = threadIdx.x; k < plan.fromSize * tile; k += blockDim.x) {
     const unsigned i = t.rowOf(k), c = t.coefficientOf(k);
     t.words[k] = mulShoup(in[size_t(i) * n + first + c],
                           plan.puncturedInverse[i], plan.fromModuli[i]);
   }
-  t.clearPadding(plan.fromSize, MMA && plan.mmaWeights, tile);
+  t.clearPaddingTo(plan.fromSize, padded, tile);
   __syncthreads();
-  convertScaledTile<MMA>(t, tile, plan, in, out, first, n);
+  return true;
 }
 
-/// rns.cpp's ScaleRoundPlan::apply (or behz.cpp's FastFloorPlan::apply,
-/// which scales the divisor words and has no fractions) for a tile of
-/// coefficients (blockIdx.x): the divisor limbs and the rounded sum of
-/// their fractions once per coefficient (read where they sit in the input
-/// basis), then each output limb from them, handed to
-/// emit(output limb, coefficient, word).
-template <bool MMA, typename Emit>
-__device__ void
-scaleRoundTile(const Tile &t, unsigned tile, const ScaleRoundPlanView &plan,
-               const uint64_t *in, size_t first, size_t n, Emit emit) {
+/// rns.cpp's BaseConverter::convert (or behz.cpp's RedundantConverter),
+/// plus the copied limbs, for a tile of coefficients (blockIdx.x).
+__global__ void __launch_bounds__(kTileThreads)
+    convertKernel(ConvertPlan plan, const uint64_t *in, uint64_t *out,
+                  size_t n, unsigned tile) {
+  extern __shared__ uint128_t tileMemory[];
+  const Tile t(tileMemory, tile);
+  const size_t first = size_t(blockIdx.x) * tile;
+  if (copyAndScaleTile(t, tile, plan, in, out, first, n,
+                       paddedRows(plan.fromSize)))
+    convertScaledTile(t, tile, plan, in, out, first, n);
+}
+
+/// A scale-and-round's divisor words for a tile of coefficients (scaled for
+/// a fast floor) in t.words, padded with zero rows to `padded`, and the
+/// rounded sums of their fractions (if not a fast floor); ends with a
+/// barrier. Returns whether it is a fast floor.
+__device__ __forceinline__ bool
+loadDivisorTile(const Tile &t, unsigned tile, const ScaleRoundPlanView &plan,
+                const uint64_t *in, size_t first, size_t n, int padded) {
   const bool floors = plan.divisorScale != nullptr;
   for (unsigned k = threadIdx.x; k < plan.divisorSize * tile;
        k += blockDim.x) {
@@ -507,33 +498,32 @@ scaleRoundTile(const Tile &t, unsigned tile, const ScaleRoundPlanView &plan,
     t.words[k] =
         floors ? mulShoup(x, plan.divisorScale[i], plan.divisorModuli[i]) : x;
   }
-  t.clearPadding(plan.divisorSize, MMA && plan.mmaOmega, tile);
+  t.clearPaddingTo(plan.divisorSize, padded, tile);
   __syncthreads();
   if (!floors)
     roundFractionSums(t, tile, plan.theta, plan.divisorSize);
-  // The kept limb's term joins the dot product.
-  auto keptOf = [&](unsigned o, unsigned c) {
-    return plan.hasLambda ? in[size_t(plan.keptLimbs[o]) * n + first + c] : 0;
-  };
-  if (MMA && plan.mmaOmega) {
-    // The rounded sum joins it too (below |divisor| 2^62, far less than a
-    // product).
-    mmaDotProducts(
-        t, tile, tileRows(plan.divisorSize, true), plan.outputSize,
-        plan.mmaOmega, plan.outputs,
-        [&](unsigned o, unsigned c) {
-          return static_cast<uint128_t>(keptOf(o, c)) *
-                     (plan.hasLambda ? plan.lambda[o] : 0) +
-                 (floors ? 0 : t.rounded[c]);
-        },
-        emit);
-    return;
-  }
+  return floors;
+}
+
+/// rns.cpp's ScaleRoundPlan::apply (or behz.cpp's FastFloorPlan::apply,
+/// which scales the divisor words and has no fractions) for a tile of
+/// coefficients (blockIdx.x): the divisor limbs and the rounded sum of
+/// their fractions once per coefficient (read where they sit in the input
+/// basis), then each output limb from them, handed to
+/// emit(output limb, coefficient, word).
+template <typename Emit>
+__device__ void scaleRoundTile(const Tile &t, unsigned tile,
+                               const ScaleRoundPlanView &plan,
+                               const uint64_t *in, size_t first, size_t n,
+                               Emit emit) {
+  const bool floors = loadDivisorTile(t, tile, plan, in, first, n,
+                                      paddedRows(plan.divisorSize));
   // Each thread takes a pair of neighbouring coefficients (the tile is even).
-  for (unsigned k = threadIdx.x; k < plan.outputSize * tile / 2;
-       k += blockDim.x) {
-    const unsigned o = t.outputOfPair(k), c = t.pairOf(k);
+  const unsigned pairs = tile / 2;
+  for (unsigned k = threadIdx.x; k < plan.outputSize * pairs; k += blockDim.x) {
+    const unsigned o = k / pairs, c = 2 * (k % pairs);
     const Modulus m = plan.outputs[o];
+    // The kept limb's term joins the dot product.
     const Words<2> kept =
         plan.hasLambda
             ? Words<2>::load(in + size_t(plan.keptLimbs[o]) * n + first + c)
@@ -551,61 +541,189 @@ scaleRoundTile(const Tile &t, unsigned tile, const ScaleRoundPlanView &plan,
   }
 }
 
+/// An emitter of rounded words (scaleRoundTile's) that writes them out,
+/// plus the addend's (if any).
+__device__ __forceinline__ auto writeRounded(const ScaleRoundPlanView &plan,
+                                             const uint64_t *addend,
+                                             uint64_t *out, size_t first,
+                                             size_t n) {
+  return [=, &plan](unsigned o, unsigned c, Words<2> words) {
+    const size_t at = size_t(o) * n + first + c;
+    if (addend) {
+      const Words<2> more = Words<2>::load(addend + at);
+      for (int e = 0; e < 2; ++e)
+        words.word[e] =
+            addMod(words.word[e], more.word[e], plan.outputs[o].value);
+    }
+    words.store(out + at);
+  };
+}
+
 /// scaleRoundTile's words written out, plus the addend's (if any).
-template <bool MMA>
-__global__ void __launch_bounds__(kTileThreads, MMA ? kMmaBlocksPerSm : 1)
+__global__ void __launch_bounds__(kTileThreads)
     scaleRoundKernel(ScaleRoundPlanView plan, const uint64_t *addend,
                      const uint64_t *in, uint64_t *out, size_t n,
                      unsigned tile) {
   extern __shared__ uint128_t tileMemory[];
   const Tile t(tileMemory, tile);
   const size_t first = size_t(blockIdx.x) * tile;
-  scaleRoundTile<MMA>(
-      t, tile, plan, in, first, n, [&](unsigned o, unsigned c, Words<2> words) {
-        const size_t at = size_t(o) * n + first + c;
-        if (addend) {
-          const Words<2> more = Words<2>::load(addend + at);
-          for (int e = 0; e < 2; ++e)
-            words.word[e] =
-                addMod(words.word[e], more.word[e], plan.outputs[o].value);
-        }
-        words.store(out + at);
-      });
+  scaleRoundTile(t, tile, plan, in, first, n,
+                 writeRounded(plan, addend, out, first, n));
 }
 
 /// Where a fused scale-round's conversion tile starts: after its own tile
 /// (rounded sums stay 16-byte aligned).
-__host__ __device__ size_t conversionTileOffset(int divisorRows, bool mma,
+__host__ __device__ size_t conversionTileOffset(int divisorRows,
                                                 unsigned tile) {
-  return (tileBytes(divisorRows, mma, tile) + 15) / 16 * 16;
+  return (tileBytes(divisorRows, tile) + 15) / 16 * 16;
+}
+
+/// An emitter of rounded words that scales each for the conversion and
+/// keeps it in the conversion's tile.
+__device__ __forceinline__ auto scaleForConversion(const ConvertPlan &convert,
+                                                   const Tile &conversion,
+                                                   unsigned tile) {
+  return [=, &convert, &conversion](unsigned o, unsigned c, Words<2> words) {
+    for (uint64_t &word : words.word)
+      word = mulShoup(word, convert.puncturedInverse[o], convert.fromModuli[o]);
+    words.store(conversion.words + size_t(o) * tile + c);
+  };
 }
 
 /// scaleRoundKernel then convertKernel (exact, every target limb missing)
 /// for a tile of coefficients: each rounded word is scaled for the
 /// conversion as it is made and stays in shared memory, in a second tile
 /// behind the rounding's.
-template <bool MMA>
-__global__ void __launch_bounds__(kTileThreads, MMA ? kMmaBlocksPerSm : 1)
+__global__ void __launch_bounds__(kTileThreads)
     scaleRoundConvertKernel(ScaleRoundPlanView scale, ConvertPlan convert,
                             const uint64_t *in, uint64_t *out, size_t n,
                             unsigned tile) {
   extern __shared__ uint128_t tileMemory[];
   const Tile rounding(tileMemory, tile);
-  const Tile conversion(
-      reinterpret_cast<unsigned char *>(tileMemory) +
-          conversionTileOffset(scale.divisorSize, MMA && scale.mmaOmega, tile),
-      tile);
+  const Tile conversion(reinterpret_cast<unsigned char *>(tileMemory) +
+                            conversionTileOffset(scale.divisorSize, tile),
+                        tile);
   const size_t first = size_t(blockIdx.x) * tile;
-  conversion.clearPadding(convert.fromSize, MMA && convert.mmaWeights, tile);
-  scaleRoundTile<MMA>(rounding, tile, scale, in, first, n,
-                      [&](unsigned o, unsigned c, Words<2> words) {
-                        for (uint64_t &word : words.word)
-                          word = mulShoup(word, convert.puncturedInverse[o],
-                                          convert.fromModuli[o]);
-                        words.store(conversion.words + size_t(o) * tile + c);
-                      });
+  conversion.clearPadding(convert.fromSize, tile);
+  scaleRoundTile(rounding, tile, scale, in, first, n,
+                 scaleForConversion(convert, conversion, tile));
   __syncthreads();
-  convertScaledTile<MMA>(conversion, tile, convert, nullptr, out, first, n);
+  convertScaledTile(conversion, tile, convert, nullptr, out, first, n);
+}
+
+// The same kernels on the tensor cores ---------------------------------------
+//
+// For plans with mma weights (mmaPays): the tile's rows are padded to a
+// multiple of kMmaRows and its dot products are mmaDotProducts'. Their
+// blocks are narrower (kMmaThreads): the tensor cores' accumulators take
+// about 128 registers a thread, and four blocks per SM, each in its own
+// phase (loads, fractions, products), keep it busier than two.
+
+/// tileBytes for the tensor cores' kernels.
+__host__ __device__ size_t mmaTileBytes(int rows, unsigned tile) {
+  return (sizeof(uint128_t) + size_t(mmaRows(rows)) * sizeof(uint64_t)) * tile;
+}
+
+/// conversionTileOffset for the tensor cores' kernels.
+__host__ __device__ size_t mmaConversionTileOffset(int divisorRows,
+                                                   unsigned tile) {
+  return (mmaTileBytes(divisorRows, tile) + 15) / 16 * 16;
+}
+
+/// convertScaledTile with the dot products on the tensor cores.
+__device__ void convertScaledTileMma(const Tile &t, unsigned tile,
+                                     const ConvertPlan &plan,
+                                     const uint64_t *in, uint64_t *out,
+                                     size_t first, size_t n) {
+  const bool corrected = plan.method == RF_CONVERT_MONTGOMERY ||
+                         plan.method == RF_CONVERT_SHENOY_KUMARESAN;
+  if (plan.method == RF_CONVERT_EXACT)
+    roundFractionSums(t, tile, plan.inverseOfFrom, plan.fromSize);
+  else if (corrected)
+    redundantCorrections(t, tile, plan, in + first, n);
+  // The multiple of [A]_{b_j} to subtract, added as multiple ([-A]_{b_j}),
+  // as convertScaledTile adds it.
+  auto correction = [&](unsigned j, unsigned c) -> uint128_t {
+    const Modulus &target = plan.missingModuli[j];
+    const uint64_t multiple =
+        plan.method == RF_CONVERT_EXACT
+            ? static_cast<uint64_t>(t.rounded[c])
+            : (corrected ? signedResidue(correctionOf(t.rounded[c]), target)
+                         : 0);
+    return static_cast<uint128_t>(multiple) *
+           (target.value - plan.productModTo[j]);
+  };
+  mmaDotProducts(t, tile, mmaRows(plan.fromSize), plan.missingSize,
+                 plan.mmaWeights, plan.missingModuli, correction,
+                 [&](unsigned j, unsigned c, Words<2> words) {
+                   words.store(out + size_t(plan.missingLimbs[j]) * n + first +
+                               c);
+                 });
+}
+
+/// convertKernel on the tensor cores.
+__global__ void __launch_bounds__(kMmaThreads, kMmaBlocksPerSm)
+    convertMmaKernel(ConvertPlan plan, const uint64_t *in, uint64_t *out,
+                     size_t n, unsigned tile) {
+  extern __shared__ uint128_t tileMemory[];
+  const Tile t(tileMemory, tile);
+  const size_t first = size_t(blockIdx.x) * tile;
+  if (copyAndScaleTile(t, tile, plan, in, out, first, n,
+                       mmaRows(plan.fromSize)))
+    convertScaledTileMma(t, tile, plan, in, out, first, n);
+}
+
+/// scaleRoundTile with the dot products on the tensor cores; the rounded
+/// sum and the kept limb's term join the one reduction.
+template <typename Emit>
+__device__ void scaleRoundTileMma(const Tile &t, unsigned tile,
+                                  const ScaleRoundPlanView &plan,
+                                  const uint64_t *in, size_t first, size_t n,
+                                  Emit emit) {
+  const bool floors = loadDivisorTile(t, tile, plan, in, first, n,
+                                      mmaRows(plan.divisorSize));
+  // The rounded sum is below |divisor| 2^62, far less than a product.
+  auto terms = [&](unsigned o, unsigned c) -> uint128_t {
+    const uint128_t kept =
+        plan.hasLambda
+            ? static_cast<uint128_t>(
+                  in[size_t(plan.keptLimbs[o]) * n + first + c]) *
+                  plan.lambda[o]
+            : 0;
+    return kept + (floors ? 0 : t.rounded[c]);
+  };
+  mmaDotProducts(t, tile, mmaRows(plan.divisorSize), plan.outputSize,
+                 plan.mmaOmega, plan.outputs, terms, emit);
+}
+
+/// scaleRoundKernel on the tensor cores.
+__global__ void __launch_bounds__(kMmaThreads, kMmaBlocksPerSm)
+    scaleRoundMmaKernel(ScaleRoundPlanView plan, const uint64_t *addend,
+                        const uint64_t *in, uint64_t *out, size_t n,
+                        unsigned tile) {
+  extern __shared__ uint128_t tileMemory[];
+  const Tile t(tileMemory, tile);
+  const size_t first = size_t(blockIdx.x) * tile;
+  scaleRoundTileMma(t, tile, plan, in, first, n,
+                    writeRounded(plan, addend, out, first, n));
+}
+
+/// scaleRoundConvertKernel on the tensor cores (both plans have mma weights).
+__global__ void __launch_bounds__(kMmaThreads, kMmaBlocksPerSm)
+    scaleRoundConvertMmaKernel(ScaleRoundPlanView scale, ConvertPlan convert,
+                               const uint64_t *in, uint64_t *out, size_t n,
+                               unsigned tile) {
+  extern __shared__ uint128_t tileMemory[];
+  const Tile rounding(tileMemory, tile);
+  const Tile conversion(reinterpret_cast<unsigned char *>(tileMemory) +
+                            mmaConversionTileOffset(scale.divisorSize, tile),
+                        tile);
+  const size_t first = size_t(blockIdx.x) * tile;
+  conversion.clearPaddingTo(convert.fromSize, mmaRows(convert.fromSize), tile);
+  scaleRoundTileMma(rounding, tile, scale, in, first, n,
+                    scaleForConversion(convert, conversion, tile));
+  __syncthreads();
+  convertScaledTileMma(conversion, tile, convert, nullptr, out, first, n);
 }
 
 /// program.cpp's scaleUpKernel for coefficient j: floor(Q/t) m +
@@ -753,41 +871,58 @@ int productsPerSum(uint64_t wordBound, uint64_t weightBound) {
 
 // Launchers -------------------------------------------------------------------
 
-/// Launches a tiled kernel over n coefficients (its parameters: the plans,
-/// in, out, n and the tile's width) with the widest tile whose shared
-/// memory, bytesOf(tile, mma), fits; `rows` are the words a tile holds per
-/// coefficient, named if none fits. The tensor cores' instantiation runs
-/// where the plans hold weights for them (`planned`) and the tile is wide
-/// enough for them; the CUDA cores' one otherwise.
-template <typename... Params, typename BytesOf, typename... Plans>
-void launchTiled(const char *name, void (*cudaCores)(Params...),
-                 void (*tensorCores)(Params...), bool planned, int rows,
-                 BytesOf bytesOf, size_t n, const uint64_t *in, uint64_t *out,
-                 cudaStream_t stream, const Plans &...plans) {
+/// The widest tile (tileFor) for n coefficients, and the kernel and block
+/// width it runs with: the tensor cores' where the plans hold weights for
+/// them (`planned`) and such a tile, bytesOf(tile, true), is wide enough for
+/// their fragments; the CUDA cores' otherwise.
+template <typename Kernel> struct TiledLaunch {
+  Kernel kernel;
+  unsigned tile, threads;
+  size_t bytes;
+};
+template <typename Kernel, typename BytesOf>
+TiledLaunch<Kernel> chooseTiled(Kernel cudaCores, Kernel tensorCores,
+                                bool planned, BytesOf bytesOf, size_t n) {
   auto widest = [&](bool mma) {
     return tileFor(n, [&](unsigned tile) { return bytesOf(tile, mma); });
   };
-  unsigned tile = planned ? widest(true) : 0;
-  const bool mma = tile >= kMmaCoefficients;
-  if (!mma)
-    tile = widest(false);
-  if (tile == 0)
+  if (planned) {
+    const unsigned tile = widest(true);
+    if (tile >= kMmaCoefficients)
+      return {tensorCores, tile, kMmaThreads, bytesOf(tile, true)};
+  }
+  const unsigned tile = widest(false);
+  return {cudaCores, tile, kTileThreads, bytesOf(tile, false)};
+}
+
+/// Launches a tiled kernel over n coefficients (its parameters: the plans,
+/// in, out, n and the tile's width) as chooseTiled says; `rows` are the
+/// words a tile holds per coefficient, named if none fits.
+template <typename Kernel, typename BytesOf, typename... Plans>
+void launchTiled(const char *name, Kernel cudaCores, Kernel tensorCores,
+                 bool planned, int rows, BytesOf bytesOf, size_t n,
+                 const uint64_t *in, uint64_t *out, cudaStream_t stream,
+                 const Plans &...plans) {
+  const TiledLaunch<Kernel> launch =
+      chooseTiled(cudaCores, tensorCores, planned, bytesOf, n);
+  if (launch.tile == 0)
     throw Error(std::string(name) + ": a basis of " + std::to_string(rows) +
                 " limbs does not fit the kernel's shared memory");
-  (mma ? tensorCores
-       : cudaCores)<<<static_cast<unsigned>(n / tile), kTileThreads,
-                      bytesOf(tile, mma), stream>>>(plans..., in, out, n, tile);
+  launch.kernel<<<static_cast<unsigned>(n / launch.tile), launch.threads,
+                  launch.bytes, stream>>>(plans..., in, out, n, launch.tile);
   checkLaunch(name);
 }
 
 /// A tile of `rows` words per coefficient.
 auto rowsTile(int rows) {
-  return [rows](unsigned tile, bool mma) { return tileBytes(rows, mma, tile); };
+  return [rows](unsigned tile, bool mma) {
+    return mma ? mmaTileBytes(rows, tile) : tileBytes(rows, tile);
+  };
 }
 
 void launchConvert(const ConvertPlan &plan, size_t n, const uint64_t *in,
                    uint64_t *out, cudaStream_t stream) {
-  launchTiled("convertKernel", convertKernel<false>, convertKernel<true>,
+  launchTiled("convertKernel", convertKernel, convertMmaKernel,
               plan.mmaWeights != nullptr, plan.fromSize,
               rowsTile(plan.fromSize), n, in, out, stream, plan);
 }
@@ -795,10 +930,9 @@ void launchConvert(const ConvertPlan &plan, size_t n, const uint64_t *in,
 void launchScaleRound(const ScaleRoundPlanView &plan, size_t n,
                       const uint64_t *in, uint64_t *out, cudaStream_t stream,
                       const uint64_t *addend) {
-  launchTiled("scaleRoundKernel", scaleRoundKernel<false>,
-              scaleRoundKernel<true>, plan.mmaOmega != nullptr,
-              plan.divisorSize, rowsTile(plan.divisorSize), n, in, out, stream,
-              plan, addend);
+  launchTiled("scaleRoundKernel", scaleRoundKernel, scaleRoundMmaKernel,
+              plan.mmaOmega != nullptr, plan.divisorSize,
+              rowsTile(plan.divisorSize), n, in, out, stream, plan, addend);
 }
 
 void launchScaleRoundConvert(const ScaleRoundPlanView &scale,
@@ -807,13 +941,14 @@ void launchScaleRoundConvert(const ScaleRoundPlanView &scale,
                              cudaStream_t stream) {
   // The rounding's tile, then the conversion's.
   auto bothTiles = [&](unsigned tile, bool mma) {
-    return conversionTileOffset(scale.divisorSize, mma && scale.mmaOmega,
-                                tile) +
-           tileBytes(convert.fromSize, mma && convert.mmaWeights, tile);
+    return mma ? mmaConversionTileOffset(scale.divisorSize, tile) +
+                     mmaTileBytes(convert.fromSize, tile)
+               : conversionTileOffset(scale.divisorSize, tile) +
+                     tileBytes(convert.fromSize, tile);
   };
-  launchTiled("scaleRoundConvertKernel", scaleRoundConvertKernel<false>,
-              scaleRoundConvertKernel<true>,
-              scale.mmaOmega != nullptr || convert.mmaWeights != nullptr,
+  launchTiled("scaleRoundConvertKernel", scaleRoundConvertKernel,
+              scaleRoundConvertMmaKernel,
+              scale.mmaOmega != nullptr && convert.mmaWeights != nullptr,
               scale.divisorSize + convert.fromSize, bothTiles, n, in, out,
               stream, scale, convert);
 }

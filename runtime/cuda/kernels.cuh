@@ -45,10 +45,9 @@ RF_HOST_DEVICE constexpr int paddedRows(int rows) {
 /// multiple of it, and the weights laid out by mmaWeightFragments.
 constexpr int kMmaRows = 32;
 
-/// Rows of a tile of `rows` words per coefficient: padded for the CUDA
-/// cores' dot products, or for the tensor cores' (mma).
-RF_HOST_DEVICE constexpr int tileRows(int rows, bool mma) {
-  return mma ? (rows + kMmaRows - 1) / kMmaRows * kMmaRows : paddedRows(rows);
+/// Rows of a tile of `rows` words per coefficient for the tensor cores.
+RF_HOST_DEVICE constexpr int mmaRows(int rows) {
+  return (rows + kMmaRows - 1) / kMmaRows * kMmaRows;
 }
 
 /// Whether a dot product of `inputs` words per output, for `outputs`
