@@ -21,6 +21,7 @@ void addVariantLowering(mlir::OpPassManager &pm, llvm::StringRef variant) {
   pm.addPass(createRNSAssignDomains());
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
+  pm.addPass(createRNSFuse());
 }
 
 void buildRingfusePipeline(mlir::OpPassManager &pm,
@@ -30,7 +31,6 @@ void buildRingfusePipeline(mlir::OpPassManager &pm,
   if (options.variant == "auto")
     pm.addPass(createBFVChooseVariant());
   addVariantLowering(pm, options.variant);
-  pm.addPass(createRNSFuse());
   // Last before the kernels: canonicalization may rebuild transforms (and
   // would drop their chosen shapes).
   pm.addPass(createRNSChooseTransform());

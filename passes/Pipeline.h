@@ -25,8 +25,8 @@ struct RingfusePipelineOptions
 /// From the bfv level (chosen parameters) to the rns level with `variant`
 /// (auto: the module's ringfuse.variant): bfv-choose-levels for lhps,
 /// bfv-to-poly, canonicalize, poly-to-rns, canonicalize, cse,
-/// rns-assign-domains, canonicalize, cse. bfv-choose-variant prices what it
-/// produces.
+/// rns-assign-domains, canonicalize, cse, rns-fuse. bfv-choose-variant prices
+/// what it produces: the rns-level program the kernels are chosen for.
 void addVariantLowering(mlir::OpPassManager &pm, llvm::StringRef variant);
 
 /// bfv-select-parameters, bfv-expand-slot-sums, (bfv-choose-variant for

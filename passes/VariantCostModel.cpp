@@ -94,9 +94,21 @@ KernelCost CircuitCostModel::cost(Operation *op) const {
         double n = degreeOf(scale.getInput());
         double divisor = double(scale.getDivisor().getModuli().size());
         double in = double(limbsOf(scale.getInput())), out = double(limbsOf(scale));
+        // rns-fuse's forms: an addend read as the words are written; a
+        // rounding over `via` whose words, converted (exact) into the
+        // result's basis, never leave the kernel: one launch, both works.
+        double addend = scale.getAddend() ? out : 0;
+        double rounded = double(scale.getRoundingBasis().getModuli().size());
         // BEHZ's fast floor has no fractions to sum (kFastFloorRatio).
-        return kScaleRound.of(n * divisor * out, 8 * n * (in + out),
-                              scale.getFloor() ? kFastFloorRatio : 1);
+        KernelCost rounding =
+            kScaleRound.of(n * divisor * rounded,
+                           8 * n * (in + addend + (scale.getVia() ? 0 : out)),
+                           scale.getFloor() ? kFastFloorRatio : 1);
+        if (!scale.getVia())
+          return rounding;
+        KernelCost conversion = kExactConversion.of(n * rounded * out, 8 * n * out);
+        return KernelCost{std::max(rounding.launch, conversion.launch),
+                          rounding.work + conversion.work};
       })
       .Case<rns::ExtractOp, rns::ConstantOp>([](Operation *) { return KernelCost{}; })
       .Default([&](Operation *other) {

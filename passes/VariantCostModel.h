@@ -1,8 +1,8 @@
 //===- VariantCostModel.h - what a lowered circuit costs on the GPU -*- C++ -*-===//
 //
 // The estimate variant=auto compares: a circuit lowered to the rns dialect
-// (after rns-assign-domains), priced op by op. Transforms come from the
-// TransformCostModel (the autotuner's table); base conversions and
+// (after rns-assign-domains and rns-fuse), priced op by op. Transforms come
+// from the TransformCostModel (the autotuner's table); base conversions and
 // scale-and-round from a fit to their measured times; elementwise ops and the
 // key-switching inner product from the bytes they move. Independent library
 // kernels overlap their launches, as kernel-concurrent runs them.

@@ -42,9 +42,11 @@ func.func @chain(%x: !ct, %y: !ct) -> !ct {
 // -----
 
 // One product of fresh operands: no prime can go, so leveled HPS is HPS (a
-// tie, which goes to hps), and compact HPS, which saves a conversion, wins.
+// tie, which goes to hps). HPS's roundings into B and conversions back to Q
+// are one kernel each after rns-fuse, which the candidates go through, so
+// HPS is cheaper than compact HPS here, as measured at (14, 240, 120).
 #p = #bfv.params<t = 65537, N = 16384, Q = [1152921504606748673, 1152921504606683137, 1152921504606584833, 1152921504605962241], P = [1152921504604979201], dnum = 4>
-// CHECK: module attributes {ringfuse.variant = "chps"
+// CHECK: module attributes {ringfuse.variant = "hps"
 // LEVELED: module attributes {ringfuse.variant = "hps"
 // ONLY: module attributes {ringfuse.variant = "chps"
 // LOWERED: // {{[-]+}}
@@ -53,4 +55,20 @@ func.func @chain(%x: !ct, %y: !ct) -> !ct {
 func.func @product(%x: !bfv.ciphertext<#p, 2>, %y: !bfv.ciphertext<#p, 2>) -> !bfv.ciphertext<#p, 3> {
   %0 = bfv.mul %x, %y : !bfv.ciphertext<#p, 2> -> !bfv.ciphertext<#p, 3>
   return %0 : !bfv.ciphertext<#p, 3>
+}
+
+// -----
+
+// One product and its relinearization at N = 2^15 over eleven primes and one
+// special prime, (15, 660, 60): with eleven digits to switch, compact HPS's
+// cheaper tensor wins, as measured.
+#q = #bfv.params<t = 786433, N = 32768, Q = [1152921504606584833, 1152921504598720513, 1152921504597016577, 1152921504595968001, 1152921504595640321, 1152921504593412097, 1152921504592822273, 1152921504592429057, 1152921504589938689, 1152921504586530817, 1152921504585547777], P = [1152921504583647233], dnum = 11>
+// CHECK: module attributes {ringfuse.variant = "chps"
+// LEVELED: module attributes {ringfuse.variant = "hps"
+// ONLY: module attributes {ringfuse.variant = "chps"
+// LOWERED: func.func @hmult
+func.func @hmult(%x: !bfv.ciphertext<#q, 2>, %y: !bfv.ciphertext<#q, 2>) -> !bfv.ciphertext<#q, 2> {
+  %0 = bfv.mul %x, %y : !bfv.ciphertext<#q, 2> -> !bfv.ciphertext<#q, 3>
+  %1 = bfv.relinearize %0 : !bfv.ciphertext<#q, 3> -> !bfv.ciphertext<#q, 2>
+  return %1 : !bfv.ciphertext<#q, 2>
 }
