@@ -424,33 +424,40 @@ void convertKernel(RfRuntime *s, int index, const uint64_t *in, uint64_t *out) {
   });
 }
 
+/// A checked scale-and-round call's launch: fused with its conversion (if
+/// the plan has one) or plus the addend (if any), through scratch when out
+/// overlaps in.
+void launchScaleRoundCall(RfRuntime *s, int index, const ScaleRoundCall &call,
+                          const uint64_t *in, const uint64_t *addend,
+                          uint64_t *out) {
+  CudaState &d = stateOf(s);
+  uint64_t *target = targetOf(s, call.overlapping, out);
+  const int converter = call.entry->converter;
+  if (converter < 0)
+    cuda::launchScaleRound(d.scaleRounds[index], s->n, in, target,
+                           launchStream(s), addend);
+  else
+    cuda::launchScaleRoundConvert(d.scaleRounds[index], d.converters[converter],
+                                  s->n, in, target, launchStream(s));
+  if (call.overlapping)
+    copyFromScratch(d, out, call.outWords);
+}
+
 void scaleRoundKernel(RfRuntime *s, int index, const uint64_t *in,
                       uint64_t *out) {
   guarded(s, "scale_round", [&] {
-    const ScaleRoundCall call = checkScaleRound(s, index, in, out);
-    CudaState &d = stateOf(s);
-    uint64_t *target = targetOf(s, call.overlapping, out);
-    const int converter = call.entry->converter;
-    if (converter < 0)
-      cuda::launchScaleRound(d.scaleRounds[index], s->n, in, target, launchStream(s));
-    else
-      cuda::launchScaleRoundConvert(d.scaleRounds[index], d.converters[converter],
-                                    s->n, in, target, launchStream(s));
-    if (call.overlapping)
-      copyFromScratch(d, out, call.outWords);
+    launchScaleRoundCall(s, index, checkScaleRound(s, index, in, out), in,
+                         nullptr, out);
   });
 }
 
+/// checkScaleRoundAdd refuses a plan that fuses a conversion.
 void scaleRoundAddKernel(RfRuntime *s, int index, const uint64_t *in,
                          const uint64_t *addend, uint64_t *out) {
   guarded(s, "scale_round_add", [&] {
-    const ScaleRoundCall call = checkScaleRoundAdd(s, index, in, addend, out);
-    CudaState &d = stateOf(s);
-    uint64_t *target = targetOf(s, call.overlapping, out);
-    cuda::launchScaleRound(d.scaleRounds[index], s->n, in, target,
-                           launchStream(s), addend);
-    if (call.overlapping)
-      copyFromScratch(d, out, call.outWords);
+    launchScaleRoundCall(s, index,
+                         checkScaleRoundAdd(s, index, in, addend, out), in,
+                         addend, out);
   });
 }
 
