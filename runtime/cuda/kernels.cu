@@ -40,10 +40,16 @@ dim3 gridFor(size_t threads, unsigned rows = 1) {
 constexpr unsigned kTileCoefficients = 64, kTileThreads = 256;
 constexpr size_t kTileSharedLimit = 48 * 1024;
 
+/// Rows of a tile of `rows` words per coefficient: padded for the CUDA
+/// cores' dot products, or for the tensor cores' (mma).
+__host__ __device__ constexpr int tileRows(int rows, bool mma) {
+  return mma ? mmaRows(rows) : paddedRows(rows);
+}
+
 /// A block's shared memory: per coefficient its rounded sum and `rows`
-/// words, padded to paddedRows(rows) (the dot products read the padding).
-__host__ __device__ size_t tileBytes(int rows, unsigned tile) {
-  return (sizeof(uint128_t) + size_t(paddedRows(rows)) * sizeof(uint64_t)) *
+/// words, padded to tileRows (the dot products read the padding).
+__host__ __device__ size_t tileBytes(int rows, bool mma, unsigned tile) {
+  return (sizeof(uint128_t) + size_t(tileRows(rows, mma)) * sizeof(uint64_t)) *
          tile;
 }
 
@@ -85,12 +91,6 @@ struct Tile {
     for (unsigned k = rows * tile + threadIdx.x; k < padded * tile;
          k += blockDim.x)
       words[k] = 0;
-  }
-
-  /// Zeroes the padding past `rows` (their weights are zero too, but the
-  /// products must be of defined words).
-  __device__ void clearPadding(int rows, unsigned tile) const {
-    clearPaddingTo(rows, paddedRows(rows), tile);
   }
 };
 
@@ -405,20 +405,31 @@ __device__ int64_t correctionOf(uint128_t stored) {
   return static_cast<int64_t>(static_cast<uint64_t>(stored));
 }
 
-/// The end of a conversion once t.words holds a tile's scaled residues
-/// [x_i (A/a_i)^{-1}]_{a_i} (behind a barrier): the rounded sums of x_i / a_i
-/// (exact) or BEHZ's corrections, then each missing limb as a dot product of
-/// the residues with [A/a_i]_{b_j}. `in` is the conversion's input (BEHZ
-/// reads its redundant limb).
-__device__ void convertScaledTile(const Tile &t, unsigned tile,
-                                  const ConvertPlan &plan, const uint64_t *in,
-                                  uint64_t *out, size_t first, size_t n) {
+/// Once t.words holds a tile's scaled residues [x_i (A/a_i)^{-1}]_{a_i}
+/// (behind a barrier): the rounded sums of x_i / a_i (exact) or BEHZ's
+/// corrections, in t.rounded, behind a barrier. `in` is the conversion's
+/// input (BEHZ reads its redundant limb). Returns whether the conversion is
+/// BEHZ's (corrected).
+__device__ __forceinline__ bool roundOrCorrect(const Tile &t, unsigned tile,
+                                               const ConvertPlan &plan,
+                                               const uint64_t *in, size_t first,
+                                               size_t n) {
   const bool corrected = plan.method == RF_CONVERT_MONTGOMERY ||
                          plan.method == RF_CONVERT_SHENOY_KUMARESAN;
   if (plan.method == RF_CONVERT_EXACT)
     roundFractionSums(t, tile, plan.inverseOfFrom, plan.fromSize);
   else if (corrected)
     redundantCorrections(t, tile, plan, in + first, n);
+  return corrected;
+}
+
+/// The end of a conversion once t.words holds a tile's scaled residues
+/// (roundOrCorrect), then each missing limb as a dot product of the residues
+/// with [A/a_i]_{b_j}.
+__device__ void convertScaledTile(const Tile &t, unsigned tile,
+                                  const ConvertPlan &plan, const uint64_t *in,
+                                  uint64_t *out, size_t first, size_t n) {
+  const bool corrected = roundOrCorrect(t, tile, plan, in, first, n);
   // Each thread takes a pair of neighbouring coefficients (the tile is even).
   const unsigned pairs = tile / 2;
   for (unsigned k = threadIdx.x; k < plan.missingSize * pairs;
@@ -468,19 +479,6 @@ copyAndScaleTile(const Tile &t, unsigned tile, const ConvertPlan &plan,
   t.clearPaddingTo(plan.fromSize, padded, tile);
   __syncthreads();
   return true;
-}
-
-/// rns.cpp's BaseConverter::convert (or behz.cpp's RedundantConverter),
-/// plus the copied limbs, for a tile of coefficients (blockIdx.x).
-__global__ void __launch_bounds__(kTileThreads)
-    convertKernel(ConvertPlan plan, const uint64_t *in, uint64_t *out,
-                  size_t n, unsigned tile) {
-  extern __shared__ uint128_t tileMemory[];
-  const Tile t(tileMemory, tile);
-  const size_t first = size_t(blockIdx.x) * tile;
-  if (copyAndScaleTile(t, tile, plan, in, out, first, n,
-                       paddedRows(plan.fromSize)))
-    convertScaledTile(t, tile, plan, in, out, first, n);
 }
 
 /// A scale-and-round's divisor words for a tile of coefficients (scaled for
@@ -559,23 +557,11 @@ __device__ __forceinline__ auto writeRounded(const ScaleRoundPlanView &plan,
   };
 }
 
-/// scaleRoundTile's words written out, plus the addend's (if any).
-__global__ void __launch_bounds__(kTileThreads)
-    scaleRoundKernel(ScaleRoundPlanView plan, const uint64_t *addend,
-                     const uint64_t *in, uint64_t *out, size_t n,
-                     unsigned tile) {
-  extern __shared__ uint128_t tileMemory[];
-  const Tile t(tileMemory, tile);
-  const size_t first = size_t(blockIdx.x) * tile;
-  scaleRoundTile(t, tile, plan, in, first, n,
-                 writeRounded(plan, addend, out, first, n));
-}
-
 /// Where a fused scale-round's conversion tile starts: after its own tile
 /// (rounded sums stay 16-byte aligned).
-__host__ __device__ size_t conversionTileOffset(int divisorRows,
+__host__ __device__ size_t conversionTileOffset(int divisorRows, bool mma,
                                                 unsigned tile) {
-  return (tileBytes(divisorRows, tile) + 15) / 16 * 16;
+  return (tileBytes(divisorRows, mma, tile) + 15) / 16 * 16;
 }
 
 /// An emitter of rounded words that scales each for the conversion and
@@ -590,28 +576,7 @@ __device__ __forceinline__ auto scaleForConversion(const ConvertPlan &convert,
   };
 }
 
-/// scaleRoundKernel then convertKernel (exact, every target limb missing)
-/// for a tile of coefficients: each rounded word is scaled for the
-/// conversion as it is made and stays in shared memory, in a second tile
-/// behind the rounding's.
-__global__ void __launch_bounds__(kTileThreads)
-    scaleRoundConvertKernel(ScaleRoundPlanView scale, ConvertPlan convert,
-                            const uint64_t *in, uint64_t *out, size_t n,
-                            unsigned tile) {
-  extern __shared__ uint128_t tileMemory[];
-  const Tile rounding(tileMemory, tile);
-  const Tile conversion(reinterpret_cast<unsigned char *>(tileMemory) +
-                            conversionTileOffset(scale.divisorSize, tile),
-                        tile);
-  const size_t first = size_t(blockIdx.x) * tile;
-  conversion.clearPadding(convert.fromSize, tile);
-  scaleRoundTile(rounding, tile, scale, in, first, n,
-                 scaleForConversion(convert, conversion, tile));
-  __syncthreads();
-  convertScaledTile(conversion, tile, convert, nullptr, out, first, n);
-}
-
-// The same kernels on the tensor cores ---------------------------------------
+// The same tiles on the tensor cores ------------------------------------------
 //
 // For plans with mma weights (mmaPays): the tile's rows are padded to a
 // multiple of kMmaRows and its dot products are mmaDotProducts'. Their
@@ -619,28 +584,12 @@ __global__ void __launch_bounds__(kTileThreads)
 // about 128 registers a thread, and four blocks per SM, each in its own
 // phase (loads, fractions, products), keep it busier than two.
 
-/// tileBytes for the tensor cores' kernels.
-__host__ __device__ size_t mmaTileBytes(int rows, unsigned tile) {
-  return (sizeof(uint128_t) + size_t(mmaRows(rows)) * sizeof(uint64_t)) * tile;
-}
-
-/// conversionTileOffset for the tensor cores' kernels.
-__host__ __device__ size_t mmaConversionTileOffset(int divisorRows,
-                                                   unsigned tile) {
-  return (mmaTileBytes(divisorRows, tile) + 15) / 16 * 16;
-}
-
 /// convertScaledTile with the dot products on the tensor cores.
 __device__ void convertScaledTileMma(const Tile &t, unsigned tile,
                                      const ConvertPlan &plan,
                                      const uint64_t *in, uint64_t *out,
                                      size_t first, size_t n) {
-  const bool corrected = plan.method == RF_CONVERT_MONTGOMERY ||
-                         plan.method == RF_CONVERT_SHENOY_KUMARESAN;
-  if (plan.method == RF_CONVERT_EXACT)
-    roundFractionSums(t, tile, plan.inverseOfFrom, plan.fromSize);
-  else if (corrected)
-    redundantCorrections(t, tile, plan, in + first, n);
+  const bool corrected = roundOrCorrect(t, tile, plan, in, first, n);
   // The multiple of [A]_{b_j} to subtract, added as multiple ([-A]_{b_j}),
   // as convertScaledTile adds it.
   auto correction = [&](unsigned j, unsigned c) -> uint128_t {
@@ -659,18 +608,6 @@ __device__ void convertScaledTileMma(const Tile &t, unsigned tile,
                    words.store(out + size_t(plan.missingLimbs[j]) * n + first +
                                c);
                  });
-}
-
-/// convertKernel on the tensor cores.
-__global__ void __launch_bounds__(kMmaThreads, kMmaBlocksPerSm)
-    convertMmaKernel(ConvertPlan plan, const uint64_t *in, uint64_t *out,
-                     size_t n, unsigned tile) {
-  extern __shared__ uint128_t tileMemory[];
-  const Tile t(tileMemory, tile);
-  const size_t first = size_t(blockIdx.x) * tile;
-  if (copyAndScaleTile(t, tile, plan, in, out, first, n,
-                       mmaRows(plan.fromSize)))
-    convertScaledTileMma(t, tile, plan, in, out, first, n);
 }
 
 /// scaleRoundTile with the dot products on the tensor cores; the rounded
@@ -696,34 +633,84 @@ __device__ void scaleRoundTileMma(const Tile &t, unsigned tile,
                  plan.mmaOmega, plan.outputs, terms, emit);
 }
 
-/// scaleRoundKernel on the tensor cores.
-__global__ void __launch_bounds__(kMmaThreads, kMmaBlocksPerSm)
-    scaleRoundMmaKernel(ScaleRoundPlanView plan, const uint64_t *addend,
-                        const uint64_t *in, uint64_t *out, size_t n,
-                        unsigned tile) {
+// The kernels, on the CUDA cores or (MMA) the tensor cores -------------------
+
+/// Threads per block, and blocks per SM to compile for (none asked of the
+/// CUDA cores').
+__host__ __device__ constexpr unsigned tileThreads(bool mma) {
+  return mma ? kMmaThreads : kTileThreads;
+}
+__host__ __device__ constexpr unsigned tileBlocksPerSm(bool mma) {
+  return mma ? kMmaBlocksPerSm : 0;
+}
+
+/// rns.cpp's BaseConverter::convert (or behz.cpp's RedundantConverter),
+/// plus the copied limbs, for a tile of coefficients (blockIdx.x).
+template <bool MMA>
+__global__ void __launch_bounds__(tileThreads(MMA), tileBlocksPerSm(MMA))
+    convertKernel(ConvertPlan plan, const uint64_t *in, uint64_t *out, size_t n,
+                  unsigned tile) {
   extern __shared__ uint128_t tileMemory[];
   const Tile t(tileMemory, tile);
   const size_t first = size_t(blockIdx.x) * tile;
-  scaleRoundTileMma(t, tile, plan, in, first, n,
-                    writeRounded(plan, addend, out, first, n));
+  if (!copyAndScaleTile(t, tile, plan, in, out, first, n,
+                        tileRows(plan.fromSize, MMA)))
+    return;
+  if constexpr (MMA)
+    convertScaledTileMma(t, tile, plan, in, out, first, n);
+  else
+    convertScaledTile(t, tile, plan, in, out, first, n);
 }
 
-/// scaleRoundConvertKernel on the tensor cores (both plans have mma weights).
-__global__ void __launch_bounds__(kMmaThreads, kMmaBlocksPerSm)
-    scaleRoundConvertMmaKernel(ScaleRoundPlanView scale, ConvertPlan convert,
-                               const uint64_t *in, uint64_t *out, size_t n,
-                               unsigned tile) {
+/// The rounding of a tile (scaleRoundTile or scaleRoundTileMma), its words
+/// handed to emit.
+template <bool MMA, typename Emit>
+__device__ __forceinline__ void
+roundTile(const Tile &t, unsigned tile, const ScaleRoundPlanView &plan,
+          const uint64_t *in, size_t first, size_t n, Emit emit) {
+  if constexpr (MMA)
+    scaleRoundTileMma(t, tile, plan, in, first, n, emit);
+  else
+    scaleRoundTile(t, tile, plan, in, first, n, emit);
+}
+
+/// The rounded words written out, plus the addend's (if any).
+template <bool MMA>
+__global__ void __launch_bounds__(tileThreads(MMA), tileBlocksPerSm(MMA))
+    scaleRoundKernel(ScaleRoundPlanView plan, const uint64_t *addend,
+                     const uint64_t *in, uint64_t *out, size_t n,
+                     unsigned tile) {
+  extern __shared__ uint128_t tileMemory[];
+  const Tile t(tileMemory, tile);
+  const size_t first = size_t(blockIdx.x) * tile;
+  roundTile<MMA>(t, tile, plan, in, first, n,
+                 writeRounded(plan, addend, out, first, n));
+}
+
+/// scaleRoundKernel then convertKernel (exact, every target limb missing)
+/// for a tile of coefficients: each rounded word is scaled for the
+/// conversion as it is made and stays in shared memory, in a second tile
+/// behind the rounding's. On the tensor cores only if both plans are.
+template <bool MMA>
+__global__ void __launch_bounds__(tileThreads(MMA), tileBlocksPerSm(MMA))
+    scaleRoundConvertKernel(ScaleRoundPlanView scale, ConvertPlan convert,
+                            const uint64_t *in, uint64_t *out, size_t n,
+                            unsigned tile) {
   extern __shared__ uint128_t tileMemory[];
   const Tile rounding(tileMemory, tile);
   const Tile conversion(reinterpret_cast<unsigned char *>(tileMemory) +
-                            mmaConversionTileOffset(scale.divisorSize, tile),
+                            conversionTileOffset(scale.divisorSize, MMA, tile),
                         tile);
   const size_t first = size_t(blockIdx.x) * tile;
-  conversion.clearPaddingTo(convert.fromSize, mmaRows(convert.fromSize), tile);
-  scaleRoundTileMma(rounding, tile, scale, in, first, n,
-                    scaleForConversion(convert, conversion, tile));
+  conversion.clearPaddingTo(convert.fromSize, tileRows(convert.fromSize, MMA),
+                            tile);
+  roundTile<MMA>(rounding, tile, scale, in, first, n,
+                 scaleForConversion(convert, conversion, tile));
   __syncthreads();
-  convertScaledTileMma(conversion, tile, convert, nullptr, out, first, n);
+  if constexpr (MMA)
+    convertScaledTileMma(conversion, tile, convert, nullptr, out, first, n);
+  else
+    convertScaledTile(conversion, tile, convert, nullptr, out, first, n);
 }
 
 /// program.cpp's scaleUpKernel for coefficient j: floor(Q/t) m +
@@ -889,10 +876,10 @@ TiledLaunch<Kernel> chooseTiled(Kernel cudaCores, Kernel tensorCores,
   if (planned) {
     const unsigned tile = widest(true);
     if (tile >= kMmaCoefficients)
-      return {tensorCores, tile, kMmaThreads, bytesOf(tile, true)};
+      return {tensorCores, tile, tileThreads(true), bytesOf(tile, true)};
   }
   const unsigned tile = widest(false);
-  return {cudaCores, tile, kTileThreads, bytesOf(tile, false)};
+  return {cudaCores, tile, tileThreads(false), bytesOf(tile, false)};
 }
 
 /// Launches a tiled kernel over n coefficients (its parameters: the plans,
@@ -915,14 +902,12 @@ void launchTiled(const char *name, Kernel cudaCores, Kernel tensorCores,
 
 /// A tile of `rows` words per coefficient.
 auto rowsTile(int rows) {
-  return [rows](unsigned tile, bool mma) {
-    return mma ? mmaTileBytes(rows, tile) : tileBytes(rows, tile);
-  };
+  return [rows](unsigned tile, bool mma) { return tileBytes(rows, mma, tile); };
 }
 
 void launchConvert(const ConvertPlan &plan, size_t n, const uint64_t *in,
                    uint64_t *out, cudaStream_t stream) {
-  launchTiled("convertKernel", convertKernel, convertMmaKernel,
+  launchTiled("convertKernel", convertKernel<false>, convertKernel<true>,
               plan.mmaWeights != nullptr, plan.fromSize,
               rowsTile(plan.fromSize), n, in, out, stream, plan);
 }
@@ -930,9 +915,10 @@ void launchConvert(const ConvertPlan &plan, size_t n, const uint64_t *in,
 void launchScaleRound(const ScaleRoundPlanView &plan, size_t n,
                       const uint64_t *in, uint64_t *out, cudaStream_t stream,
                       const uint64_t *addend) {
-  launchTiled("scaleRoundKernel", scaleRoundKernel, scaleRoundMmaKernel,
-              plan.mmaOmega != nullptr, plan.divisorSize,
-              rowsTile(plan.divisorSize), n, in, out, stream, plan, addend);
+  launchTiled("scaleRoundKernel", scaleRoundKernel<false>,
+              scaleRoundKernel<true>, plan.mmaOmega != nullptr,
+              plan.divisorSize, rowsTile(plan.divisorSize), n, in, out, stream,
+              plan, addend);
 }
 
 void launchScaleRoundConvert(const ScaleRoundPlanView &scale,
@@ -941,13 +927,11 @@ void launchScaleRoundConvert(const ScaleRoundPlanView &scale,
                              cudaStream_t stream) {
   // The rounding's tile, then the conversion's.
   auto bothTiles = [&](unsigned tile, bool mma) {
-    return mma ? mmaConversionTileOffset(scale.divisorSize, tile) +
-                     mmaTileBytes(convert.fromSize, tile)
-               : conversionTileOffset(scale.divisorSize, tile) +
-                     tileBytes(convert.fromSize, tile);
+    return conversionTileOffset(scale.divisorSize, mma, tile) +
+           tileBytes(convert.fromSize, mma, tile);
   };
-  launchTiled("scaleRoundConvertKernel", scaleRoundConvertKernel,
-              scaleRoundConvertMmaKernel,
+  launchTiled("scaleRoundConvertKernel", scaleRoundConvertKernel<false>,
+              scaleRoundConvertKernel<true>,
               scale.mmaOmega != nullptr && convert.mmaWeights != nullptr,
               scale.divisorSize + convert.fromSize, bothTiles, n, in, out,
               stream, scale, convert);
