@@ -11,7 +11,6 @@
 #include "passes/KernelGroups.h"
 #include "passes/Passes.h"
 
-
 namespace ringfuse {
 #define GEN_PASS_DEF_KERNELCONCURRENT
 #include "passes/Passes.h.inc"
