@@ -236,9 +236,7 @@ void placeTables(const RfRuntime &s,
   d.converters.clear();
   for (const ConverterPlan &plan : s.converters) {
     cuda::ConvertPlan view{};
-    view.toSize = static_cast<int>(plan.copyFrom.size());
     view.method = plan.method;
-    view.copyFrom = image.put(plan.copyFrom);
     view.missingLimbs = image.put(asInts(plan.missingLimbs));
     auto putTargets = [&](const RnsBasis &to) {
       std::vector<Modulus> targets;
@@ -288,6 +286,13 @@ void placeTables(const RfRuntime &s,
     } else {
       view.fromSize = static_cast<int>(s.bases[plan.from].moduli.size());
     }
+    // The kernels copy each input limb they stage (the converter's, then a
+    // redundant one) to the output limb that is its prime, if any.
+    std::vector<int> copyTo(view.fromSize + view.readsRedundant, -1);
+    for (size_t j = 0; j < plan.copyFrom.size(); ++j)
+      if (plan.copyFrom[j] >= 0)
+        copyTo.at(plan.copyFrom[j]) = static_cast<int>(j);
+    view.copyTo = image.put(copyTo);
     d.converters.push_back(view);
   }
 

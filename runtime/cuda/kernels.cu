@@ -46,10 +46,20 @@ __host__ __device__ constexpr int tileRows(int rows, bool mma) {
   return mma ? mmaRows(rows) : paddedRows(rows);
 }
 
-/// A block's shared memory: per coefficient its rounded sum and `rows`
-/// words, padded to tileRows (the dot products read the padding).
-__host__ __device__ size_t tileBytes(int rows, bool mma, unsigned tile) {
-  return (sizeof(uint128_t) + size_t(tileRows(rows, mma)) * sizeof(uint64_t)) *
+/// The words a block keeps in shared memory per coefficient besides its
+/// rounded sum: those its dot products read (`rows`) and the others it reads
+/// (`extraRows`: kept limbs, an addend).
+struct TileShape {
+  int rows, extraRows;
+};
+
+/// A block's shared memory: per coefficient its rounded sum, its `rows`
+/// words padded to tileRows (the dot products read the padding), then its
+/// extra rows. Every part starts 16-byte aligned (the tile is even).
+__host__ __device__ size_t tileBytes(const TileShape &shape, bool mma,
+                                     unsigned tile) {
+  return (sizeof(uint128_t) +
+          sizeof(uint64_t) * (tileRows(shape.rows, mma) + shape.extraRows)) *
          tile;
 }
 
@@ -64,25 +74,56 @@ template <typename BytesOf> unsigned tileFor(size_t n, BytesOf bytesOf) {
   return 0;
 }
 
+/// Starts an asynchronous copy of 16 bytes from global to shared memory
+/// (cp.async: no registers hold them, so a thread issues all of its copies
+/// before any lands).
+__device__ __forceinline__ void stage16(void *shared, const void *global) {
+  const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(shared));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(to),
+               "l"(global)
+               : "memory");
+}
+
+/// Waits for this thread's staged copies: their words are then its to read
+/// (other threads' after a barrier).
+__device__ __forceinline__ void waitForOwnStaged() {
+  asm volatile("cp.async.wait_all;" ::: "memory");
+}
+
 /// The block's shared memory, laid out as tileBytes says.
 struct Tile {
   uint128_t *rounded;
   uint64_t *words; // word (row i, coefficient c) at [i tile + c]
+  uint64_t *extra; // extra row r at [r tile + c]
 
   unsigned logWidth; // the tile is 2^logWidth coefficients (tileFor)
 
-  __device__ Tile(void *shared, unsigned tile)
+  __device__ Tile(void *shared, unsigned tile, const TileShape &shape, bool mma)
       : rounded(static_cast<uint128_t *>(shared)),
-        words(reinterpret_cast<uint64_t *>(rounded + tile)) {
+        words(reinterpret_cast<uint64_t *>(rounded + tile)),
+        extra(words + size_t(tileRows(shape.rows, mma)) * tile) {
     // Set here: nvcc's host pass compiles member initializers, and __ffs is
     // device-only.
     logWidth = __ffs(tile) - 1;
   }
 
-  /// Flat index k over (row, coefficient) pairs, coefficient fastest.
-  __device__ unsigned rowOf(unsigned k) const { return k >> logWidth; }
-  __device__ unsigned coefficientOf(unsigned k) const {
-    return k & ((1u << logWidth) - 1);
+  /// f(r, c) for each pair of neighbouring coefficients c, c + 1 of rows
+  /// [0, rows) that this thread stages (the same pairs every call).
+  template <typename F> __device__ void forOwnPairs(int rows, F f) const {
+    const unsigned pairsLog = logWidth - 1;
+    for (unsigned k = threadIdx.x; k < unsigned(rows) << pairsLog;
+         k += blockDim.x)
+      f(k >> pairsLog, 2 * (k & ((1u << pairsLog) - 1)));
+  }
+
+  /// Starts staging `rows` rows of the tile's coefficients into `to` (row r
+  /// at to + r tile), row r read from rowStart(r) (16-byte aligned: the tile
+  /// is even).
+  template <typename RowStart>
+  __device__ void stageRows(uint64_t *to, int rows, RowStart rowStart) const {
+    forOwnPairs(rows, [&](unsigned r, unsigned c) {
+      stage16(to + (size_t(r) << logWidth) + c, rowStart(r) + c);
+    });
   }
 
   /// Zeroes rows [rows, padded) (their weights are zero too, but the
@@ -384,16 +425,14 @@ __device__ void mmaDotProducts(const Tile &t, unsigned tile, int rows,
 /// signed multiple v = centered([(sum_i w_i [A/a_i]_r - x_r) f]_r), kept in
 /// rounded[c] (two's complement). Ends with a barrier.
 __device__ void redundantCorrections(const Tile &t, unsigned tile,
-                                     const ConvertPlan &plan,
-                                     const uint64_t *in, size_t n) {
+                                     const ConvertPlan &plan) {
   const Modulus r = plan.redundant;
   for (unsigned c = threadIdx.x; c < tile; c += blockDim.x) {
     const uint64_t s =
         dotMod<1>(t.words + c, tile, plan.redundantWeights,
                   paddedRows(plan.fromSize), plan.productsPerSum, r)
             .word[0];
-    const uint64_t xr =
-        plan.readsRedundant ? in[size_t(plan.fromSize) * n + c] : 0;
+    const uint64_t xr = plan.readsRedundant ? t.extra[c] : 0;
     const int64_t v = centered(
         mulMod(subMod(s, xr, r.value), plan.redundantFactor, r), r.value);
     t.rounded[c] = static_cast<uint128_t>(static_cast<__int128>(v));
@@ -407,19 +446,17 @@ __device__ int64_t correctionOf(uint128_t stored) {
 
 /// Once t.words holds a tile's scaled residues [x_i (A/a_i)^{-1}]_{a_i}
 /// (behind a barrier): the rounded sums of x_i / a_i (exact) or BEHZ's
-/// corrections, in t.rounded, behind a barrier. `in` is the conversion's
-/// input (BEHZ reads its redundant limb). Returns whether the conversion is
-/// BEHZ's (corrected).
+/// corrections (from the redundant limb the tile holds, if it reads one),
+/// in t.rounded, behind a barrier. Returns whether the conversion is BEHZ's
+/// (corrected).
 __device__ __forceinline__ bool roundOrCorrect(const Tile &t, unsigned tile,
-                                               const ConvertPlan &plan,
-                                               const uint64_t *in, size_t first,
-                                               size_t n) {
+                                               const ConvertPlan &plan) {
   const bool corrected = plan.method == RF_CONVERT_MONTGOMERY ||
                          plan.method == RF_CONVERT_SHENOY_KUMARESAN;
   if (plan.method == RF_CONVERT_EXACT)
     roundFractionSums(t, tile, plan.inverseOfFrom, plan.fromSize);
   else if (corrected)
-    redundantCorrections(t, tile, plan, in + first, n);
+    redundantCorrections(t, tile, plan);
   return corrected;
 }
 
@@ -427,9 +464,9 @@ __device__ __forceinline__ bool roundOrCorrect(const Tile &t, unsigned tile,
 /// (roundOrCorrect), then each missing limb as a dot product of the residues
 /// with [A/a_i]_{b_j}.
 __device__ void convertScaledTile(const Tile &t, unsigned tile,
-                                  const ConvertPlan &plan, const uint64_t *in,
-                                  uint64_t *out, size_t first, size_t n) {
-  const bool corrected = roundOrCorrect(t, tile, plan, in, first, n);
+                                  const ConvertPlan &plan, uint64_t *out,
+                                  size_t first, size_t n) {
+  const bool corrected = roundOrCorrect(t, tile, plan);
   // Each thread takes a pair of neighbouring coefficients (the tile is even).
   const unsigned pairs = tile / 2;
   for (unsigned k = threadIdx.x; k < plan.missingSize * pairs;
@@ -455,48 +492,105 @@ __device__ void convertScaledTile(const Tile &t, unsigned tile,
   }
 }
 
-/// A conversion's copied limbs for a tile of coefficients; then, if it has
-/// missing limbs, its scaled residues [x_i (A/a_i)^{-1}]_{a_i} in t.words,
-/// padded with zero rows to `padded`, behind a barrier. Returns whether it
-/// has missing limbs.
+/// A conversion's input words for a tile of coefficients, staged (BEHZ's
+/// redundant limb, if it reads one, as the tile's extra row), and its copied
+/// limbs written from them; then, if it has missing limbs, its scaled
+/// residues [x_i (A/a_i)^{-1}]_{a_i} in t.words, padded with zero rows to
+/// `padded`, behind a barrier. Each thread copies and scales the words it
+/// staged, so that one barrier follows the loads. Returns whether it has
+/// missing limbs.
 __device__ __forceinline__ bool
 copyAndScaleTile(const Tile &t, unsigned tile, const ConvertPlan &plan,
                  const uint64_t *in, uint64_t *out, size_t first, size_t n,
                  int padded) {
-  for (unsigned k = threadIdx.x; k < plan.toSize * tile; k += blockDim.x) {
-    const unsigned j = t.rowOf(k), c = t.coefficientOf(k);
-    const int from = plan.copyFrom[j];
-    if (from >= 0)
-      out[size_t(j) * n + first + c] = in[size_t(from) * n + first + c];
-  }
-  if (plan.missingSize == 0)
-    return false;
-  for (unsigned k = threadIdx.x; k < plan.fromSize * tile; k += blockDim.x) {
-    const unsigned i = t.rowOf(k), c = t.coefficientOf(k);
-    t.words[k] = mulShoup(in[size_t(i) * n + first + c],
-                          plan.puncturedInverse[i], plan.fromModuli[i]);
-  }
+  auto inputRow = [&](unsigned i) { return in + size_t(i) * n + first; };
+  t.stageRows(t.words, plan.fromSize, inputRow);
+  if (plan.readsRedundant)
+    t.stageRows(t.extra, 1,
+                [&](unsigned) { return inputRow(unsigned(plan.fromSize)); });
   t.clearPaddingTo(plan.fromSize, padded, tile);
+  waitForOwnStaged();
+  auto copy = [&](unsigned i, unsigned c, Words<2> x) {
+    if (const int to = plan.copyTo[i]; to >= 0)
+      x.store(out + size_t(to) * n + first + c);
+  };
+  const bool missing = plan.missingSize > 0;
+  t.forOwnPairs(plan.fromSize, [&](unsigned i, unsigned c) {
+    uint64_t *at = t.words + size_t(i) * tile + c;
+    Words<2> x = Words<2>::load(at);
+    copy(i, c, x);
+    if (!missing)
+      return;
+    for (uint64_t &word : x.word)
+      word = mulShoup(word, plan.puncturedInverse[i], plan.fromModuli[i]);
+    x.store(at);
+  });
+  if (plan.readsRedundant)
+    t.forOwnPairs(1, [&](unsigned, unsigned c) {
+      copy(plan.fromSize, c, Words<2>::load(t.extra + c));
+    });
+  if (!missing)
+    return false;
   __syncthreads();
   return true;
 }
 
-/// A scale-and-round's divisor words for a tile of coefficients (scaled for
-/// a fast floor) in t.words, padded with zero rows to `padded`, and the
-/// rounded sums of their fractions (if not a fast floor); ends with a
-/// barrier. Returns whether it is a fast floor.
+/// Rows of a scale-and-round's tile besides its divisor words: its kept
+/// limbs' words (if it has lambda), then an addend's (`addend`).
+__host__ __device__ int keptRows(const ScaleRoundPlanView &plan) {
+  return plan.hasLambda ? plan.outputSize : 0;
+}
+__host__ __device__ TileShape scaleRoundShape(const ScaleRoundPlanView &plan,
+                                              bool addend) {
+  return {plan.divisorSize, keptRows(plan) + (addend ? plan.outputSize : 0)};
+}
+__host__ __device__ TileShape conversionShape(const ConvertPlan &plan) {
+  return {plan.fromSize, plan.readsRedundant};
+}
+
+/// Where a scale-and-round's tile holds the addend's words.
+__device__ const uint64_t *stagedAddend(const Tile &t, unsigned tile,
+                                        const ScaleRoundPlanView &plan) {
+  return t.extra + size_t(keptRows(plan)) * tile;
+}
+
+/// Starts staging a scale-and-round's divisor words, kept limbs' words and
+/// the addend's (if any) for a tile of coefficients.
+__device__ __forceinline__ void stageDivisorTile(const Tile &t, unsigned tile,
+                                                 const ScaleRoundPlanView &plan,
+                                                 const uint64_t *in,
+                                                 const uint64_t *addend,
+                                                 size_t first, size_t n) {
+  t.stageRows(t.words, plan.divisorSize, [&](unsigned i) {
+    return in + size_t(plan.divisorLimbs[i]) * n + first;
+  });
+  if (plan.hasLambda)
+    t.stageRows(t.extra, plan.outputSize, [&](unsigned o) {
+      return in + size_t(plan.keptLimbs[o]) * n + first;
+    });
+  if (addend)
+    t.stageRows(t.extra + size_t(keptRows(plan)) * tile, plan.outputSize,
+                [&](unsigned o) { return addend + size_t(o) * n + first; });
+}
+
+/// Once a scale-and-round's tile is staging (stageDivisorTile): its divisor
+/// words, padded with zero rows to `padded`, scaled for a fast floor, or the
+/// rounded sums of their fractions; ends with a barrier. Returns whether it
+/// is a fast floor.
 __device__ __forceinline__ bool
-loadDivisorTile(const Tile &t, unsigned tile, const ScaleRoundPlanView &plan,
-                const uint64_t *in, size_t first, size_t n, int padded) {
-  const bool floors = plan.divisorScale != nullptr;
-  for (unsigned k = threadIdx.x; k < plan.divisorSize * tile;
-       k += blockDim.x) {
-    const unsigned i = t.rowOf(k), c = t.coefficientOf(k);
-    const uint64_t x = in[size_t(plan.divisorLimbs[i]) * n + first + c];
-    t.words[k] =
-        floors ? mulShoup(x, plan.divisorScale[i], plan.divisorModuli[i]) : x;
-  }
+finishDivisorTile(const Tile &t, unsigned tile, const ScaleRoundPlanView &plan,
+                  int padded) {
   t.clearPaddingTo(plan.divisorSize, padded, tile);
+  waitForOwnStaged();
+  const bool floors = plan.divisorScale != nullptr;
+  if (floors)
+    t.forOwnPairs(plan.divisorSize, [&](unsigned i, unsigned c) {
+      uint64_t *at = t.words + size_t(i) * tile + c;
+      Words<2> x = Words<2>::load(at);
+      for (uint64_t &word : x.word)
+        word = mulShoup(word, plan.divisorScale[i], plan.divisorModuli[i]);
+      x.store(at);
+    });
   __syncthreads();
   if (!floors)
     roundFractionSums(t, tile, plan.theta, plan.divisorSize);
@@ -511,21 +605,18 @@ loadDivisorTile(const Tile &t, unsigned tile, const ScaleRoundPlanView &plan,
 /// emit(output limb, coefficient, word).
 template <typename Emit>
 __device__ void scaleRoundTile(const Tile &t, unsigned tile,
-                               const ScaleRoundPlanView &plan,
-                               const uint64_t *in, size_t first, size_t n,
-                               Emit emit) {
-  const bool floors = loadDivisorTile(t, tile, plan, in, first, n,
-                                      paddedRows(plan.divisorSize));
+                               const ScaleRoundPlanView &plan, Emit emit) {
+  const bool floors =
+      finishDivisorTile(t, tile, plan, paddedRows(plan.divisorSize));
   // Each thread takes a pair of neighbouring coefficients (the tile is even).
   const unsigned pairs = tile / 2;
   for (unsigned k = threadIdx.x; k < plan.outputSize * pairs; k += blockDim.x) {
     const unsigned o = k / pairs, c = 2 * (k % pairs);
     const Modulus m = plan.outputs[o];
     // The kept limb's term joins the dot product.
-    const Words<2> kept =
-        plan.hasLambda
-            ? Words<2>::load(in + size_t(plan.keptLimbs[o]) * n + first + c)
-            : Words<2>{};
+    const Words<2> kept = plan.hasLambda
+                              ? Words<2>::load(t.extra + size_t(o) * tile + c)
+                              : Words<2>{};
     Words<2> sum =
         dotMod<2>(t.words + c, tile,
                   plan.omega + size_t(o) * paddedRows(plan.divisorSize),
@@ -540,28 +631,27 @@ __device__ void scaleRoundTile(const Tile &t, unsigned tile,
 }
 
 /// An emitter of rounded words (scaleRoundTile's) that writes them out,
-/// plus the addend's (if any).
+/// plus the addend's (if any, staged in the tile: stagedAddend).
 __device__ __forceinline__ auto writeRounded(const ScaleRoundPlanView &plan,
                                              const uint64_t *addend,
-                                             uint64_t *out, size_t first,
-                                             size_t n) {
+                                             unsigned tile, uint64_t *out,
+                                             size_t first, size_t n) {
   return [=, &plan](unsigned o, unsigned c, Words<2> words) {
-    const size_t at = size_t(o) * n + first + c;
     if (addend) {
-      const Words<2> more = Words<2>::load(addend + at);
+      const Words<2> more = Words<2>::load(addend + size_t(o) * tile + c);
       for (int e = 0; e < 2; ++e)
         words.word[e] =
             addMod(words.word[e], more.word[e], plan.outputs[o].value);
     }
-    words.store(out + at);
+    words.store(out + size_t(o) * n + first + c);
   };
 }
 
 /// Where a fused scale-round's conversion tile starts: after its own tile
 /// (rounded sums stay 16-byte aligned).
-__host__ __device__ size_t conversionTileOffset(int divisorRows, bool mma,
-                                                unsigned tile) {
-  return (tileBytes(divisorRows, mma, tile) + 15) / 16 * 16;
+__host__ __device__ size_t conversionTileOffset(const TileShape &rounding,
+                                                bool mma, unsigned tile) {
+  return (tileBytes(rounding, mma, tile) + 15) / 16 * 16;
 }
 
 /// An emitter of rounded words that scales each for the conversion and
@@ -586,10 +676,9 @@ __device__ __forceinline__ auto scaleForConversion(const ConvertPlan &convert,
 
 /// convertScaledTile with the dot products on the tensor cores.
 __device__ void convertScaledTileMma(const Tile &t, unsigned tile,
-                                     const ConvertPlan &plan,
-                                     const uint64_t *in, uint64_t *out,
+                                     const ConvertPlan &plan, uint64_t *out,
                                      size_t first, size_t n) {
-  const bool corrected = roundOrCorrect(t, tile, plan, in, first, n);
+  const bool corrected = roundOrCorrect(t, tile, plan);
   // The multiple of [A]_{b_j} to subtract, added as multiple ([-A]_{b_j}),
   // as convertScaledTile adds it.
   auto correction = [&](unsigned j, unsigned c) -> uint128_t {
@@ -614,19 +703,15 @@ __device__ void convertScaledTileMma(const Tile &t, unsigned tile,
 /// sum and the kept limb's term join the one reduction.
 template <typename Emit>
 __device__ void scaleRoundTileMma(const Tile &t, unsigned tile,
-                                  const ScaleRoundPlanView &plan,
-                                  const uint64_t *in, size_t first, size_t n,
-                                  Emit emit) {
-  const bool floors = loadDivisorTile(t, tile, plan, in, first, n,
-                                      mmaRows(plan.divisorSize));
+                                  const ScaleRoundPlanView &plan, Emit emit) {
+  const bool floors =
+      finishDivisorTile(t, tile, plan, mmaRows(plan.divisorSize));
   // The rounded sum is below |divisor| 2^62, far less than a product.
   auto terms = [&](unsigned o, unsigned c) -> uint128_t {
     const uint128_t kept =
-        plan.hasLambda
-            ? static_cast<uint128_t>(
-                  in[size_t(plan.keptLimbs[o]) * n + first + c]) *
-                  plan.lambda[o]
-            : 0;
+        plan.hasLambda ? static_cast<uint128_t>(t.extra[size_t(o) * tile + c]) *
+                             plan.lambda[o]
+                       : 0;
     return kept + (floors ? 0 : t.rounded[c]);
   };
   mmaDotProducts(t, tile, mmaRows(plan.divisorSize), plan.outputSize,
@@ -651,27 +736,27 @@ __global__ void __launch_bounds__(tileThreads(MMA), tileBlocksPerSm(MMA))
     convertKernel(ConvertPlan plan, const uint64_t *in, uint64_t *out, size_t n,
                   unsigned tile) {
   extern __shared__ uint128_t tileMemory[];
-  const Tile t(tileMemory, tile);
+  const Tile t(tileMemory, tile, conversionShape(plan), MMA);
   const size_t first = size_t(blockIdx.x) * tile;
   if (!copyAndScaleTile(t, tile, plan, in, out, first, n,
                         tileRows(plan.fromSize, MMA)))
     return;
   if constexpr (MMA)
-    convertScaledTileMma(t, tile, plan, in, out, first, n);
+    convertScaledTileMma(t, tile, plan, out, first, n);
   else
-    convertScaledTile(t, tile, plan, in, out, first, n);
+    convertScaledTile(t, tile, plan, out, first, n);
 }
 
-/// The rounding of a tile (scaleRoundTile or scaleRoundTileMma), its words
-/// handed to emit.
+/// The rounding of a staging tile (stageDivisorTile; scaleRoundTile or
+/// scaleRoundTileMma), its words handed to emit.
 template <bool MMA, typename Emit>
-__device__ __forceinline__ void
-roundTile(const Tile &t, unsigned tile, const ScaleRoundPlanView &plan,
-          const uint64_t *in, size_t first, size_t n, Emit emit) {
+__device__ __forceinline__ void roundTile(const Tile &t, unsigned tile,
+                                          const ScaleRoundPlanView &plan,
+                                          Emit emit) {
   if constexpr (MMA)
-    scaleRoundTileMma(t, tile, plan, in, first, n, emit);
+    scaleRoundTileMma(t, tile, plan, emit);
   else
-    scaleRoundTile(t, tile, plan, in, first, n, emit);
+    scaleRoundTile(t, tile, plan, emit);
 }
 
 /// The rounded words written out, plus the addend's (if any).
@@ -681,10 +766,13 @@ __global__ void __launch_bounds__(tileThreads(MMA), tileBlocksPerSm(MMA))
                      const uint64_t *in, uint64_t *out, size_t n,
                      unsigned tile) {
   extern __shared__ uint128_t tileMemory[];
-  const Tile t(tileMemory, tile);
+  const Tile t(tileMemory, tile, scaleRoundShape(plan, addend != nullptr), MMA);
   const size_t first = size_t(blockIdx.x) * tile;
-  roundTile<MMA>(t, tile, plan, in, first, n,
-                 writeRounded(plan, addend, out, first, n));
+  stageDivisorTile(t, tile, plan, in, addend, first, n);
+  roundTile<MMA>(t, tile, plan,
+                 writeRounded(plan,
+                              addend ? stagedAddend(t, tile, plan) : nullptr,
+                              tile, out, first, n));
 }
 
 /// scaleRoundKernel then convertKernel (exact, every target limb missing)
@@ -697,20 +785,22 @@ __global__ void __launch_bounds__(tileThreads(MMA), tileBlocksPerSm(MMA))
                             const uint64_t *in, uint64_t *out, size_t n,
                             unsigned tile) {
   extern __shared__ uint128_t tileMemory[];
-  const Tile rounding(tileMemory, tile);
+  const TileShape roundingShape = scaleRoundShape(scale, false);
+  const Tile rounding(tileMemory, tile, roundingShape, MMA);
   const Tile conversion(reinterpret_cast<unsigned char *>(tileMemory) +
-                            conversionTileOffset(scale.divisorSize, MMA, tile),
-                        tile);
+                            conversionTileOffset(roundingShape, MMA, tile),
+                        tile, conversionShape(convert), MMA);
   const size_t first = size_t(blockIdx.x) * tile;
+  stageDivisorTile(rounding, tile, scale, in, nullptr, first, n);
   conversion.clearPaddingTo(convert.fromSize, tileRows(convert.fromSize, MMA),
                             tile);
-  roundTile<MMA>(rounding, tile, scale, in, first, n,
+  roundTile<MMA>(rounding, tile, scale,
                  scaleForConversion(convert, conversion, tile));
   __syncthreads();
   if constexpr (MMA)
-    convertScaledTileMma(conversion, tile, convert, nullptr, out, first, n);
+    convertScaledTileMma(conversion, tile, convert, out, first, n);
   else
-    convertScaledTile(conversion, tile, convert, nullptr, out, first, n);
+    convertScaledTile(conversion, tile, convert, out, first, n);
 }
 
 /// program.cpp's scaleUpKernel for coefficient j: floor(Q/t) m +
@@ -890,6 +980,10 @@ void launchTiled(const char *name, Kernel cudaCores, Kernel tensorCores,
                  bool planned, int rows, BytesOf bytesOf, size_t n,
                  const uint64_t *in, uint64_t *out, cudaStream_t stream,
                  const Plans &...plans) {
+  // Tiles are staged 16 bytes at a time (cp.async) and written in pairs.
+  if (reinterpret_cast<uintptr_t>(in) % 16 != 0 ||
+      reinterpret_cast<uintptr_t>(out) % 16 != 0)
+    throw Error(std::string(name) + ": buffers must be 16-byte aligned");
   const TiledLaunch<Kernel> launch =
       chooseTiled(cudaCores, tensorCores, planned, bytesOf, n);
   if (launch.tile == 0)
@@ -900,25 +994,29 @@ void launchTiled(const char *name, Kernel cudaCores, Kernel tensorCores,
   checkLaunch(name);
 }
 
-/// A tile of `rows` words per coefficient.
-auto rowsTile(int rows) {
-  return [rows](unsigned tile, bool mma) { return tileBytes(rows, mma, tile); };
+/// A tile of that shape.
+auto shapedTile(const TileShape &shape) {
+  return
+      [shape](unsigned tile, bool mma) { return tileBytes(shape, mma, tile); };
 }
 
 void launchConvert(const ConvertPlan &plan, size_t n, const uint64_t *in,
                    uint64_t *out, cudaStream_t stream) {
   launchTiled("convertKernel", convertKernel<false>, convertKernel<true>,
               plan.mmaWeights != nullptr, plan.fromSize,
-              rowsTile(plan.fromSize), n, in, out, stream, plan);
+              shapedTile(conversionShape(plan)), n, in, out, stream, plan);
 }
 
 void launchScaleRound(const ScaleRoundPlanView &plan, size_t n,
                       const uint64_t *in, uint64_t *out, cudaStream_t stream,
                       const uint64_t *addend) {
+  if (reinterpret_cast<uintptr_t>(addend) % 16 != 0)
+    throw Error("scaleRoundKernel: buffers must be 16-byte aligned");
   launchTiled("scaleRoundKernel", scaleRoundKernel<false>,
               scaleRoundKernel<true>, plan.mmaOmega != nullptr,
-              plan.divisorSize, rowsTile(plan.divisorSize), n, in, out, stream,
-              plan, addend);
+              plan.divisorSize,
+              shapedTile(scaleRoundShape(plan, addend != nullptr)), n, in, out,
+              stream, plan, addend);
 }
 
 void launchScaleRoundConvert(const ScaleRoundPlanView &scale,
@@ -927,8 +1025,8 @@ void launchScaleRoundConvert(const ScaleRoundPlanView &scale,
                              cudaStream_t stream) {
   // The rounding's tile, then the conversion's.
   auto bothTiles = [&](unsigned tile, bool mma) {
-    return conversionTileOffset(scale.divisorSize, mma, tile) +
-           tileBytes(convert.fromSize, mma, tile);
+    return conversionTileOffset(scaleRoundShape(scale, false), mma, tile) +
+           tileBytes(conversionShape(convert), mma, tile);
   };
   launchTiled("scaleRoundConvertKernel", scaleRoundConvertKernel<false>,
               scaleRoundConvertKernel<true>,

@@ -103,7 +103,7 @@ constexpr int kMaxDigits = 128;
 /// fill the same tables with RedundantConverter's (behz.h): the scales s_i,
 /// the weights c_ij and products p_j, and the redundant modulus r.
 struct ConvertPlan {
-  int fromSize, toSize, missingSize;
+  int fromSize, missingSize;
   int method;                            // RF_CONVERT_*
   const uint64_t *fromModuli;            // a_i
   const ShoupConstant *puncturedInverse; // [(A/a_i)^{-1}]_{a_i}, or s_i
@@ -113,7 +113,7 @@ struct ConvertPlan {
   const uint32_t *mmaWeights;     // the same, as mmaWeightFragments, or null
   const uint64_t *productModTo;          // [A]_{b_j}
   const int *missingLimbs;               // the limb of T that b_j is
-  const int *copyFrom;                   // per limb of T: limb of A, or -1
+  const int *copyTo; // per limb of A (and r): the limb of T it is, or -1
   Modulus redundant;                     // r
   uint64_t redundantFactor;              // f
   const uint64_t *redundantWeights;      // [A/a_i]_r, one row (weightRows)
