@@ -221,6 +221,13 @@ template <int W> struct Words {
     else
       *at = word[0];
   }
+  /// Each word times w mod q (a conversion's or fast floor's scaling).
+  __device__ Words times(ShoupConstant w, uint64_t q) const {
+    Words scaled;
+    for (int k = 0; k < W; ++k)
+      scaled.word[k] = mulShoup(word[k], w, q);
+    return scaled;
+  }
 };
 
 /// Per coefficient k of W neighbours (column[k]): (extra_k extraWeight +
@@ -517,13 +524,10 @@ copyAndScaleTile(const Tile &t, unsigned tile, const ConvertPlan &plan,
   const bool missing = plan.missingSize > 0;
   t.forOwnPairs(plan.fromSize, [&](unsigned i, unsigned c) {
     uint64_t *at = t.words + size_t(i) * tile + c;
-    Words<2> x = Words<2>::load(at);
+    const Words<2> x = Words<2>::load(at);
     copy(i, c, x);
-    if (!missing)
-      return;
-    for (uint64_t &word : x.word)
-      word = mulShoup(word, plan.puncturedInverse[i], plan.fromModuli[i]);
-    x.store(at);
+    if (missing)
+      x.times(plan.puncturedInverse[i], plan.fromModuli[i]).store(at);
   });
   if (plan.readsRedundant)
     t.forOwnPairs(1, [&](unsigned, unsigned c) {
@@ -549,8 +553,8 @@ __host__ __device__ TileShape conversionShape(const ConvertPlan &plan) {
 }
 
 /// Where a scale-and-round's tile holds the addend's words.
-__device__ const uint64_t *stagedAddend(const Tile &t, unsigned tile,
-                                        const ScaleRoundPlanView &plan) {
+__device__ uint64_t *stagedAddend(const Tile &t, unsigned tile,
+                                  const ScaleRoundPlanView &plan) {
   return t.extra + size_t(keptRows(plan)) * tile;
 }
 
@@ -569,7 +573,7 @@ __device__ __forceinline__ void stageDivisorTile(const Tile &t, unsigned tile,
       return in + size_t(plan.keptLimbs[o]) * n + first;
     });
   if (addend)
-    t.stageRows(t.extra + size_t(keptRows(plan)) * tile, plan.outputSize,
+    t.stageRows(stagedAddend(t, tile, plan), plan.outputSize,
                 [&](unsigned o) { return addend + size_t(o) * n + first; });
 }
 
@@ -586,10 +590,9 @@ finishDivisorTile(const Tile &t, unsigned tile, const ScaleRoundPlanView &plan,
   if (floors)
     t.forOwnPairs(plan.divisorSize, [&](unsigned i, unsigned c) {
       uint64_t *at = t.words + size_t(i) * tile + c;
-      Words<2> x = Words<2>::load(at);
-      for (uint64_t &word : x.word)
-        word = mulShoup(word, plan.divisorScale[i], plan.divisorModuli[i]);
-      x.store(at);
+      Words<2>::load(at)
+          .times(plan.divisorScale[i], plan.divisorModuli[i])
+          .store(at);
     });
   __syncthreads();
   if (!floors)
@@ -660,9 +663,8 @@ __device__ __forceinline__ auto scaleForConversion(const ConvertPlan &convert,
                                                    const Tile &conversion,
                                                    unsigned tile) {
   return [=, &convert, &conversion](unsigned o, unsigned c, Words<2> words) {
-    for (uint64_t &word : words.word)
-      word = mulShoup(word, convert.puncturedInverse[o], convert.fromModuli[o]);
-    words.store(conversion.words + size_t(o) * tile + c);
+    words.times(convert.puncturedInverse[o], convert.fromModuli[o])
+        .store(conversion.words + size_t(o) * tile + c);
   };
 }
 
