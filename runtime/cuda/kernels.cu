@@ -35,9 +35,12 @@ dim3 gridFor(size_t threads, unsigned rows = 1) {
 // row. Every output word is a dot product of a tile column with a row of
 // weights (dotMod, weightRows), summed exactly in 128 bits.
 
-/// Coefficients per tile (at most), threads per block, and the shared memory
-/// a block gets without opting in.
-constexpr unsigned kTileCoefficients = 64, kTileThreads = 256;
+/// Coefficients per tile (at most), threads per block on the CUDA cores, and
+/// the shared memory a block gets without opting in. 128 threads, not 256:
+/// alone such a conversion at logN 15 is up to 15% slower, but HMult, whose
+/// conversions run beside its NTTs (kernel-concurrent), is 2 to 3% faster at
+/// logN 15: narrower blocks fit the SMs those leave (docs/gpu-results.md).
+constexpr unsigned kTileCoefficients = 64, kTileThreads = 128;
 constexpr size_t kTileSharedLimit = 48 * 1024;
 
 /// Rows of a tile of `rows` words per coefficient: padded for the CUDA
