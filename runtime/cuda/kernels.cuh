@@ -24,6 +24,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -66,17 +67,13 @@ inline bool mmaPays(int inputs, int outputs, int perSum) {
 std::vector<uint32_t> mmaWeightFragments(const std::vector<uint64_t> &byInput,
                                          int inputs, int outputs);
 
-/// The largest of a list of moduli.
-inline uint64_t largestModulus(const std::vector<uint64_t> &moduli) {
+/// The largest of a list of moduli, given as primes or as Modulus records.
+inline uint64_t primeOf(uint64_t q) { return q; }
+inline uint64_t primeOf(const Modulus &m) { return m.value; }
+template <typename Moduli> uint64_t largestModulus(const Moduli &moduli) {
   uint64_t largest = 0;
-  for (uint64_t q : moduli)
-    largest = q > largest ? q : largest;
-  return largest;
-}
-inline uint64_t largestModulus(const std::vector<Modulus> &moduli) {
-  uint64_t largest = 0;
-  for (const Modulus &m : moduli)
-    largest = m.value > largest ? m.value : largest;
+  for (const auto &m : moduli)
+    largest = std::max(largest, primeOf(m));
   return largest;
 }
 
