@@ -977,6 +977,13 @@ TiledLaunch<Kernel> chooseTiled(Kernel cudaCores, Kernel tensorCores,
   return {cudaCores, tile, tileThreads(false), bytesOf(tile, false)};
 }
 
+/// Throws unless a buffer a tiled kernel reads or writes is 16-byte aligned:
+/// tiles are staged 16 bytes at a time (cp.async) and written in pairs.
+void requireTileAligned(const char *name, const void *buffer) {
+  if (reinterpret_cast<uintptr_t>(buffer) % 16 != 0)
+    throw Error(std::string(name) + ": buffers must be 16-byte aligned");
+}
+
 /// Launches a tiled kernel over n coefficients (its parameters: the plans,
 /// in, out, n and the tile's width) as chooseTiled says; `rows` are the
 /// words a tile holds per coefficient, named if none fits.
@@ -985,10 +992,8 @@ void launchTiled(const char *name, Kernel cudaCores, Kernel tensorCores,
                  bool planned, int rows, BytesOf bytesOf, size_t n,
                  const uint64_t *in, uint64_t *out, cudaStream_t stream,
                  const Plans &...plans) {
-  // Tiles are staged 16 bytes at a time (cp.async) and written in pairs.
-  if (reinterpret_cast<uintptr_t>(in) % 16 != 0 ||
-      reinterpret_cast<uintptr_t>(out) % 16 != 0)
-    throw Error(std::string(name) + ": buffers must be 16-byte aligned");
+  requireTileAligned(name, in);
+  requireTileAligned(name, out);
   const TiledLaunch<Kernel> launch =
       chooseTiled(cudaCores, tensorCores, planned, bytesOf, n);
   if (launch.tile == 0)
@@ -1015,8 +1020,7 @@ void launchConvert(const ConvertPlan &plan, size_t n, const uint64_t *in,
 void launchScaleRound(const ScaleRoundPlanView &plan, size_t n,
                       const uint64_t *in, uint64_t *out, cudaStream_t stream,
                       const uint64_t *addend) {
-  if (reinterpret_cast<uintptr_t>(addend) % 16 != 0)
-    throw Error("scaleRoundKernel: buffers must be 16-byte aligned");
+  requireTileAligned("scaleRoundKernel", addend);
   launchTiled("scaleRoundKernel", scaleRoundKernel<false>,
               scaleRoundKernel<true>, plan.mmaOmega != nullptr,
               plan.divisorSize,
