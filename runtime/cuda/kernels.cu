@@ -860,9 +860,12 @@ __global__ void evaluationAutomorphismKernel(uint64_t galois,
 
 /// program.cpp's keySwitchInnerProductKernel for one word of the basis: both
 /// sums in digit order. A digit may be an output's buffer: its word is read
-/// before the outputs' word is written, by this thread alone.
+/// before the outputs' word is written, by this thread alone. The products
+/// (below 2^124: primes below 2^62) are summed in 128 bits and reduced once per
+/// kDigitsPerSum digits, so a thread's loads do not wait on reductions.
 __global__ void keySwitchKernel(KeySwitchPlan plan, uint64_t *out0,
                                 uint64_t *out1, size_t n) {
+  constexpr int kDigitsPerSum = 15;
   const size_t words = size_t(plan.limbs) * n;
   const size_t w = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (w >= words)
@@ -871,16 +874,22 @@ __global__ void keySwitchKernel(KeySwitchPlan plan, uint64_t *out0,
   const int keyLimb = limb < plan.qLimbs ? limb : limb + plan.skippedLimbs;
   const size_t keyWord = size_t(keyLimb) * n + w % n;
   const Modulus m = plan.moduli[keyLimb];
-  uint64_t sum0 = 0, sum1 = 0;
-  for (int j = 0; j < plan.digits; ++j) {
-    const uint64_t d = plan.digitData[j][w];
-    const uint64_t *b = plan.key + size_t(2 * j) * plan.componentWords;
-    const uint64_t *a = b + plan.componentWords;
-    sum0 = addMod(sum0, mulMod(d, b[keyWord], m), m.value);
-    sum1 = addMod(sum1, mulMod(d, a[keyWord], m), m.value);
+  uint128_t sum0 = 0, sum1 = 0;
+  for (int first = 0; first < plan.digits; first += kDigitsPerSum) {
+    const int last = ::min(plan.digits, first + kDigitsPerSum);
+#pragma unroll 4
+    for (int j = first; j < last; ++j) {
+      const uint64_t d = plan.digitData[j][w];
+      const uint64_t *b = plan.key + size_t(2 * j) * plan.componentWords;
+      const uint64_t *a = b + plan.componentWords;
+      sum0 += static_cast<uint128_t>(d) * b[keyWord];
+      sum1 += static_cast<uint128_t>(d) * a[keyWord];
+    }
+    sum0 = reduce128(sum0, m);
+    sum1 = reduce128(sum1, m);
   }
-  out0[w] = sum0;
-  out1[w] = sum1;
+  out0[w] = static_cast<uint64_t>(sum0);
+  out1[w] = static_cast<uint64_t>(sum1);
 }
 
 } // namespace

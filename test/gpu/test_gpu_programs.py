@@ -100,6 +100,26 @@ def test_tensor_core_dot_products_are_the_cpu_outputs(variant: str, tmp_path: Pa
                           params=TENSOR_CORE_PARAMS)
 
 
+# Narrow bases: key switching's digits of one, three and two limbs (Q of two,
+# three and four primes, P of one, three and two), so that its inner product
+# sums one to three digits, and lifts of Q from two to four limbs.
+NARROW_BASE_CASES = [("hps", 2, 1), ("chps", 3, 3), ("lhps", 4, 2), ("behz", 4, 2)]
+
+
+@pytest.mark.parametrize(
+    "variant, q_primes, p_primes",
+    NARROW_BASE_CASES,
+    ids=[f"{variant}-q{q}-p{p}" for variant, q, p in NARROW_BASE_CASES],
+)
+def test_conversions_from_narrow_bases_are_the_cpu_outputs(
+    variant: str, q_primes: int, p_primes: int, tmp_path: Path
+) -> None:
+    params = rf.Params(poly_modulus_degree=1024, plaintext_modulus=test_e2e.T,
+                       coeff_modulus_bits=[60] * q_primes,
+                       special_modulus_bits=[60] * p_primes, allow_insecure=True)
+    compare_cuda_with_cpu(test_e2e.CHAINS[2], tmp_path, variant=variant, params=params)
+
+
 def compare_cuda_with_cpu(circuit: rf.Circuit, tmp_path: Path, **compile_args: object) -> None:
     cpu = rf.compile(circuit, target="cpu", cache_dir=tmp_path, **compile_args)  # type: ignore[arg-type]
     gpu = rf.compile(circuit, target="cuda", cache_dir=tmp_path, **compile_args)  # type: ignore[arg-type]
