@@ -3,7 +3,10 @@
 // One walk over the straight-line RNS function: each value is given a buffer
 // and each op a kernel. Elementwise ops are grouped first (a group is a tree
 // whose inner values have one use; its last op, the root, is where the fused
-// kernel runs). kernel-plan-slots then places the buffers.
+// kernel runs). A fast conversion from one prime that only a forward NTT
+// reads (key switching's one-limb digits) is not written out: the NTT reads
+// the prime's words for every limb (ntt_forward with an input). kernel-plan-
+// slots then places the buffers.
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/Kernel/IR/KernelOps.h"
@@ -50,6 +53,23 @@ llvm::DenseMap<Operation *, Operation *> groupElementwise(Block &body) {
   return rootOf;
 }
 
+/// The forward NTT that transforms `op`'s output straight from its input,
+/// or null: a fast conversion from one prime whose words every output
+/// prime's NTT takes as they are, read by that NTT alone.
+rns::NttOp transformOfConversion(rns::ConvertOp op) {
+  if (op.getMethod() != rns::ConversionMethod::fast || !op->hasOneUse())
+    return nullptr;
+  auto transform = dyn_cast<rns::NttOp>(*op->user_begin());
+  ArrayRef<uint64_t> from =
+      cast<rns::PolyType>(op.getInput().getType()).getBasis().getModuli();
+  if (!transform || from.size() != 1)
+    return nullptr;
+  for (uint64_t q : op.getType().getBasis().getModuli())
+    if (!kernel::isLazyNttInput(from[0], q))
+      return nullptr;
+  return transform;
+}
+
 class KernelLowering {
 public:
   KernelLowering(func::FuncOp func, Pass::Statistic &kernels,
@@ -62,10 +82,14 @@ public:
     for (Operation &op : oldBody)
       position_[&op] = index++;
     rootOf_ = groupElementwise(oldBody);
-    // A fused kernel runs at its root, so its members read their operands
-    // there, not where they stood.
+    // A fused kernel runs at its root, and a conversion its NTT does at the
+    // NTT, so they read their operands there, not where they stood.
     for (Operation &op : oldBody) {
-      unsigned readAt = position_[rootOf_.lookup(&op) ? rootOf_[&op] : &op];
+      Operation *runsAt = rootOf_.lookup(&op) ? rootOf_[&op] : &op;
+      if (auto convert = dyn_cast<rns::ConvertOp>(op))
+        if (rns::NttOp transform = transformOfConversion(convert))
+          runsAt = transform;
+      unsigned readAt = position_[runsAt];
       for (Value operand : op.getOperands())
         lastUse_[operand] = std::max(lastUse_.lookup(operand), readAt);
     }
@@ -150,9 +174,13 @@ private:
     if (rns::isElementwise(op))
       return rootOf_[op] == op ? lowerGroup(op) : success();
     return llvm::TypeSwitch<Operation *, LogicalResult>(op)
-        .Case<rns::NttOp>([&](auto op) { return lowerTransform(op, "ntt_forward"); })
-        .Case<rns::InttOp>([&](auto op) { return lowerTransform(op, "ntt_inverse"); })
+        .Case<rns::NttOp>(
+            [&](auto op) { return lowerTransform(op, "ntt_forward"); })
+        .Case<rns::InttOp>(
+            [&](auto op) { return lowerTransform(op, "ntt_inverse"); })
         .Case<rns::ConvertOp>([&](auto op) {
+          if (transformOfConversion(op))
+            return success(); // its NTT reads op's input
           Value out = define(op.getResult(), alloc(op.getType()));
           auto kernel = launch("convert", {buffers_[op.getInput()]}, {out});
           if (op.getMethod() != rns::ConversionMethod::fast)
@@ -216,7 +244,8 @@ private:
   }
 
   /// NTTs run in place when nothing reads their input afterwards; otherwise
-  /// on a copy.
+  /// on a copy. A forward NTT of a conversion transformOfConversion finds
+  /// reads the conversion's input into a buffer of its own.
   template <typename TransformOp>
   LogicalResult lowerTransform(TransformOp op, StringRef kernel) {
     // rns-choose-transform may pick what only a kernel-level target runs;
@@ -228,6 +257,16 @@ private:
              << ", but programs run 64-bit NTTs only (choose with kinds=ntt "
                 "word-sizes=64)";
     Value input = op.getInput();
+    if constexpr (std::is_same_v<TransformOp, rns::NttOp>) {
+      auto convert = input.template getDefiningOp<rns::ConvertOp>();
+      if (convert && transformOfConversion(convert) == op) {
+        Value out = define(op.getResult(), alloc(op.getType()));
+        auto launched = launch(kernel, {buffers_[convert.getInput()]}, {out});
+        if (transform)
+          launched.setTransformAttr(transform);
+        return success();
+      }
+    }
     Value buffer = buffers_[input];
     if (canOverwrite(input, position_[op]) && !isa_and_nonnull<kernel::ViewOp>(buffer.getDefiningOp())) {
       buffers_[op.getResult()] = buffer;

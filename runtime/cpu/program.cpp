@@ -143,6 +143,24 @@ const BasisPlan &checkNtt(const RfRuntime *s, int basis, const uint64_t *data) {
   return plan;
 }
 
+const BasisPlan &checkNttFrom(const RfRuntime *s, int basis, int inBasis,
+                              const uint64_t *in, const uint64_t *out) {
+  const BasisPlan &plan = checkNtt(s, basis, out);
+  const BasisPlan &from = basisAt(s, inBasis);
+  if (from.moduli.size() != 1)
+    throw Error("the input's basis must have one prime, not " +
+                std::to_string(from.moduli.size()));
+  requireSpan(s, in, s->n, "the input");
+  for (uint64_t q : plan.moduli)
+    if (from.moduli[0] / 8 >= q)
+      throw Error("the input's prime " + std::to_string(from.moduli[0]) +
+                  " is not below 8 times the output's prime " +
+                  std::to_string(q));
+  if (overlaps(in, s->n, out, plan.moduli.size() * s->n))
+    throw Error("the output overlaps the input");
+  return plan;
+}
+
 NttShape checkNttShape(const RfRuntime *s, int logN1, int radix,
                        int otStages) {
   unsigned logN = 0;
@@ -364,6 +382,21 @@ void nttInverseKernel(RfRuntime *s, int basis, uint64_t *data, int logN1,
   nttKernel(s, basis, data, logN1, radix, otStages, false);
 }
 
+void nttForwardFromKernel(RfRuntime *s, int basis, int inBasis,
+                          const uint64_t *in, uint64_t *out, int logN1,
+                          int radix, int otStages) {
+  guarded(s, "ntt_forward_from", [&] {
+    const BasisPlan &plan = checkNttFrom(s, basis, inBasis, in, out);
+    checkNttShape(s, logN1, radix, otStages);
+    for (size_t i = 0; i < plan.ntt.size(); ++i) {
+      uint64_t *limb = out + i * s->n;
+      std::transform(in, in + s->n, limb,
+                     [q = plan.moduli[i]](uint64_t x) { return x % q; });
+      plan.ntt[i]->forward(limb);
+    }
+  });
+}
+
 void convertKernel(RfRuntime *s, int index, const uint64_t *in, uint64_t *out) {
   guarded(s, "convert", [&] {
     const ConvertCall call = checkConvert(s, index, in, out);
@@ -558,12 +591,22 @@ void concurrentBegin(RfRuntime *s) { enterConcurrentRegion(s); }
 void concurrentEnd(RfRuntime *s) { leaveConcurrentRegion(s); }
 
 const RfKernels kCpuKernels = {
-    bufferKernel,     moduliKernel,       nttForwardKernel,
-    nttInverseKernel, convertKernel,      scaleRoundKernel,
-    scaleRoundAddKernel, scaleUpKernel,   automorphismKernel,
-    automorphismEvaluationKernel,         keySwitchInnerProductKernel,
+    bufferKernel,
+    moduliKernel,
+    nttForwardKernel,
+    nttInverseKernel,
+    convertKernel,
+    scaleRoundKernel,
+    scaleRoundAddKernel,
+    scaleUpKernel,
+    automorphismKernel,
+    automorphismEvaluationKernel,
+    keySwitchInnerProductKernel,
     noStream,
-    noLaunchCheck,    concurrentBegin,    concurrentEnd,
+    noLaunchCheck,
+    concurrentBegin,
+    concurrentEnd,
+    nttForwardFromKernel,
 };
 
 // Loading ---------------------------------------------------------------------

@@ -181,6 +181,12 @@ const BasisPlan &checkNtt(const RfRuntime *s, int basis, const uint64_t *data);
 /// and the program's N: a program that runs on the CPU must run on the GPU.
 NttShape checkNttShape(const RfRuntime *s, int logN1, int radix, int otStages);
 
+/// ntt_forward_from's arguments: checkNtt of out, and in one limb of the
+/// one-prime basis `inBasis`, its prime below 8 times each of `basis`'s,
+/// not overlapping out.
+const BasisPlan &checkNttFrom(const RfRuntime *s, int basis, int inBasis,
+                              const uint64_t *in, const uint64_t *out);
+
 struct ConvertCall {
   const ConverterPlan *plan;
   size_t inWords, outWords;

@@ -411,6 +411,17 @@ void nttInverseKernel(RfRuntime *s, int basis, uint64_t *data, int logN1,
   nttKernel(s, basis, data, logN1, radix, otStages, false);
 }
 
+void nttForwardFromKernel(RfRuntime *s, int basis, int inBasis,
+                          const uint64_t *in, uint64_t *out, int logN1,
+                          int radix, int otStages) {
+  guarded(s, "ntt_forward_from", [&] {
+    checkNttFrom(s, basis, inBasis, in, out);
+    const NttShape shape = checkNttShape(s, logN1, radix, otStages);
+    cuda::launchNttForward(stateOf(s).ntt[basis], s->n, shape, out,
+                           launchStream(s), in);
+  });
+}
+
 /// The staged output back where the schedule asked for it.
 void copyFromScratch(CudaState &d, uint64_t *out, size_t words) {
   check(cudaMemcpyAsync(out, d.scratch, words * sizeof(uint64_t),
@@ -570,12 +581,22 @@ void finishSchedule(RfRuntime &s) {
 }
 
 const RfKernels kCudaKernels = {
-    bufferKernel,     moduliKernel,       nttForwardKernel,
-    nttInverseKernel, convertKernel,      scaleRoundKernel,
-    scaleRoundAddKernel, scaleUpKernel,   automorphismKernel,
-    automorphismEvaluationKernel,         keySwitchInnerProductKernel,
+    bufferKernel,
+    moduliKernel,
+    nttForwardKernel,
+    nttInverseKernel,
+    convertKernel,
+    scaleRoundKernel,
+    scaleRoundAddKernel,
+    scaleUpKernel,
+    automorphismKernel,
+    automorphismEvaluationKernel,
+    keySwitchInnerProductKernel,
     streamKernel,
-    checkLaunchKernel, concurrentBegin,   concurrentEnd,
+    checkLaunchKernel,
+    concurrentBegin,
+    concurrentEnd,
+    nttForwardFromKernel,
 };
 
 // Running

@@ -340,13 +340,16 @@ transform(unsigned j, BeforeFirstLoad beforeFirstLoad, FirstLoad firstLoad,
 
 /// The column step: stages [0, log N1) on kNttBlockColumns neighbouring columns
 /// (blockIdx.x) of one limb (blockIdx.y), straight from and to global memory
-/// (each access is a row of kNttBlockColumns words); shared memory holds the words
-/// between rounds, row-major, and powers[0, N1), copied while the first
+/// (each access is a row of kNttBlockColumns words); shared memory holds the
+/// words between rounds, row-major, and powers[0, N1), copied while the first
 /// round's loads are in flight. The inverse's last stage also multiplies by
-/// N^{-1}.
+/// N^{-1}. The first round reads limb y at source + y sourceLimbWords (data
+/// itself, or a forward's one-limb input for every limb: see launchNtt).
 template <typename Word, bool FORWARD, unsigned LOG_M, unsigned R>
-__global__ void __launch_bounds__(minOf(1024, kNttBlockColumns *(1u << LOG_M) / R))
-    columnStep(BasicNttPlan<Word> plan, Word *data, unsigned logN) {
+__global__ void __launch_bounds__(minOf(1024,
+                                        kNttBlockColumns *(1u << LOG_M) / R))
+    columnStep(BasicNttPlan<Word> plan, Word *data, const Word *source,
+               size_t sourceLimbWords, unsigned logN) {
   extern __shared__ __align__(16) unsigned char sharedBytes[];
   constexpr unsigned kM = 1u << LOG_M;
   // A block has kNttBlockColumns * kM / R >= kM threads: one twiddle each.
@@ -364,13 +367,16 @@ __global__ void __launch_bounds__(minOf(1024, kNttBlockColumns *(1u << LOG_M) / 
   const unsigned column = threadIdx.x % kNttBlockColumns, j = threadIdx.x / kNttBlockColumns;
   Word *columnWords = data + (size_t(blockIdx.y) << logN) +
                       blockIdx.x * kNttBlockColumns + column;
-  // Keeps the column's address whole, so that each access adds its offset
+  const Word *sourceWords = source + blockIdx.y * sourceLimbWords +
+                            blockIdx.x * kNttBlockColumns + column;
+  // Keeps the column's addresses whole, so that each access adds its offset
   // with one wide multiply-add instead of rebuilding a 64-bit index.
   asm("" : "+l"(columnWords));
+  asm("" : "+l"(sourceWords));
   const LazyModulus<Word> m(limb.q);
   const Shoup<Word> inverseDegree = limb.inverseDegree;
   auto load = [&](unsigned b, unsigned o) {
-    return columnWords[(b + o) << logRowLength];
+    return sourceWords[(b + o) << logRowLength];
   };
   // The block's threads hold the table between its load and its store.
   Shoup<Word> twiddle{};
@@ -419,12 +425,14 @@ __device__ __forceinline__ unsigned swizzled(unsigned p) {
 /// step, or the last store when N1 = 1, applies it). While the first round's
 /// loads are in flight the block copies its rows' twiddles to shared memory
 /// (RowTwiddles), each thread R of them, all loads issued before any store.
+/// The first round reads as the column step's does (source, sourceLimbWords).
 template <typename Word, bool FORWARD, unsigned LOG_M, unsigned R,
           unsigned OT_STAGES>
-__global__ void __launch_bounds__(
-    (1u << LOG_M) / R > kRowStepThreads ? (1u << LOG_M) / R : kRowStepThreads)
-    rowStep(BasicNttPlan<Word> plan, Word *data, unsigned logN1,
-            unsigned rowsPerBlock) {
+__global__ void __launch_bounds__((1u << LOG_M) / R > kRowStepThreads
+                                      ? (1u << LOG_M) / R
+                                      : kRowStepThreads)
+    rowStep(BasicNttPlan<Word> plan, Word *data, const Word *source,
+            size_t sourceLimbWords, unsigned logN1, unsigned rowsPerBlock) {
   static_assert(OT_STAGES <= LOG_M);
   extern __shared__ __align__(16) unsigned char sharedBytes[];
   constexpr unsigned kM = 1u << LOG_M, kThreadsPerRow = kM / R;
@@ -497,8 +505,9 @@ __global__ void __launch_bounds__(
   const size_t limbWords = size_t(1) << (logN1 + LOG_M);
   const unsigned rowInBlock = threadIdx.x / kThreadsPerRow;
   const unsigned j = threadIdx.x % kThreadsPerRow;
-  Word *rowWords = data + size_t(blockIdx.y) * limbWords +
-                   (size_t(firstRow + rowInBlock) << LOG_M);
+  const size_t rowOffset = size_t(firstRow + rowInBlock) << LOG_M;
+  Word *rowWords = data + size_t(blockIdx.y) * limbWords + rowOffset;
+  const Word *sourceRow = source + blockIdx.y * sourceLimbWords + rowOffset;
   const unsigned rowSlot = rowInBlock << LOG_M;
   const bool scale = !FORWARD && logN1 == 0;
   const Shoup<Word> inverseDegree = limb.inverseDegree;
@@ -510,7 +519,7 @@ __global__ void __launch_bounds__(
     return *reinterpret_cast<Word *>(
         sharedBytes + (at ^ swizzled<LOG_M, R>(o) * sizeof(Word)));
   };
-  auto load = [&](unsigned b, unsigned o) { return rowWords[b + o]; };
+  auto load = [&](unsigned b, unsigned o) { return sourceRow[b + o]; };
   auto store = [&](unsigned b, unsigned o, Word w) {
     if constexpr (FORWARD)
       w = canonical(w, m);
@@ -547,16 +556,23 @@ void launchStep(const char *name, void (*kernel)(Params...), dim3 grid,
                 " failed to launch: " + cudaGetErrorString(launched));
 }
 
+/// Where a step's first round reads: limb y at words + y limbWords.
+template <typename Word> struct StepSource {
+  const Word *words;
+  size_t limbWords;
+};
+
 template <typename Word, bool FORWARD, unsigned LOG_M, unsigned R>
 void launchColumnSized(const BasicNttPlan<Word> &plan, unsigned logN,
-                       Word *data, cudaStream_t stream) {
+                       Word *data, StepSource<Word> source,
+                       cudaStream_t stream) {
   const unsigned columns = 1u << (logN - LOG_M);
   const dim3 grid(columns / kNttBlockColumns, static_cast<unsigned>(plan.limbCount));
   launchStep(FORWARD ? "nttColumnStep (forward)" : "nttColumnStep (inverse)",
              columnStep<Word, FORWARD, LOG_M, R>, grid,
              nttColumnThreads(LOG_M, R),
              nttColumnSharedBytes(sizeof(Word), LOG_M), stream, plan, data,
-             logN);
+             source.words, source.limbWords, logN);
 }
 
 /// A row-step block's shared memory: per row its words and its twiddles,
@@ -622,7 +638,8 @@ bool withConstant(std::integer_sequence<unsigned, Values...>, unsigned value,
 
 template <typename Word, bool FORWARD, unsigned LOG_M, unsigned R>
 void launchRowSized(const BasicNttPlan<Word> &plan, unsigned logN1,
-                    unsigned otStages, Word *data, cudaStream_t stream) {
+                    unsigned otStages, Word *data, StepSource<Word> source,
+                    cudaStream_t stream) {
   const unsigned rows = rowsPerBlock(sizeof(Word), logN1, LOG_M, R);
   const dim3 grid((1u << logN1) / rows, static_cast<unsigned>(plan.limbCount));
   const unsigned threads = rows * ((1u << LOG_M) / R);
@@ -637,8 +654,8 @@ void launchRowSized(const BasicNttPlan<Word> &plan, unsigned logN1,
                                       rowsPerBlock(sizeof(Word), 31, LOG_M, R),
                                       kOt));
       launchStep(FORWARD ? "nttRowStep (forward)" : "nttRowStep (inverse)",
-                 kernel, grid, threads, bytes, stream, plan, data, logN1,
-                 rows);
+                 kernel, grid, threads, bytes, stream, plan, data, source.words,
+                 source.limbWords, logN1, rows);
     } else {
       throw Error("more OT stages than row-step stages");
     }
@@ -654,10 +671,11 @@ template <typename Word, bool FORWARD> struct ColumnLauncher {
   const BasicNttPlan<Word> &plan;
   unsigned logN;
   Word *data;
+  StepSource<Word> source;
   cudaStream_t stream;
 
   template <unsigned LOG, unsigned R> void launch() const {
-    launchColumnSized<Word, FORWARD, LOG, R>(plan, logN, data, stream);
+    launchColumnSized<Word, FORWARD, LOG, R>(plan, logN, data, source, stream);
   }
 };
 
@@ -665,10 +683,12 @@ template <typename Word, bool FORWARD> struct RowLauncher {
   const BasicNttPlan<Word> &plan;
   unsigned logN1, otStages;
   Word *data;
+  StepSource<Word> source;
   cudaStream_t stream;
 
   template <unsigned LOG, unsigned R> void launch() const {
-    launchRowSized<Word, FORWARD, LOG, R>(plan, logN1, otStages, data, stream);
+    launchRowSized<Word, FORWARD, LOG, R>(plan, logN1, otStages, data, source,
+                                          stream);
   }
 };
 
@@ -694,9 +714,11 @@ void dispatch(std::integer_sequence<unsigned, Logs...> logs, unsigned log,
                 " words");
 }
 
+/// In place, or (a forward transform given oneLimb) every limb's first
+/// round reading oneLimb's words instead of its own.
 template <typename Word, bool FORWARD>
 void launchNtt(const BasicNttPlan<Word> &plan, size_t n, const NttShape &shape,
-               Word *data, cudaStream_t stream) {
+               Word *data, cudaStream_t stream, const Word *oneLimb = nullptr) {
   if (plan.limbCount == 0)
     return;
   const unsigned logN = log2Exact(n);
@@ -704,9 +726,14 @@ void launchNtt(const BasicNttPlan<Word> &plan, size_t n, const NttShape &shape,
   if (!isSupportedNttShape(sizeof(Word), logN, shape, &why))
     throw Error("NTT shape not supported: " + why);
   const unsigned logN2 = logN - shape.logN1;
-  const ColumnLauncher<Word, FORWARD> column{plan, logN, data, stream};
-  const RowLauncher<Word, FORWARD> row{plan, shape.logN1, shape.otStages, data,
-                                       stream};
+  const StepSource<Word> inPlace{data, n},
+      first = oneLimb ? StepSource<Word>{oneLimb, 0} : inPlace;
+  const bool columnFirst = FORWARD && shape.logN1 > 0;
+  const ColumnLauncher<Word, FORWARD> column{
+      plan, logN, data, columnFirst ? first : inPlace, stream};
+  const RowLauncher<Word, FORWARD> row{
+      plan,  shape.logN1, shape.otStages, data, columnFirst ? inPlace : first,
+      stream};
   // [4, kNttMaxColumnLog] and [1, kNttMaxRowLog].
   static_assert(kNttMaxColumnLog == 9 && kNttMaxRowLog == 11);
   constexpr auto kColumnLogs =
@@ -741,8 +768,9 @@ template NttLimb32 makeNttLimb<uint32_t>(uint32_t, const ShoupConstant32 *,
 
 template <typename Word>
 void launchNttForward(const BasicNttPlan<Word> &plan, size_t n,
-                      const NttShape &shape, Word *data, cudaStream_t stream) {
-  launchNtt<Word, true>(plan, n, shape, data, stream);
+                      const NttShape &shape, Word *data, cudaStream_t stream,
+                      const Word *oneLimb) {
+  launchNtt<Word, true>(plan, n, shape, data, stream, oneLimb);
 }
 
 template <typename Word>
@@ -753,13 +781,13 @@ void launchNttInverse(const BasicNttPlan<Word> &plan, size_t n,
 
 template void launchNttForward<uint64_t>(const NttPlan &, size_t,
                                          const NttShape &, uint64_t *,
-                                         cudaStream_t);
+                                         cudaStream_t, const uint64_t *);
 template void launchNttInverse<uint64_t>(const NttPlan &, size_t,
                                          const NttShape &, uint64_t *,
                                          cudaStream_t);
 template void launchNttForward<uint32_t>(const NttPlan32 &, size_t,
                                          const NttShape &, uint32_t *,
-                                         cudaStream_t);
+                                         cudaStream_t, const uint32_t *);
 template void launchNttInverse<uint32_t>(const NttPlan32 &, size_t,
                                          const NttShape &, uint32_t *,
                                          cudaStream_t);

@@ -75,10 +75,15 @@ using runtime::isSupportedNttShape;
 using runtime::NttShape;
 
 /// In place on plan.limbCount limbs of n words each (limb i at data + i n).
-/// Throws Error for an unsupported shape or a failed launch.
+/// Throws Error for an unsupported shape or a failed launch. Given oneLimb
+/// (n words, overlapping no limb of data), the forward transform reads it
+/// for every limb instead of the limb's own words: each limb transforms
+/// oneLimb's words mod its prime. They must be below the lazy bound, 8q
+/// (64-bit words) or 4q (32-bit).
 template <typename Word>
 void launchNttForward(const BasicNttPlan<Word> &plan, size_t n,
-                      const NttShape &shape, Word *data, cudaStream_t stream);
+                      const NttShape &shape, Word *data, cudaStream_t stream,
+                      const Word *oneLimb = nullptr);
 template <typename Word>
 void launchNttInverse(const BasicNttPlan<Word> &plan, size_t n,
                       const NttShape &shape, Word *data, cudaStream_t stream);

@@ -213,9 +213,15 @@ private:
         radix = shape.getRadix();
         ot = shape.getOt();
       }
-      os << llvm::formatv("  k->{0}(rt, {1}, {2}, {3}, {4}, {5});\n", kernel,
-                          basisOf(launch.getOuts()[0]), out(0), logN1, radix,
-                          ot);
+      if (launch.getIns().empty())
+        os << llvm::formatv("  k->{0}(rt, {1}, {2}, {3}, {4}, {5});\n", kernel,
+                            basisOf(launch.getOuts()[0]), out(0), logN1, radix,
+                            ot);
+      else
+        os << llvm::formatv(
+            "  k->ntt_forward_from(rt, {0}, {1}, {2}, {3}, {4}, {5}, {6});\n",
+            basisOf(launch.getOuts()[0]), basisOf(launch.getIns()[0]), in(0),
+            out(0), logN1, radix, ot);
     } else if (kernel == "convert") {
       int plan = manifest_.converter(basisOf(launch.getIns()[0]),
                                      basisOf(launch.getOuts()[0]),

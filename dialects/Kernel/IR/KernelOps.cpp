@@ -70,7 +70,9 @@ bool dependsOnBuffers(Operation *first, Operation *second) {
 
 SmallVector<Value> LaunchOp::readBuffers() {
   SmallVector<Value> reads(getIns().begin(), getIns().end());
-  if (getKernel() == "ntt_forward" || getKernel() == "ntt_inverse")
+  // In place, unless a forward transform reads its one-limb input.
+  if ((getKernel() == "ntt_forward" || getKernel() == "ntt_inverse") &&
+      getIns().empty())
     llvm::append_range(reads, getOuts());
   return reads;
 }
@@ -127,9 +129,12 @@ struct KernelSignature {
 };
 
 const KernelSignature kernelSignatures[] = {
-    {"ntt_forward", 0, 0, 1},  {"ntt_inverse", 0, 0, 1},
-    {"convert", 1, 1, 1},      {"scale_round", 1, 2, 1},
-    {"scale_up", 1, 1, 1},     {"automorphism", 1, 1, 1},
+    {"ntt_forward", 0, 1, 1},
+    {"ntt_inverse", 0, 0, 1},
+    {"convert", 1, 1, 1},
+    {"scale_round", 1, 2, 1},
+    {"scale_up", 1, 1, 1},
+    {"automorphism", 1, 1, 1},
     {"key_switch_inner_product", 1, -1, 2},
 };
 } // namespace
@@ -184,6 +189,19 @@ LogicalResult LaunchOp::verify() {
     if (!problem.empty())
       return emitOpError() << "cannot run " << shape << " on " << buffer
                            << ": " << problem;
+  }
+  if (kernel == "ntt_forward" && ins == 1) {
+    BufferType in = bufferType(getIns()[0]), out = bufferType(getOuts()[0]);
+    ArrayRef<uint64_t> from = in.getBasis().getModuli();
+    if (from.size() != 1 || in.getDegree() != out.getDegree())
+      return emitOpError() << "transforms every limb from one limb of the "
+                              "same degree, got "
+                           << in << " for " << out;
+    for (uint64_t q : out.getBasis().getModuli())
+      if (!isLazyNttInput(from[0], q))
+        return emitOpError() << "needs the input's prime below 8 times each "
+                                "of the output's, got "
+                             << from[0] << " for " << q;
   }
   if (getVia() && kernel != "scale_round")
     return emitOpError() << "'" << kernel << "' takes no 'via'; only "

@@ -43,7 +43,11 @@ func.func @square_rotated(%x: !bfv.ciphertext<#p, 2>, %w: !bfv.plaintext<#p>) ->
 // CHECK: k->convert(rt,
 // CHECK: k->ntt_forward(rt,
 // CHECK: k->scale_round(rt,
-// CHECK: k->key_switch_inner_product(rt, 0, {{[0-9]+}}, digits, 2,
+// Relinearization's digits are one prime each: their NTTs read them from the
+// rounded component itself (ntt_forward_from), no conversion written first.
+// CHECK: k->ntt_forward_from(rt, [[QP:[0-9]+]], [[D0:[0-9]+]], ([[C2:b[0-9]+]] + 0 * N), {{b[0-9]+}}, 0, 0, 0);
+// CHECK-NEXT: k->ntt_forward_from(rt, [[QP]], {{[0-9]+}}, ([[C2]] + 1 * N), {{b[0-9]+}}, 0, 0, 0);
+// CHECK: k->key_switch_inner_product(rt, 0, [[QP]], digits, 2,
 // CHECK: k->automorphism(rt, {{[0-9]+}}, 3ull,
 // CHECK: k->key_switch_inner_product(rt, 1, {{[0-9]+}}, digits, 2,
 // CHECK: k->scale_up(rt,
@@ -54,7 +58,9 @@ func.func @square_rotated(%x: !bfv.ciphertext<#p, 2>, %w: !bfv.plaintext<#p>) ->
 // BEHZ: const RfConverter converters[] = {{.*}}{{[{][0-9]+, [0-9]+, 2[}].*[{][0-9]+, [0-9]+, 3[}]}}
 // BEHZ: const RfScaleRound scale_rounds[] = {{.*}}numerator{{[0-9]+}}, 1, 1, 0, 0}
 
-// The two components' lifts, then their transforms, each pair in a region.
+// The two components' lifts, then their transforms, each pair in a region
+// (the plaintext's scale-up joins the second); later the tensor terms'
+// conversions back to Q, then the digits' transforms.
 // CONCURRENT: k->concurrent_begin(rt);
 // CONCURRENT-NEXT: k->convert(rt, 0,
 // CONCURRENT-NEXT: k->convert(rt, 0,
@@ -62,6 +68,15 @@ func.func @square_rotated(%x: !bfv.ciphertext<#p, 2>, %w: !bfv.plaintext<#p>) ->
 // CONCURRENT-NEXT: k->concurrent_begin(rt);
 // CONCURRENT-NEXT: k->ntt_forward(rt,
 // CONCURRENT-NEXT: k->ntt_forward(rt,
+// CONCURRENT-NEXT: k->scale_up(rt,
+// CONCURRENT-NEXT: k->concurrent_end(rt);
+// CONCURRENT: k->convert(rt, 1,
+// CONCURRENT-NEXT: k->convert(rt, 1,
+// CONCURRENT-NEXT: k->convert(rt, 1,
+// CONCURRENT-NEXT: k->concurrent_end(rt);
+// CONCURRENT-NEXT: k->concurrent_begin(rt);
+// CONCURRENT-NEXT: k->ntt_forward_from(rt,
+// CONCURRENT-NEXT: k->ntt_forward_from(rt,
 // CONCURRENT-NEXT: k->concurrent_end(rt);
 // BEHZ: keys, 2, "behz"};
 
@@ -72,7 +87,7 @@ func.func @square_rotated(%x: !bfv.ciphertext<#p, 2>, %w: !bfv.plaintext<#p>) ->
 // RUN: ringfuse-opt %s --bfv-to-poly --poly-to-rns --canonicalize --cse --rns-fuse --rns-to-kernel --kernel-plan-slots | ringfuse-translate --emit-cpp > %t.fused.cpp
 // RUN: FileCheck %s --check-prefix=FUSED < %t.fused.cpp
 // RUN: c++ -std=c++17 -fsyntax-only -Wall -Werror -I %ringfuse_runtime_include %t.fused.cpp
-// FUSED: const RfConverter converters[] = {{[{][{]}}[[QI:[0-9]+]], [[QBI:[0-9]+]], 1}, {[[BI:[0-9]+]], [[QI]], 1},
+// FUSED: const RfConverter converters[] = {{[{][{]}}[[QI:[0-9]+]], [[QBI:[0-9]+]], 1}, {[[BI:[0-9]+]], [[QI]], 1}{{[,}]}}
 // FUSED: const RfScaleRound scale_rounds[] = {{[{][{]}}[[QBI]], [[QI]], [[BI]], numerator{{[0-9]+}}, 1, 0, 1, 1},
 // FUSED-COUNT-3: k->scale_round(rt, 0,
 // FUSED-NOT: k->convert(rt, 1,

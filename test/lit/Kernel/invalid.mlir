@@ -294,3 +294,32 @@ func.func @f(%x: !kernel.buffer<16, #Q>, %y: !kernel.buffer<16, #B>) {
   kernel.launch "convert" ins(%x : !kernel.buffer<16, #Q>) outs(%y : !kernel.buffer<16, #B>) {via = #B}
   return
 }
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+func.func @inverse_from_input(%x: !kernel.buffer<16, #Q>, %y: !kernel.buffer<16, #Q>) {
+  // expected-error@+1 {{'kernel.launch' op 'ntt_inverse' takes 0 inputs and 1 outputs, got 1 and 1}}
+  kernel.launch "ntt_inverse" ins(%x : !kernel.buffer<16, #Q>) outs(%y : !kernel.buffer<16, #Q>)
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+#QP = #rns.basis<QP: [97, 193, 353]>
+func.func @forward_from_two_limbs(%x: !kernel.buffer<16, #Q>, %y: !kernel.buffer<16, #QP>) {
+  // expected-error@+1 {{'kernel.launch' op transforms every limb from one limb of the same degree, got '!kernel.buffer<16, #rns.basis<Q: [97, 193]>>' for '!kernel.buffer<16, #rns.basis<QP: [97, 193, 353]>>'}}
+  kernel.launch "ntt_forward" ins(%x : !kernel.buffer<16, #Q>) outs(%y : !kernel.buffer<16, #QP>)
+  return
+}
+
+// -----
+
+#W = #rns.basis<W: [1601]>
+#QP = #rns.basis<QP: [97, 193, 353]>
+func.func @forward_from_wide_prime(%x: !kernel.buffer<16, #W>, %y: !kernel.buffer<16, #QP>) {
+  // expected-error@+1 {{'kernel.launch' op needs the input's prime below 8 times each of the output's, got 1601 for 97}}
+  kernel.launch "ntt_forward" ins(%x : !kernel.buffer<16, #W>) outs(%y : !kernel.buffer<16, #QP>)
+  return
+}

@@ -63,3 +63,54 @@ func.func @read_by_a_later_fused_kernel(%x: !rns.poly<16, #Q, coeff>, %s: !rns.p
   %r = rns.sub %a, %i : !rns.poly<16, #Q, coeff>
   return %r : !rns.poly<16, #Q, coeff>
 }
+
+// -----
+
+// A fast conversion from one prime that only a forward NTT reads is not
+// written: the NTT reads the prime's words for every limb into a buffer of
+// its own, and the one-limb view stays live until it has.
+#Q = #rns.basis<Q: [97, 193]>
+#D = #rns.basis<D: [193]>
+#QP = #rns.basis<QP: [97, 193, 353]>
+// CHECK-LABEL: func.func @digit
+// CHECK-NOT: kernel.launch "convert"
+// CHECK: %[[DIGIT:.*]] = kernel.view %arg0 limbs 1 to 2
+// CHECK: %[[OUT:.*]] = kernel.alloc
+// CHECK-NEXT: kernel.launch "ntt_forward" ins(%[[DIGIT]] : !kernel.buffer<16, #D>) outs(%[[OUT]] : !kernel.buffer<16, #QP>)
+// CHECK-NOT: kernel.launch "convert"
+// CHECK: return %[[OUT]]
+func.func @digit(%x: !rns.poly<16, #Q, coeff>) -> !rns.poly<16, #QP, eval> {
+  %d = rns.extract %x limbs 1 to 2 : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #D, coeff>
+  %c = rns.convert %d : !rns.poly<16, #D, coeff> -> !rns.poly<16, #QP, coeff>
+  %e = rns.ntt %c : !rns.poly<16, #QP, coeff> -> !rns.poly<16, #QP, eval>
+  return %e : !rns.poly<16, #QP, eval>
+}
+
+// -----
+
+// Not fused: an exact conversion (centered, not the prime's words), a
+// conversion from two primes, one also read in coefficient form, and one
+// whose prime is 8 times an output prime or more (beyond the NTT's lazy
+// input bound).
+#Q = #rns.basis<Q: [97, 193]>
+#D = #rns.basis<D: [193]>
+#W = #rns.basis<W: [1601]>
+#QP = #rns.basis<QP: [97, 193, 353]>
+// CHECK-LABEL: func.func @not_fused
+// CHECK-COUNT-4: kernel.launch "convert"
+// CHECK-NOT: kernel.launch "ntt_forward" ins
+// CHECK: return
+func.func @not_fused(%x: !rns.poly<16, #Q, coeff>, %w: !rns.poly<16, #W, coeff>)
+    -> (!rns.poly<16, #QP, eval>, !rns.poly<16, #QP, eval>, !rns.poly<16, #QP, eval>,
+        !rns.poly<16, #QP, coeff>, !rns.poly<16, #QP, eval>) {
+  %d = rns.extract %x limbs 1 to 2 : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #D, coeff>
+  %exact = rns.convert %d exact : !rns.poly<16, #D, coeff> -> !rns.poly<16, #QP, coeff>
+  %e0 = rns.ntt %exact : !rns.poly<16, #QP, coeff> -> !rns.poly<16, #QP, eval>
+  %two = rns.convert %x : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #QP, coeff>
+  %e1 = rns.ntt %two : !rns.poly<16, #QP, coeff> -> !rns.poly<16, #QP, eval>
+  %kept = rns.convert %d : !rns.poly<16, #D, coeff> -> !rns.poly<16, #QP, coeff>
+  %e2 = rns.ntt %kept : !rns.poly<16, #QP, coeff> -> !rns.poly<16, #QP, eval>
+  %wide = rns.convert %w : !rns.poly<16, #W, coeff> -> !rns.poly<16, #QP, coeff>
+  %e3 = rns.ntt %wide : !rns.poly<16, #QP, coeff> -> !rns.poly<16, #QP, eval>
+  return %e0, %e1, %e2, %kept, %e3 : !rns.poly<16, #QP, eval>, !rns.poly<16, #QP, eval>, !rns.poly<16, #QP, eval>, !rns.poly<16, #QP, coeff>, !rns.poly<16, #QP, eval>
+}

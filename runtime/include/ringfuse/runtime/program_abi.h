@@ -28,7 +28,7 @@
 extern "C" {
 #endif
 
-#define RINGFUSE_PROGRAM_ABI_VERSION 9
+#define RINGFUSE_PROGRAM_ABI_VERSION 10
 
 typedef struct RfBasis {
   const uint64_t *moduli; /* pairwise coprime; NTT-capable if ever transformed */
@@ -195,6 +195,15 @@ typedef struct RfKernels {
    * them in order). No generated kernel runs inside; regions do not nest. */
   void (*concurrent_begin)(RfRuntime *);
   void (*concurrent_end)(RfRuntime *);
+  /* ntt_forward into out (a buffer of `basis`) of the fast conversion from
+   * one prime: every limb of out transforms the words of in, the one limb
+   * of the one-prime basis `in_basis`, reduced mod its own prime. Key
+   * switching's digits of one limb, transformed without being written out
+   * first. in's prime must be below 8 times each of out's (the GPU NTT's
+   * lazy input bound); in and out must not overlap. */
+  void (*ntt_forward_from)(RfRuntime *, int basis, int in_basis,
+                           const uint64_t *in, uint64_t *out, int log_n1,
+                           int radix, int ot_stages);
 } RfKernels;
 
 typedef const RfManifest *(*RfManifestFunction)(void);
