@@ -12,6 +12,7 @@
 #include "dialects/Kernel/IR/KernelOps.h"
 #include "dialects/RNS/IR/RNSOps.h"
 #include "passes/Passes.h"
+#include "ringfuse/runtime/ntt_shape.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -65,7 +66,7 @@ rns::NttOp transformOfConversion(rns::ConvertOp op) {
   if (!transform || from.size() != 1)
     return nullptr;
   for (uint64_t q : op.getType().getBasis().getModuli())
-    if (!kernel::isLazyNttInput(from[0], q))
+    if (!runtime::isLazyNttInput(from[0], q))
       return nullptr;
   return transform;
 }

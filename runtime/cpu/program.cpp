@@ -152,7 +152,7 @@ const BasisPlan &checkNttFrom(const RfRuntime *s, int basis, int inBasis,
                 std::to_string(from.moduli.size()));
   requireSpan(s, in, s->n, "the input");
   for (uint64_t q : plan.moduli)
-    if (from.moduli[0] / 8 >= q)
+    if (!isLazyNttInput(from.moduli[0], q))
       throw Error("the input's prime " + std::to_string(from.moduli[0]) +
                   " is not below 8 times the output's prime " +
                   std::to_string(q));

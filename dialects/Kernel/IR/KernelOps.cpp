@@ -1,5 +1,6 @@
 //===- KernelOps.cpp - kernel operations and their verifiers --------------===//
 #include "dialects/Kernel/IR/KernelOps.h"
+#include "ringfuse/runtime/ntt_shape.h"
 
 using namespace mlir;
 using namespace ringfuse::kernel;
@@ -198,7 +199,7 @@ LogicalResult LaunchOp::verify() {
                               "same degree, got "
                            << in << " for " << out;
     for (uint64_t q : out.getBasis().getModuli())
-      if (!isLazyNttInput(from[0], q))
+      if (!ringfuse::runtime::isLazyNttInput(from[0], q))
         return emitOpError() << "needs the input's prime below 8 times each "
                                 "of the output's, got "
                              << from[0] << " for " << q;

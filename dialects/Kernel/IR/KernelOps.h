@@ -8,7 +8,6 @@
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include <cstdint>
 
 #define GET_OP_CLASSES
 #include "dialects/Kernel/IR/KernelOps.h.inc"
@@ -23,12 +22,6 @@ bool mayAlias(mlir::Value a, mlir::Value b);
 /// one writes a buffer the other reads or writes. Ops other than launches
 /// and generated kernels touch no buffer.
 bool dependsOnBuffers(mlir::Operation *first, mlir::Operation *second);
-
-/// Whether residues of `inputPrime` are inputs the forward NTT mod q takes
-/// as they are: below 8q, the GPU transform's lazy bound for 64-bit words.
-inline bool isLazyNttInput(uint64_t inputPrime, uint64_t q) {
-  return inputPrime / 8 < q;
-}
 
 } // namespace ringfuse::kernel
 

@@ -15,6 +15,7 @@
 #define RINGFUSE_RUNTIME_NTT_SHAPE_H
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace ringfuse::runtime {
@@ -41,6 +42,13 @@ constexpr unsigned kNttMaxRowLog = 11;
 /// last two stages that costs more than the twiddle loads it saves (the
 /// paper's Fig. 11c and the H200 sweep), so no more are built or tested.
 constexpr unsigned kNttMaxOtStages = 2;
+
+/// Whether residues of `inputPrime` are inputs the forward NTT mod q takes
+/// as they are (ntt_forward_from's one-limb input): below 8q, the GPU
+/// transform's lazy bound for 64-bit words.
+inline bool isLazyNttInput(uint64_t inputPrime, uint64_t q) {
+  return inputPrime / 8 < q;
+}
 
 /// Shared memory of a column-step block: the step's twiddles (value and
 /// Shoup quotient) and kNttBlockColumns columns of N1 words.
