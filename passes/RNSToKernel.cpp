@@ -5,8 +5,11 @@
 // whose inner values have one use; its last op, the root, is where the fused
 // kernel runs). A fast conversion from one prime that only a forward NTT
 // reads (key switching's one-limb digits) is not written out: the NTT reads
-// the prime's words for every limb (ntt_forward with an input). kernel-plan-
-// slots then places the buffers.
+// the prime's words for every limb (ntt_forward with an input). Neither are
+// key switching's transformed digits: the inner product and the digits'
+// forward NTTs are one launch (ntt_key_switch), whose NTTs sum each word into
+// the inner product instead of writing it. kernel-plan-slots then places the
+// buffers.
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/Kernel/IR/KernelOps.h"
@@ -71,6 +74,40 @@ rns::NttOp transformOfConversion(rns::ConvertOp op) {
   return transform;
 }
 
+/// Whether the inner product runs in its digits' NTTs (ntt_key_switch): every
+/// digit a forward NTT that only it reads, all of one shape that the fused
+/// kernel runs.
+bool transformsItsDigits(rns::KeySwitchInnerProductOp op) {
+  rns::TransformAttr shape;
+  for (auto [j, digit] : llvm::enumerate(op.getDigits())) {
+    auto transform = digit.getDefiningOp<rns::NttOp>();
+    if (!transform || !digit.hasOneUse())
+      return false;
+    if (j == 0)
+      shape = transform.getTransformAttr();
+    else if (transform.getTransformAttr() != shape)
+      return false;
+  }
+  auto type = cast<rns::PolyType>(op.getK0().getType());
+  unsigned logN = llvm::Log2_64(type.getDegree());
+  runtime::NttShape nttShape = runtime::defaultNttShape(8, logN);
+  if (shape) {
+    if (!shape.runsInPrograms())
+      return false;
+    nttShape = {shape.getLogN1(), shape.getRadix(), shape.getOt()};
+  }
+  return runtime::isSupportedKeySwitchNttShape(logN, nttShape);
+}
+
+/// The inner product that op's output goes into as a digit it transforms
+/// itself, or null.
+rns::KeySwitchInnerProductOp keySwitchOfTransform(rns::NttOp op) {
+  if (!op->hasOneUse())
+    return nullptr;
+  auto keySwitch = dyn_cast<rns::KeySwitchInnerProductOp>(*op->user_begin());
+  return keySwitch && transformsItsDigits(keySwitch) ? keySwitch : nullptr;
+}
+
 class KernelLowering {
 public:
   KernelLowering(func::FuncOp func, Pass::Statistic &kernels,
@@ -83,13 +120,18 @@ public:
     for (Operation &op : oldBody)
       position_[&op] = index++;
     rootOf_ = groupElementwise(oldBody);
-    // A fused kernel runs at its root, and a conversion its NTT does at the
-    // NTT, so they read their operands there, not where they stood.
+    // A fused kernel runs at its root, a conversion its NTT does at the
+    // NTT, and an NTT its inner product does at the inner product, so they
+    // read their operands there, not where they stood.
     for (Operation &op : oldBody) {
       Operation *runsAt = rootOf_.lookup(&op) ? rootOf_[&op] : &op;
       if (auto convert = dyn_cast<rns::ConvertOp>(op))
         if (rns::NttOp transform = transformOfConversion(convert))
           runsAt = transform;
+      if (auto transform = dyn_cast<rns::NttOp>(runsAt))
+        if (rns::KeySwitchInnerProductOp keySwitch =
+                keySwitchOfTransform(transform))
+          runsAt = keySwitch;
       unsigned readAt = position_[runsAt];
       for (Value operand : op.getOperands())
         lastUse_[operand] = std::max(lastUse_.lookup(operand), readAt);
@@ -175,8 +217,11 @@ private:
     if (rns::isElementwise(op))
       return rootOf_[op] == op ? lowerGroup(op) : success();
     return llvm::TypeSwitch<Operation *, LogicalResult>(op)
-        .Case<rns::NttOp>(
-            [&](auto op) { return lowerTransform(op, "ntt_forward"); })
+        .Case<rns::NttOp>([&](auto op) {
+          if (keySwitchOfTransform(op))
+            return success(); // its inner product transforms op's input
+          return lowerTransform(op, "ntt_forward");
+        })
         .Case<rns::InttOp>(
             [&](auto op) { return lowerTransform(op, "ntt_inverse"); })
         .Case<rns::ConvertOp>([&](auto op) {
@@ -223,6 +268,8 @@ private:
           return success();
         })
         .Case<rns::KeySwitchInnerProductOp>([&](auto op) {
+          if (transformsItsDigits(op))
+            return lowerKeySwitchOfTransforms(op);
           SmallVector<Value> digits;
           for (Value digit : op.getDigits())
             digits.push_back(buffers_[digit]);
@@ -280,6 +327,43 @@ private:
     auto launched = launch(kernel, {}, {buffer});
     if (transform)
       launched.setTransformAttr(transform);
+    return success();
+  }
+
+  /// ntt_key_switch: each digit's coefficients (a fused conversion's one
+  /// prime, or the NTT's input) and a buffer its transform may overwrite
+  /// (that input itself, when nothing reads it afterwards).
+  LogicalResult lowerKeySwitchOfTransforms(rns::KeySwitchInnerProductOp op) {
+    SmallVector<rns::NttOp> transforms;
+    SmallVector<Value> sources, inputs;
+    for (Value digit : op.getDigits()) {
+      auto transform = digit.getDefiningOp<rns::NttOp>();
+      Value input = transform.getInput();
+      auto convert = input.getDefiningOp<rns::ConvertOp>();
+      if (convert && transformOfConversion(convert) == transform)
+        input = convert.getInput();
+      transforms.push_back(transform);
+      inputs.push_back(input);
+      sources.push_back(buffers_[input]);
+    }
+    SmallVector<Value> scratch;
+    for (auto [transform, input, source] :
+         llvm::zip(transforms, inputs, sources)) {
+      bool inPlace = input == transform.getInput() &&
+                     canOverwrite(input, position_[op]) &&
+                     !isa_and_nonnull<kernel::ViewOp>(source.getDefiningOp()) &&
+                     llvm::count(sources, source) == 1;
+      scratch.push_back(inPlace ? source : alloc(transform.getType()));
+    }
+    rns::TransformAttr shape = transforms.front().getTransformAttr();
+    SmallVector<Value> outs(scratch);
+    outs.push_back(define(op.getK0(), alloc(op.getK0().getType())));
+    outs.push_back(define(op.getK1(), alloc(op.getK1().getType())));
+    auto kernel = launch("ntt_key_switch", sources, outs);
+    kernel.setKey(op.getKey());
+    if (shape)
+      kernel.setTransformAttr(shape);
+    numFused_ += sources.size();
     return success();
   }
 

@@ -161,11 +161,16 @@ const BasisPlan &checkNttFrom(const RfRuntime *s, int basis, int inBasis,
   return plan;
 }
 
-NttShape checkNttShape(const RfRuntime *s, int logN1, int radix,
-                       int otStages) {
+/// log2 of the program's ring degree.
+static unsigned logDegree(const RfRuntime *s) {
   unsigned logN = 0;
   while ((size_t(1) << logN) < s->n)
     ++logN;
+  return logN;
+}
+
+NttShape checkNttShape(const RfRuntime *s, int logN1, int radix, int otStages) {
+  const unsigned logN = logDegree(s);
   if (logN1 == 0 && radix == 0 && otStages == 0)
     return defaultNttShape(sizeof(uint64_t), logN);
   if (logN1 < 0 || radix < 0 || otStages < 0)
@@ -280,6 +285,53 @@ KeySwitchCall checkKeySwitch(const RfRuntime *s, int key, int basis,
   return {ksk, moduli.size(), l, q.size() - l, expectedDigits};
 }
 
+NttKeySwitchCall checkNttKeySwitch(const RfRuntime *s, int key, int basis,
+                                   const int *digitBases,
+                                   const uint64_t *const *digits,
+                                   uint64_t *const *scratch, int digitCount,
+                                   const uint64_t *out0, const uint64_t *out1,
+                                   int logN1, int radix, int otStages) {
+  NttKeySwitchCall call;
+  call.shape = checkNttShape(s, logN1, radix, otStages);
+  std::string why;
+  if (!isSupportedKeySwitchNttShape(logDegree(s), call.shape, &why))
+    throw Error("NTT shape not supported for key switching: " + why);
+  if (!digitBases || !digits || !scratch)
+    throw Error("a digit array is a null pointer");
+  call.keySwitch =
+      checkKeySwitch(s, key, basis, scratch, digitCount, out0, out1);
+  const size_t n = s->n, words = call.keySwitch.limbs * n;
+  for (int j = 0; j < digitCount; ++j) {
+    const std::string what = "digit " + std::to_string(j);
+    const bool oneLimb = digitBases[j] != basis;
+    if (oneLimb) {
+      checkNttFrom(s, basis, digitBases[j], digits[j], scratch[j]);
+    } else {
+      checkNtt(s, basis, scratch[j]);
+      requireSpan(s, digits[j], words, what.c_str());
+      if (digits[j] != scratch[j] &&
+          overlaps(digits[j], words, scratch[j], words))
+        throw Error(what + " partly overlaps its scratch buffer");
+    }
+    call.oneLimb.push_back(oneLimb);
+  }
+  auto digitWords = [&](int j) { return call.oneLimb[j] ? n : words; };
+  for (int j = 0; j < digitCount; ++j) {
+    const std::string what = "digit " + std::to_string(j);
+    for (const uint64_t *o : {out0, out1})
+      if (overlaps(o, words, digits[j], digitWords(j)) ||
+          overlaps(o, words, scratch[j], words))
+        throw Error(what + " or its scratch buffer overlaps an output");
+    // Scratch j is written while the other digits are read.
+    for (int i = 0; i < digitCount; ++i)
+      if (i != j && (overlaps(scratch[j], words, digits[i], digitWords(i)) ||
+                     overlaps(scratch[j], words, scratch[i], words)))
+        throw Error(what + "'s scratch buffer overlaps the buffers of digit " +
+                    std::to_string(i));
+  }
+  return call;
+}
+
 uint64_t *bufferKernel(RfRuntime *s, int buffer) {
   if (buffer < 0 || static_cast<size_t>(buffer) >= s->bufferData.size()) {
     fail(s, "buffer: buffer " + std::to_string(buffer) +
@@ -382,18 +434,25 @@ void nttInverseKernel(RfRuntime *s, int basis, uint64_t *data, int logN1,
   nttKernel(s, basis, data, logN1, radix, otStages, false);
 }
 
+/// Every limb of out (over plan's basis) the forward NTT of in's n words
+/// reduced mod its prime.
+void transformOneLimb(const BasisPlan &plan, size_t n, const uint64_t *in,
+                      uint64_t *out) {
+  for (size_t i = 0; i < plan.ntt.size(); ++i) {
+    uint64_t *limb = out + i * n;
+    std::transform(in, in + n, limb,
+                   [q = plan.moduli[i]](uint64_t x) { return x % q; });
+    plan.ntt[i]->forward(limb);
+  }
+}
+
 void nttForwardFromKernel(RfRuntime *s, int basis, int inBasis,
                           const uint64_t *in, uint64_t *out, int logN1,
                           int radix, int otStages) {
   guarded(s, "ntt_forward_from", [&] {
     const BasisPlan &plan = checkNttFrom(s, basis, inBasis, in, out);
     checkNttShape(s, logN1, radix, otStages);
-    for (size_t i = 0; i < plan.ntt.size(); ++i) {
-      uint64_t *limb = out + i * s->n;
-      std::transform(in, in + s->n, limb,
-                     [q = plan.moduli[i]](uint64_t x) { return x % q; });
-      plan.ntt[i]->forward(limb);
-    }
+    transformOneLimb(plan, s->n, in, out);
   });
 }
 
@@ -556,29 +615,61 @@ void automorphismEvaluationKernel(RfRuntime *s, int basis,
 /// out0 = sum_j digits[j] * b_j, out1 = sum_j digits[j] * a_j over the
 /// call's basis, summed in digit order as evaluation.cpp's keySwitch
 /// accumulates them.
+void innerProduct(const RfRuntime *s, const KeySwitchCall &call,
+                  const uint64_t *const *digits, uint64_t *out0,
+                  uint64_t *out1) {
+  const Context &context = *s->context;
+  const size_t n = s->n;
+  for (size_t i = 0; i < call.limbs; ++i) {
+    const size_t keyLimb = call.keyLimb(i);
+    const Modulus &m = context.qp().modulus(keyLimb);
+    const size_t base = i * n, keyBase = keyLimb * n;
+    for (size_t c = 0; c < n; ++c) {
+      uint64_t sum0 = 0, sum1 = 0;
+      for (size_t j = 0; j < call.digits; ++j) {
+        uint64_t d = digits[j][base + c];
+        sum0 = addMod(sum0, mulMod(d, call.key->b[j][keyBase + c], m), m.value);
+        sum1 = addMod(sum1, mulMod(d, call.key->a[j][keyBase + c], m), m.value);
+      }
+      out0[base + c] = sum0;
+      out1[base + c] = sum1;
+    }
+  }
+}
+
 void keySwitchInnerProductKernel(RfRuntime *s, int key, int basis,
                                  const uint64_t *const *digits, int digitCount,
                                  uint64_t *out0, uint64_t *out1) {
   guarded(s, "key_switch_inner_product", [&] {
-    const KeySwitchCall call =
-        checkKeySwitch(s, key, basis, digits, digitCount, out0, out1);
-    const Context &context = *s->context;
-    const size_t n = s->n;
-    for (size_t i = 0; i < call.limbs; ++i) {
-      const size_t keyLimb = call.keyLimb(i);
-      const Modulus &m = context.qp().modulus(keyLimb);
-      const size_t base = i * n, keyBase = keyLimb * n;
-      for (size_t c = 0; c < n; ++c) {
-        uint64_t sum0 = 0, sum1 = 0;
-        for (size_t j = 0; j < call.digits; ++j) {
-          uint64_t d = digits[j][base + c];
-          sum0 = addMod(sum0, mulMod(d, call.key->b[j][keyBase + c], m), m.value);
-          sum1 = addMod(sum1, mulMod(d, call.key->a[j][keyBase + c], m), m.value);
-        }
-        out0[base + c] = sum0;
-        out1[base + c] = sum1;
+    innerProduct(s,
+                 checkKeySwitch(s, key, basis, digits, digitCount, out0, out1),
+                 digits, out0, out1);
+  });
+}
+
+/// The digits transformed into their scratch buffers, then the inner
+/// product of those.
+void nttKeySwitchKernel(RfRuntime *s, int key, int basis, const int *digitBases,
+                        const uint64_t *const *digits, uint64_t *const *scratch,
+                        int digitCount, uint64_t *out0, uint64_t *out1,
+                        int logN1, int radix, int otStages) {
+  guarded(s, "ntt_key_switch", [&] {
+    const NttKeySwitchCall call =
+        checkNttKeySwitch(s, key, basis, digitBases, digits, scratch,
+                          digitCount, out0, out1, logN1, radix, otStages);
+    const BasisPlan &plan = basisAt(s, basis);
+    const size_t n = s->n, words = call.keySwitch.limbs * n;
+    for (int j = 0; j < digitCount; ++j) {
+      if (call.oneLimb[j]) {
+        transformOneLimb(plan, n, digits[j], scratch[j]);
+        continue;
       }
+      if (digits[j] != scratch[j])
+        std::copy(digits[j], digits[j] + words, scratch[j]);
+      for (size_t i = 0; i < plan.ntt.size(); ++i)
+        plan.ntt[i]->forward(scratch[j] + i * n);
     }
+    innerProduct(s, call.keySwitch, scratch, out0, out1);
   });
 }
 
@@ -607,6 +698,7 @@ const RfKernels kCpuKernels = {
     concurrentBegin,
     concurrentEnd,
     nttForwardFromKernel,
+    nttKeySwitchKernel,
 };
 
 // Loading ---------------------------------------------------------------------

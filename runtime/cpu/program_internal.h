@@ -235,6 +235,24 @@ KeySwitchCall checkKeySwitch(const RfRuntime *s, int key, int basis,
                              const uint64_t *const *digits, int digitCount,
                              const uint64_t *out0, const uint64_t *out1);
 
+/// ntt_key_switch's arguments: a shape both the GPU's NTT and its key
+/// switching take; checkKeySwitch with the scratch buffers as the digits;
+/// each digit a polynomial over `basis` (its scratch buffer or disjoint
+/// from it) or, over a one-prime basis, checkNttFrom's input into its
+/// scratch buffer; no scratch buffer overlapping another digit's buffers,
+/// and no output overlapping a digit or a scratch buffer.
+struct NttKeySwitchCall {
+  KeySwitchCall keySwitch;
+  NttShape shape;
+  std::vector<bool> oneLimb; // digit j is one prime's limb
+};
+NttKeySwitchCall checkNttKeySwitch(const RfRuntime *s, int key, int basis,
+                                   const int *digitBases,
+                                   const uint64_t *const *digits,
+                                   uint64_t *const *scratch, int digitCount,
+                                   const uint64_t *out0, const uint64_t *out1,
+                                   int logN1, int radix, int otStages);
+
 /// buffer() and moduli(): the same for every driver (they hand out
 /// bufferData / moduliData).
 uint64_t *bufferKernel(RfRuntime *s, int buffer);

@@ -509,6 +509,20 @@ void automorphismEvaluationKernel(RfRuntime *s, int basis,
   });
 }
 
+/// Key `key` on the device, over the call's basis.
+cuda::KeySwitchKeyView keyView(RfRuntime *s, int key,
+                               const KeySwitchCall &call) {
+  const CudaState &d = stateOf(s);
+  cuda::KeySwitchKeyView view{};
+  view.limbs = static_cast<int>(call.limbs);
+  view.qLimbs = static_cast<int>(call.qLimbs);
+  view.skippedLimbs = static_cast<int>(call.skippedLimbs);
+  view.moduli = d.qpModuli;
+  view.key = d.keys + static_cast<size_t>(key) * d.keyWords;
+  view.componentWords = s->context->qp().size() * s->n;
+  return view;
+}
+
 void keySwitchInnerProductKernel(RfRuntime *s, int key, int basis,
                                  const uint64_t *const *digits, int digitCount,
                                  uint64_t *out0, uint64_t *out1) {
@@ -517,17 +531,34 @@ void keySwitchInnerProductKernel(RfRuntime *s, int key, int basis,
         checkKeySwitch(s, key, basis, digits, digitCount, out0, out1);
     CudaState &d = stateOf(s);
     cuda::KeySwitchPlan plan{};
-    plan.limbs = static_cast<int>(call.limbs);
-    plan.qLimbs = static_cast<int>(call.qLimbs);
-    plan.skippedLimbs = static_cast<int>(call.skippedLimbs);
+    plan.key = keyView(s, key, call);
     plan.digits = static_cast<int>(call.digits);
-    plan.moduli = d.qpModuli;
-    plan.key = d.keys + static_cast<size_t>(key) * d.keyWords;
-    plan.componentWords = s->context->qp().size() * s->n;
     // By value: a captured graph keeps the pointers, not the host array.
     for (int j = 0; j < plan.digits; ++j)
       plan.digitData[j] = digits[j];
     cuda::launchKeySwitchInnerProduct(plan, s->n, out0, out1, launchStream(s));
+  });
+}
+
+void nttKeySwitchKernel(RfRuntime *s, int key, int basis, const int *digitBases,
+                        const uint64_t *const *digits, uint64_t *const *scratch,
+                        int digitCount, uint64_t *out0, uint64_t *out1,
+                        int logN1, int radix, int otStages) {
+  guarded(s, "ntt_key_switch", [&] {
+    const NttKeySwitchCall call =
+        checkNttKeySwitch(s, key, basis, digitBases, digits, scratch,
+                          digitCount, out0, out1, logN1, radix, otStages);
+    // By value: a captured graph keeps the pointers, not the host arrays.
+    cuda::KeySwitchDigits batch{};
+    batch.count = digitCount;
+    for (int j = 0; j < digitCount; ++j) {
+      batch.sources[j] = digits[j];
+      batch.scratch[j] = scratch[j];
+      batch.oneLimb[j] = call.oneLimb[j];
+    }
+    cuda::launchNttKeySwitch(keyView(s, key, call.keySwitch),
+                             stateOf(s).ntt[basis], s->n, call.shape, batch,
+                             out0, out1, launchStream(s));
   });
 }
 
@@ -597,6 +628,7 @@ const RfKernels kCudaKernels = {
     concurrentBegin,
     concurrentEnd,
     nttForwardFromKernel,
+    nttKeySwitchKernel,
 };
 
 // Running

@@ -861,27 +861,26 @@ __global__ void evaluationAutomorphismKernel(uint64_t galois,
 /// program.cpp's keySwitchInnerProductKernel for one word of the basis: both
 /// sums in digit order. A digit may be an output's buffer: its word is read
 /// before the outputs' word is written, by this thread alone. The products
-/// (below 2^124: primes below 2^62) are summed in 128 bits and reduced once per
-/// kDigitsPerSum digits, so a thread's loads do not wait on reductions.
+/// are summed in 128 bits and reduced once per kKeySwitchDigitsPerSum digits,
+/// so a thread's loads do not wait on reductions.
 __global__ void keySwitchKernel(KeySwitchPlan plan, uint64_t *out0,
                                 uint64_t *out1, size_t n) {
-  constexpr int kDigitsPerSum = 15;
-  const size_t words = size_t(plan.limbs) * n;
+  const KeySwitchKeyView &key = plan.key;
+  const size_t words = size_t(key.limbs) * n;
   const size_t w = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (w >= words)
     return;
-  const int limb = int(w / n);
-  const int keyLimb = limb < plan.qLimbs ? limb : limb + plan.skippedLimbs;
+  const int keyLimb = key.keyLimb(int(w / n));
   const size_t keyWord = size_t(keyLimb) * n + w % n;
-  const Modulus m = plan.moduli[keyLimb];
+  const Modulus m = key.moduli[keyLimb];
   uint128_t sum0 = 0, sum1 = 0;
-  for (int first = 0; first < plan.digits; first += kDigitsPerSum) {
-    const int last = ::min(plan.digits, first + kDigitsPerSum);
+  for (int first = 0; first < plan.digits; first += kKeySwitchDigitsPerSum) {
+    const int last = ::min(plan.digits, first + kKeySwitchDigitsPerSum);
 #pragma unroll 4
     for (int j = first; j < last; ++j) {
       const uint64_t d = plan.digitData[j][w];
-      const uint64_t *b = plan.key + size_t(2 * j) * plan.componentWords;
-      const uint64_t *a = b + plan.componentWords;
+      const uint64_t *b = key.key + size_t(2 * j) * key.componentWords;
+      const uint64_t *a = b + key.componentWords;
       sum0 += static_cast<uint128_t>(d) * b[keyWord];
       sum1 += static_cast<uint128_t>(d) * a[keyWord];
     }
@@ -1080,7 +1079,7 @@ void launchEvaluationAutomorphism(int limbs, size_t n, uint64_t galoisElement,
 void launchKeySwitchInnerProduct(const KeySwitchPlan &plan, size_t n,
                                  uint64_t *out0, uint64_t *out1,
                                  cudaStream_t stream) {
-  keySwitchKernel<<<gridFor(size_t(plan.limbs) * n), kThreads, 0, stream>>>(
+  keySwitchKernel<<<gridFor(size_t(plan.key.limbs) * n), kThreads, 0, stream>>>(
       plan, out0, out1, n);
   checkLaunch("keySwitchKernel");
 }

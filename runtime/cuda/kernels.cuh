@@ -145,16 +145,42 @@ struct ScaleUpPlanView {
   const Modulus *outputs;
 };
 
-/// key_switch_inner_product over Q_l P (Q's first qLimbs primes, then P):
-/// key digit j's b_j at key + 2j * componentWords, a_j at key + (2j + 1) *
+/// A key-switching key over Q_l P (Q's first qLimbs primes, then P): digit
+/// j's b_j at key + 2j * componentWords, a_j at key + (2j + 1) *
 /// componentWords (|QP| * N); limb i of the basis is the key's limb i, or
 /// i + skippedLimbs past Q_l.
-struct KeySwitchPlan {
-  int limbs, qLimbs, skippedLimbs, digits;
+struct KeySwitchKeyView {
+  int limbs, qLimbs, skippedLimbs;
   const Modulus *moduli; // QP
   const uint64_t *key;
   size_t componentWords;
+
+  __host__ __device__ int keyLimb(int limb) const {
+    return limb < qLimbs ? limb : limb + skippedLimbs;
+  }
+};
+
+/// key_switch_inner_product: the digits in evaluation form over Q_l P.
+struct KeySwitchPlan {
+  KeySwitchKeyView key;
+  int digits;
   const uint64_t *digitData[kMaxDigits];
+};
+
+/// Products of canonical words (below 2^122: primes below 2^61) that a
+/// 128-bit sum takes before it is reduced.
+constexpr int kKeySwitchDigitsPerSum = 15;
+
+/// ntt_key_switch's digits in coefficient form: digit j is sources[j], a
+/// polynomial over the key's basis, or (oneLimb[j]) one limb whose words
+/// every limb transforms (below the lazy bound, as launchNttForward's
+/// oneLimb); its NTT's first step writes scratch[j], a polynomial over the
+/// basis (sources[j] itself may be, when it is a whole polynomial).
+struct KeySwitchDigits {
+  int count;
+  const uint64_t *sources[kMaxDigits];
+  uint64_t *scratch[kMaxDigits];
+  bool oneLimb[kMaxDigits];
 };
 
 /// Throws Error naming `kernel` if the launch just made failed (bad
@@ -189,6 +215,13 @@ void launchEvaluationAutomorphism(int limbs, size_t n, uint64_t galoisElement,
 void launchKeySwitchInnerProduct(const KeySwitchPlan &plan, size_t n,
                                  uint64_t *out0, uint64_t *out1,
                                  cudaStream_t stream);
+/// key_switch_inner_product of the digits' forward NTTs (plan: the key's
+/// basis), its sums taken in the NTT's last step instead of from NTT outputs
+/// written out (ntt.cu). out0 and out1 overlap no source or scratch.
+void launchNttKeySwitch(const KeySwitchKeyView &key, const NttPlan &plan,
+                        size_t n, const NttShape &shape,
+                        const KeySwitchDigits &digits, uint64_t *out0,
+                        uint64_t *out1, cudaStream_t stream);
 
 } // namespace ringfuse::runtime::cuda
 

@@ -201,6 +201,7 @@ template <typename Word, unsigned OT_FROM> struct RowTwiddles {
 /// address word b + o of the transform, where b is the group's base (known
 /// at run time) and o its offset within the group (a compile-time constant
 /// once unrolled; the two have disjoint bits, so b + o = b | o = b ^ o);
+/// store also gets the word's slot among the thread's R (a constant too);
 /// beforeLoad() runs just before the loads are issued and afterLoad() once
 /// they are, before their words are used, so that work waiting on other
 /// loads overlaps them.
@@ -257,7 +258,7 @@ round(unsigned j, unsigned s0, BeforeLoad beforeLoad, Load load,
   for (unsigned m = 0; m < kGroups; ++m)
 #pragma unroll
     for (unsigned i = 0; i < kSpan; ++i)
-      store(base[m], i << logD, x[m * kSpan + i]);
+      store(base[m], i << logD, x[m * kSpan + i], m * kSpan + i);
 }
 
 /// Programmatic dependent launch (the steps are launched with it, see
@@ -283,20 +284,23 @@ __device__ __forceinline__ void allowNextKernel() {
 /// beforeFirstLoad, reads with firstLoad, then calls afterFirstLoad (which
 /// must end with a barrier if it writes shared memory the rounds read); the
 /// last one writes with lastStore; the others go through shared memory
-/// (shared(b, o) is a reference to word b + o's slot; see round()).
+/// (shared(b, o) is a reference to word b + o's slot; see round()). A block
+/// that runs several transforms lets the next kernel start (allowNext) in
+/// its last one only.
 template <typename Word, unsigned LOG_M, unsigned R, bool FORWARD,
-          typename BeforeFirstLoad, typename FirstLoad,
-          typename AfterFirstLoad, typename LastStore, typename Shared,
-          typename Twiddles>
+          typename BeforeFirstLoad, typename FirstLoad, typename AfterFirstLoad,
+          typename LastStore, typename Shared, typename Twiddles>
 __device__ __forceinline__ void
 transform(unsigned j, BeforeFirstLoad beforeFirstLoad, FirstLoad firstLoad,
           AfterFirstLoad afterFirstLoad, LastStore lastStore, Shared shared,
-          const Twiddles &twiddles) {
+          const Twiddles &twiddles, bool allowNext = true) {
   constexpr unsigned kLogR = log2Exact(R);
   constexpr unsigned kRounds = (LOG_M + kLogR - 1) / kLogR;
   constexpr unsigned kFirstStages = LOG_M - (kRounds - 1) * kLogR;
   auto sharedLoad = [&](unsigned b, unsigned o) { return shared(b, o); };
-  auto sharedStore = [&](unsigned b, unsigned o, Word w) { shared(b, o) = w; };
+  auto sharedStore = [&](unsigned b, unsigned o, Word w, unsigned) {
+    shared(b, o) = w;
+  };
   auto nothing = [] {};
   if constexpr (kRounds == 1) {
     // No early start for the next kernel: it would come before the wait.
@@ -315,7 +319,8 @@ transform(unsigned j, BeforeFirstLoad beforeFirstLoad, FirstLoad firstLoad,
                                          sharedStore, twiddles);
     }
     __syncthreads();
-    allowNextKernel();
+    if (allowNext)
+      allowNextKernel();
     round<Word, LOG_M, R, kLogR, true>(j, LOG_M - kLogR, nothing, sharedLoad,
                                        nothing, lastStore, twiddles);
   } else {
@@ -330,11 +335,82 @@ transform(unsigned j, BeforeFirstLoad beforeFirstLoad, FirstLoad firstLoad,
                                           sharedStore, twiddles);
     }
     __syncthreads();
-    allowNextKernel();
+    if (allowNext)
+      allowNextKernel();
     round<Word, LOG_M, R, kFirstStages, false>(j, 0, nothing, sharedLoad,
                                                nothing, lastStore, twiddles);
   }
 }
+
+// Where the column step reads and writes ------------------------------------
+
+/// Limb y at data + y N, in place.
+template <typename Word> struct InPlaceColumns {
+  static constexpr bool kInPlace = true;
+  Word *data;
+
+  __device__ Word *output(unsigned limb, unsigned logN) const {
+    return data + (size_t(limb) << logN);
+  }
+};
+
+/// Every limb's first round reads oneLimb's words (a forward transform).
+template <typename Word> struct OneLimbColumns {
+  static constexpr bool kInPlace = false;
+  Word *data;
+  const Word *oneLimb;
+
+  __device__ Word *output(unsigned limb, unsigned logN) const {
+    return data + (size_t(limb) << logN);
+  }
+  __device__ const Word *input(unsigned, unsigned) const { return oneLimb; }
+};
+
+/// Key switching's digits, digit blockIdx.z each (see KeySwitchDigits).
+struct DigitColumns {
+  static constexpr bool kInPlace = false;
+  KeySwitchDigits digits;
+
+  __device__ uint64_t *output(unsigned limb, unsigned logN) const {
+    return digits.scratch[blockIdx.z] + (size_t(limb) << logN);
+  }
+  __device__ const uint64_t *input(unsigned limb, unsigned logN) const {
+    return digits.oneLimb[blockIdx.z]
+               ? digits.sources[blockIdx.z]
+               : digits.sources[blockIdx.z] + (size_t(limb) << logN);
+  }
+};
+
+/// The row step's rows, in place at data.
+template <typename Word> struct InPlaceRows {
+  static constexpr bool kKeySwitch = false;
+  static constexpr unsigned kMinBlocksPerSm = 1;
+  Word *data;
+};
+
+/// Key switching's digits, each transformed and summed into the inner
+/// product: the first round reads the column step's output (scratch), or
+/// without a column step (N1 = 1) the digit's coefficients.
+struct KeySwitchRows {
+  static constexpr bool kKeySwitch = true;
+  // Unbounded, the row step takes about 150 registers (one block an SM).
+  // Three blocks (80 registers, no spills) made HMult up to 3% faster than
+  // two, and matched four (64 registers) within 1.5%.
+  static constexpr unsigned kMinBlocksPerSm = 3;
+  KeySwitchDigits digits;
+  KeySwitchKeyView key;
+  bool afterColumns;
+  uint64_t *out0, *out1;
+
+  /// Limb `limb` of digit t, as the first round reads it.
+  __device__ const uint64_t *firstRound(int t, unsigned limb,
+                                        size_t limbWords) const {
+    if (afterColumns)
+      return digits.scratch[t] + limb * limbWords;
+    return digits.oneLimb[t] ? digits.sources[t]
+                             : digits.sources[t] + limb * limbWords;
+  }
+};
 
 // Kernels ------------------------------------------------------------------
 
@@ -343,13 +419,12 @@ transform(unsigned j, BeforeFirstLoad beforeFirstLoad, FirstLoad firstLoad,
 /// (each access is a row of kNttBlockColumns words); shared memory holds the
 /// words between rounds, row-major, and powers[0, N1), copied while the first
 /// round's loads are in flight. The inverse's last stage also multiplies by
-/// N^{-1}. The first round reads limb y at source + y sourceLimbWords (data
-/// itself, or a forward's one-limb input for every limb: see launchNtt).
-template <typename Word, bool FORWARD, unsigned LOG_M, unsigned R>
+/// N^{-1}. Io says where the limb's words are (InPlaceColumns and the others
+/// above).
+template <typename Word, bool FORWARD, unsigned LOG_M, unsigned R, typename Io>
 __global__ void __launch_bounds__(minOf(1024,
                                         kNttBlockColumns *(1u << LOG_M) / R))
-    columnStep(BasicNttPlan<Word> plan, Word *data, const Word *source,
-               size_t sourceLimbWords, unsigned logN) {
+    columnStep(BasicNttPlan<Word> plan, Io io, unsigned logN) {
   extern __shared__ __align__(16) unsigned char sharedBytes[];
   constexpr unsigned kM = 1u << LOG_M;
   // A block has kNttBlockColumns * kM / R >= kM threads: one twiddle each.
@@ -365,14 +440,16 @@ __global__ void __launch_bounds__(minOf(1024,
   // shifts and adds out of every access's address.
   const unsigned logRowLength = logN - LOG_M;
   const unsigned column = threadIdx.x % kNttBlockColumns, j = threadIdx.x / kNttBlockColumns;
-  Word *columnWords = data + (size_t(blockIdx.y) << logN) +
-                      blockIdx.x * kNttBlockColumns + column;
-  const Word *sourceWords = source + blockIdx.y * sourceLimbWords +
-                            blockIdx.x * kNttBlockColumns + column;
+  const unsigned firstColumn = blockIdx.x * kNttBlockColumns + column;
+  Word *columnWords = io.output(blockIdx.y, logN) + firstColumn;
   // Keeps the column's addresses whole, so that each access adds its offset
   // with one wide multiply-add instead of rebuilding a 64-bit index.
   asm("" : "+l"(columnWords));
-  asm("" : "+l"(sourceWords));
+  const Word *sourceWords = columnWords;
+  if constexpr (!Io::kInPlace) {
+    sourceWords = io.input(blockIdx.y, logN) + firstColumn;
+    asm("" : "+l"(sourceWords));
+  }
   const LazyModulus<Word> m(limb.q);
   const Shoup<Word> inverseDegree = limb.inverseDegree;
   auto load = [&](unsigned b, unsigned o) {
@@ -390,7 +467,7 @@ __global__ void __launch_bounds__(minOf(1024,
       powers[threadIdx.x] = twiddle;
     __syncthreads();
   };
-  auto store = [&](unsigned b, unsigned o, Word w) {
+  auto store = [&](unsigned b, unsigned o, Word w, unsigned) {
     if constexpr (!FORWARD)
       w = mulShoup(w, inverseDegree, m.q);
     columnWords[(b + o) << logRowLength] = w;
@@ -425,14 +502,17 @@ __device__ __forceinline__ unsigned swizzled(unsigned p) {
 /// step, or the last store when N1 = 1, applies it). While the first round's
 /// loads are in flight the block copies its rows' twiddles to shared memory
 /// (RowTwiddles), each thread R of them, all loads issued before any store.
-/// The first round reads as the column step's does (source, sourceLimbWords).
+/// Io is InPlaceRows, or KeySwitchRows: the rows of every digit, one after
+/// another, sharing the block's twiddles, their words summed into the inner
+/// product instead of written out.
 template <typename Word, bool FORWARD, unsigned LOG_M, unsigned R,
-          unsigned OT_STAGES>
+          unsigned OT_STAGES, typename Io>
 __global__ void __launch_bounds__((1u << LOG_M) / R > kRowStepThreads
                                       ? (1u << LOG_M) / R
-                                      : kRowStepThreads)
-    rowStep(BasicNttPlan<Word> plan, Word *data, const Word *source,
-            size_t sourceLimbWords, unsigned logN1, unsigned rowsPerBlock) {
+                                      : kRowStepThreads,
+                                  Io::kMinBlocksPerSm)
+    rowStep(BasicNttPlan<Word> plan, Io io, unsigned logN1,
+            unsigned rowsPerBlock) {
   static_assert(OT_STAGES <= LOG_M);
   extern __shared__ __align__(16) unsigned char sharedBytes[];
   constexpr unsigned kM = 1u << LOG_M, kThreadsPerRow = kM / R;
@@ -505,12 +585,9 @@ __global__ void __launch_bounds__((1u << LOG_M) / R > kRowStepThreads
   const size_t limbWords = size_t(1) << (logN1 + LOG_M);
   const unsigned rowInBlock = threadIdx.x / kThreadsPerRow;
   const unsigned j = threadIdx.x % kThreadsPerRow;
-  const size_t rowOffset = size_t(firstRow + rowInBlock) << LOG_M;
-  Word *rowWords = data + size_t(blockIdx.y) * limbWords + rowOffset;
-  const Word *sourceRow = source + blockIdx.y * sourceLimbWords + rowOffset;
+  const unsigned rowInLimb = (firstRow + rowInBlock) << LOG_M;
+  const size_t rowOffset = size_t(blockIdx.y) * limbWords + rowInLimb;
   const unsigned rowSlot = rowInBlock << LOG_M;
-  const bool scale = !FORWARD && logN1 == 0;
-  const Shoup<Word> inverseDegree = limb.inverseDegree;
 
   const RowTwiddles<Word, kOtFrom> twiddles{rowPowers + (rowInBlock << LOG_M),
                                             sharedPowers, m};
@@ -519,16 +596,72 @@ __global__ void __launch_bounds__((1u << LOG_M) / R > kRowStepThreads
     return *reinterpret_cast<Word *>(
         sharedBytes + (at ^ swizzled<LOG_M, R>(o) * sizeof(Word)));
   };
-  auto load = [&](unsigned b, unsigned o) { return sourceRow[b + o]; };
-  auto store = [&](unsigned b, unsigned o, Word w) {
-    if constexpr (FORWARD)
-      w = canonical(w, m);
-    else if (scale)
-      w = mulShoup(w, inverseDegree, m.q);
-    rowWords[b + o] = w;
-  };
-  transform<Word, LOG_M, R, FORWARD>(j, fetchTwiddles, load, storeTwiddles,
-                                     store, shared, twiddles);
+  if constexpr (!Io::kKeySwitch) {
+    Word *rowWords = io.data + rowOffset;
+    const bool scale = !FORWARD && logN1 == 0;
+    const Shoup<Word> inverseDegree = limb.inverseDegree;
+    auto load = [&](unsigned b, unsigned o) { return rowWords[b + o]; };
+    auto store = [&](unsigned b, unsigned o, Word w, unsigned) {
+      if constexpr (FORWARD)
+        w = canonical(w, m);
+      else if (scale)
+        w = mulShoup(w, inverseDegree, m.q);
+      rowWords[b + o] = w;
+    };
+    transform<Word, LOG_M, R, FORWARD>(j, fetchTwiddles, load, storeTwiddles,
+                                       store, shared, twiddles);
+  } else {
+    static_assert(FORWARD && sizeof(Word) == 8);
+    const KeySwitchKeyView &key = io.key;
+    const int keyLimb = key.keyLimb(int(blockIdx.y));
+    const uint64_t *keyRow = key.key + size_t(keyLimb) * limbWords + rowInLimb;
+    const Modulus modulus = key.moduli[keyLimb];
+    uint128_t sum0[R], sum1[R];
+    unsigned at[R];
+#pragma unroll
+    for (unsigned slot = 0; slot < R; ++slot)
+      sum0[slot] = sum1[slot] = 0;
+    auto reduceSums = [&] {
+#pragma unroll
+      for (unsigned slot = 0; slot < R; ++slot) {
+        sum0[slot] = reduce128(sum0[slot], modulus);
+        sum1[slot] = reduce128(sum1[slot], modulus);
+      }
+    };
+    // The twiddles once, before the first digit's loads (the loop's body
+    // stays small enough for three blocks an SM).
+    fetchTwiddles();
+    storeTwiddles();
+    const int digits = io.digits.count;
+    for (int t = 0; t < digits; ++t) {
+      const uint64_t *digitRow =
+          io.firstRound(t, blockIdx.y, limbWords) + rowInLimb;
+      const uint64_t *b = keyRow + size_t(2 * t) * key.componentWords;
+      const uint64_t *a = b + key.componentWords;
+      auto load = [&](unsigned b, unsigned o) { return digitRow[b + o]; };
+      auto accumulate = [&](unsigned c, unsigned o, uint64_t w, unsigned slot) {
+        w = canonical(w, m);
+        const unsigned i = c + o;
+        at[slot] = i;
+        sum0[slot] += static_cast<uint128_t>(w) * b[i];
+        sum1[slot] += static_cast<uint128_t>(w) * a[i];
+      };
+      // The previous digit's last round has read shared memory before this
+      // digit's first round writes it.
+      auto barrier = [] { __syncthreads(); };
+      transform<Word, LOG_M, R, true>(
+          j, [] {}, load, barrier, accumulate, shared, twiddles,
+          /*allowNext=*/t + 1 == digits);
+      if (t % kKeySwitchDigitsPerSum == kKeySwitchDigitsPerSum - 1)
+        reduceSums();
+    }
+    reduceSums();
+#pragma unroll
+    for (unsigned slot = 0; slot < R; ++slot) {
+      io.out0[rowOffset + at[slot]] = static_cast<uint64_t>(sum0[slot]);
+      io.out1[rowOffset + at[slot]] = static_cast<uint64_t>(sum1[slot]);
+    }
+  }
 }
 
 // Launching ----------------------------------------------------------------
@@ -556,23 +689,17 @@ void launchStep(const char *name, void (*kernel)(Params...), dim3 grid,
                 " failed to launch: " + cudaGetErrorString(launched));
 }
 
-/// Where a step's first round reads: limb y at words + y limbWords.
-template <typename Word> struct StepSource {
-  const Word *words;
-  size_t limbWords;
-};
-
-template <typename Word, bool FORWARD, unsigned LOG_M, unsigned R>
-void launchColumnSized(const BasicNttPlan<Word> &plan, unsigned logN,
-                       Word *data, StepSource<Word> source,
-                       cudaStream_t stream) {
+/// The column step over `batches` (grid z) of plan's limbs.
+template <typename Word, bool FORWARD, unsigned LOG_M, unsigned R, typename Io>
+void launchColumnSized(const BasicNttPlan<Word> &plan, unsigned logN, Io io,
+                       unsigned batches, cudaStream_t stream) {
   const unsigned columns = 1u << (logN - LOG_M);
-  const dim3 grid(columns / kNttBlockColumns, static_cast<unsigned>(plan.limbCount));
+  const dim3 grid(columns / kNttBlockColumns,
+                  static_cast<unsigned>(plan.limbCount), batches);
   launchStep(FORWARD ? "nttColumnStep (forward)" : "nttColumnStep (inverse)",
-             columnStep<Word, FORWARD, LOG_M, R>, grid,
+             columnStep<Word, FORWARD, LOG_M, R, Io>, grid,
              nttColumnThreads(LOG_M, R),
-             nttColumnSharedBytes(sizeof(Word), LOG_M), stream, plan, data,
-             source.words, source.limbWords, logN);
+             nttColumnSharedBytes(sizeof(Word), LOG_M), stream, plan, io, logN);
 }
 
 /// A row-step block's shared memory: per row its words and its twiddles,
@@ -636,10 +763,9 @@ bool withConstant(std::integer_sequence<unsigned, Values...>, unsigned value,
           ...);
 }
 
-template <typename Word, bool FORWARD, unsigned LOG_M, unsigned R>
+template <typename Word, bool FORWARD, unsigned LOG_M, unsigned R, typename Io>
 void launchRowSized(const BasicNttPlan<Word> &plan, unsigned logN1,
-                    unsigned otStages, Word *data, StepSource<Word> source,
-                    cudaStream_t stream) {
+                    unsigned otStages, Io io, cudaStream_t stream) {
   const unsigned rows = rowsPerBlock(sizeof(Word), logN1, LOG_M, R);
   const dim3 grid((1u << logN1) / rows, static_cast<unsigned>(plan.limbCount));
   const unsigned threads = rows * ((1u << LOG_M) / R);
@@ -647,15 +773,16 @@ void launchRowSized(const BasicNttPlan<Word> &plan, unsigned logN1,
   auto launch = [&](auto otConstant) {
     constexpr unsigned kOt = decltype(otConstant)::value;
     if constexpr (kOt <= LOG_M) {
-      const auto kernel = rowStep<Word, FORWARD, LOG_M, R, kOt>;
+      const auto kernel = rowStep<Word, FORWARD, LOG_M, R, kOt, Io>;
       // For the most rows any launch of this kernel packs.
       allowSharedBytes(kernel,
                        rowSharedBytes(sizeof(Word), LOG_M,
                                       rowsPerBlock(sizeof(Word), 31, LOG_M, R),
                                       kOt));
-      launchStep(FORWARD ? "nttRowStep (forward)" : "nttRowStep (inverse)",
-                 kernel, grid, threads, bytes, stream, plan, data, source.words,
-                 source.limbWords, logN1, rows);
+      launchStep(Io::kKeySwitch ? "nttRowStep (key switching)"
+                 : FORWARD      ? "nttRowStep (forward)"
+                                : "nttRowStep (inverse)",
+                 kernel, grid, threads, bytes, stream, plan, io, logN1, rows);
     } else {
       throw Error("more OT stages than row-step stages");
     }
@@ -667,45 +794,52 @@ void launchRowSized(const BasicNttPlan<Word> &plan, unsigned logN1,
                 std::to_string(otStages) + " OT stages");
 }
 
-template <typename Word, bool FORWARD> struct ColumnLauncher {
+template <typename Word, bool FORWARD, typename Io> struct ColumnLauncher {
   const BasicNttPlan<Word> &plan;
   unsigned logN;
-  Word *data;
-  StepSource<Word> source;
+  Io io;
+  unsigned batches;
   cudaStream_t stream;
 
   template <unsigned LOG, unsigned R> void launch() const {
-    launchColumnSized<Word, FORWARD, LOG, R>(plan, logN, data, source, stream);
+    launchColumnSized<Word, FORWARD, LOG, R>(plan, logN, io, batches, stream);
   }
 };
 
-template <typename Word, bool FORWARD> struct RowLauncher {
+template <typename Word, bool FORWARD, typename Io> struct RowLauncher {
   const BasicNttPlan<Word> &plan;
   unsigned logN1, otStages;
-  Word *data;
-  StepSource<Word> source;
+  Io io;
   cudaStream_t stream;
 
   template <unsigned LOG, unsigned R> void launch() const {
-    launchRowSized<Word, FORWARD, LOG, R>(plan, logN1, otStages, data, source,
-                                          stream);
+    launchRowSized<Word, FORWARD, LOG, R>(plan, logN1, otStages, io, stream);
   }
 };
+
+constexpr auto kEveryRadix = std::integer_sequence<unsigned, 4, 8, 16>{};
+// [4, kNttMaxColumnLog] and [1, kNttMaxRowLog].
+static_assert(kNttMaxColumnLog == 9 && kNttMaxRowLog == 11);
+constexpr auto kColumnLogs =
+    std::integer_sequence<unsigned, 4, 5, 6, 7, 8, 9>{};
+constexpr auto kRowLogs =
+    std::integer_sequence<unsigned, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11>{};
 
 /// Calls launcher.launch<LOG, R>() for the runtime (log, radix), R clipped to
 /// the transform's size; throws if no instantiation has that log or radix
-/// (the sequences below must cover what isSupportedNttShape accepts).
-template <unsigned... Logs, typename Launch>
+/// (the sequences must cover what isSupportedNttShape accepts, or for key
+/// switching isSupportedKeySwitchNttShape).
+template <unsigned... Logs, unsigned... Radices, typename Launch>
 void dispatch(std::integer_sequence<unsigned, Logs...> logs, unsigned log,
-              unsigned radix, const Launch &launcher) {
+              unsigned radix, const Launch &launcher,
+              std::integer_sequence<unsigned, Radices...> radices) {
   auto byRadix = [&](auto logConstant) {
     constexpr unsigned kLog = decltype(logConstant)::value;
     auto launch = [&](auto radixConstant) {
       constexpr unsigned kRadix = decltype(radixConstant)::value;
       launcher.template launch<kLog, minOf(kRadix, 1u << kLog)>();
     };
-    if (!withConstant(std::integer_sequence<unsigned, 4, 8, 16>{}, radix,
-                      launch))
+    if (!withConstant(radices, radix, launch))
       throw Error("no NTT step is instantiated for radix " +
                   std::to_string(radix));
   };
@@ -714,8 +848,19 @@ void dispatch(std::integer_sequence<unsigned, Logs...> logs, unsigned log,
                 " words");
 }
 
-/// In place, or (a forward transform given oneLimb) every limb's first
-/// round reading oneLimb's words instead of its own.
+/// n words of `from` into each of `limbs` limbs of `to`.
+template <typename Word>
+__global__ void broadcastLimb(const Word *from, Word *to, size_t n,
+                              unsigned limbs) {
+  const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n)
+    for (unsigned limb = 0; limb < limbs; ++limb)
+      to[limb * n + i] = from[i];
+}
+
+/// In place, or (a forward transform given oneLimb) every limb from
+/// oneLimb's words: its column step reads them, or without one (N1 = 1, small
+/// N) they are copied into every limb first.
 template <typename Word, bool FORWARD>
 void launchNtt(const BasicNttPlan<Word> &plan, size_t n, const NttShape &shape,
                Word *data, cudaStream_t stream, const Word *oneLimb = nullptr) {
@@ -725,29 +870,63 @@ void launchNtt(const BasicNttPlan<Word> &plan, size_t n, const NttShape &shape,
   std::string why;
   if (!isSupportedNttShape(sizeof(Word), logN, shape, &why))
     throw Error("NTT shape not supported: " + why);
+  if (oneLimb && shape.logN1 == 0) {
+    constexpr unsigned kThreads = 256;
+    broadcastLimb<<<static_cast<unsigned>((n + kThreads - 1) / kThreads),
+                    kThreads, 0, stream>>>(
+        oneLimb, data, n, static_cast<unsigned>(plan.limbCount));
+    checkLaunch("broadcastLimb");
+    oneLimb = nullptr;
+  }
   const unsigned logN2 = logN - shape.logN1;
-  const StepSource<Word> inPlace{data, n},
-      first = oneLimb ? StepSource<Word>{oneLimb, 0} : inPlace;
-  const bool columnFirst = FORWARD && shape.logN1 > 0;
-  const ColumnLauncher<Word, FORWARD> column{
-      plan, logN, data, columnFirst ? first : inPlace, stream};
-  const RowLauncher<Word, FORWARD> row{
-      plan,  shape.logN1, shape.otStages, data, columnFirst ? inPlace : first,
-      stream};
-  // [4, kNttMaxColumnLog] and [1, kNttMaxRowLog].
-  static_assert(kNttMaxColumnLog == 9 && kNttMaxRowLog == 11);
-  constexpr auto kColumnLogs =
-      std::integer_sequence<unsigned, 4, 5, 6, 7, 8, 9>{};
-  constexpr auto kRowLogs =
-      std::integer_sequence<unsigned, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11>{};
-  if (FORWARD && shape.logN1 > 0)
-    dispatch(kColumnLogs, shape.logN1, shape.radix, column);
-  dispatch(kRowLogs, logN2, shape.radix, row);
-  if (!FORWARD && shape.logN1 > 0)
-    dispatch(kColumnLogs, shape.logN1, shape.radix, column);
+  const RowLauncher<Word, FORWARD, InPlaceRows<Word>> row{
+      plan, shape.logN1, shape.otStages, {data}, stream};
+  if constexpr (FORWARD) {
+    if (oneLimb) {
+      const ColumnLauncher<Word, true, OneLimbColumns<Word>> column{
+          plan, logN, {data, oneLimb}, 1, stream};
+      dispatch(kColumnLogs, shape.logN1, shape.radix, column, kEveryRadix);
+    } else if (shape.logN1 > 0) {
+      const ColumnLauncher<Word, true, InPlaceColumns<Word>> column{
+          plan, logN, {data}, 1, stream};
+      dispatch(kColumnLogs, shape.logN1, shape.radix, column, kEveryRadix);
+    }
+    dispatch(kRowLogs, logN2, shape.radix, row, kEveryRadix);
+  } else {
+    dispatch(kRowLogs, logN2, shape.radix, row, kEveryRadix);
+    const ColumnLauncher<Word, false, InPlaceColumns<Word>> column{
+        plan, logN, {data}, 1, stream};
+    if (shape.logN1 > 0)
+      dispatch(kColumnLogs, shape.logN1, shape.radix, column, kEveryRadix);
+  }
 }
 
 } // namespace
+
+void launchNttKeySwitch(const KeySwitchKeyView &key, const NttPlan &plan,
+                        size_t n, const NttShape &shape,
+                        const KeySwitchDigits &digits, uint64_t *out0,
+                        uint64_t *out1, cudaStream_t stream) {
+  if (plan.limbCount == 0 || digits.count == 0)
+    return;
+  const unsigned logN = log2Exact(n);
+  std::string why;
+  if (!isSupportedKeySwitchNttShape(logN, shape, &why))
+    throw Error("NTT shape not supported for key switching: " + why);
+  constexpr auto kRadix4 = std::integer_sequence<unsigned, 4>{};
+  if (shape.logN1 > 0) {
+    const ColumnLauncher<uint64_t, true, DigitColumns> column{
+        plan, logN, {digits}, static_cast<unsigned>(digits.count), stream};
+    dispatch(kColumnLogs, shape.logN1, shape.radix, column, kRadix4);
+  }
+  const RowLauncher<uint64_t, true, KeySwitchRows> row{
+      plan,
+      shape.logN1,
+      shape.otStages,
+      {digits, key, shape.logN1 > 0, out0, out1},
+      stream};
+  dispatch(kRowLogs, logN - shape.logN1, shape.radix, row, kRadix4);
+}
 
 template <typename Word>
 BasicNttLimb<Word> makeNttLimb(Word q, const Shoup<Word> *rootPowers,

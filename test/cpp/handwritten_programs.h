@@ -156,16 +156,28 @@ struct HostSteps {
 
 /// Hybrid key switching of c (over Q, coefficient form) into out0, out1:
 /// each digit (one prime of Q here) extended to QP, transformed, the inner
-/// product with the key, back, and divided by P.
+/// product with the key, back, and divided by P. With `fused`, one
+/// ntt_key_switch transforms the digits and takes the inner product: digit
+/// 0 read as c's first limb, the others converted to QP first and
+/// transformed in place.
 inline void keySwitch(RfRuntime *rt, const RfKernels *k, int key,
                       const uint64_t *c, uint64_t *const digits[3],
                       uint64_t *acc0, uint64_t *acc1, uint64_t *out0,
-                      uint64_t *out1) {
-  for (int j = 0; j < 3; ++j) {
-    k->convert(rt, D0ToQP + j, c + j * kN, digits[j]);
-    k->ntt_forward(rt, QP, digits[j], 0, 0, 0);
+                      uint64_t *out1, bool fused = false) {
+  if (fused) {
+    for (int j = 1; j < 3; ++j)
+      k->convert(rt, D0ToQP + j, c + j * kN, digits[j]);
+    const int bases[3] = {D0, QP, QP};
+    const uint64_t *sources[3] = {c, digits[1], digits[2]};
+    k->ntt_key_switch(rt, key, QP, bases, sources, digits, 3, acc0, acc1, 0, 0,
+                      0);
+  } else {
+    for (int j = 0; j < 3; ++j) {
+      k->convert(rt, D0ToQP + j, c + j * kN, digits[j]);
+      k->ntt_forward(rt, QP, digits[j], 0, 0, 0);
+    }
+    k->key_switch_inner_product(rt, key, QP, digits, 3, acc0, acc1);
   }
-  k->key_switch_inner_product(rt, key, QP, digits, 3, acc0, acc1);
   k->ntt_inverse(rt, QP, acc0, 0, 0, 0);
   k->ntt_inverse(rt, QP, acc1, 0, 0, 0);
   k->scale_round(rt, ModDownByP, acc0, out0);
@@ -203,7 +215,10 @@ inline const RfManifest *multiplyManifest() {
   return &manifest;
 }
 
-template <typename Steps> void multiplyRun(RfRuntime *rt, const RfKernels *k) {
+/// With kFusedKeySwitch, relinearization's key switching is keySwitch's
+/// fused form.
+template <typename Steps, bool kFusedKeySwitch = false>
+void multiplyRun(RfRuntime *rt, const RfKernels *k) {
   uint64_t *b[22];
   for (int i = 0; i < 22; ++i)
     b[i] = k->buffer(rt, i);
@@ -231,7 +246,8 @@ template <typename Steps> void multiplyRun(RfRuntime *rt, const RfKernels *k) {
     k->convert(rt, BToQ, b[11], b[12 + h]);
   }
   uint64_t *const digits[3] = {b[15], b[16], b[17]};
-  keySwitch(rt, k, 0, b[14], digits, b[18], b[19], b[20], b[21]);
+  keySwitch(rt, k, 0, b[14], digits, b[18], b[19], b[20], b[21],
+            kFusedKeySwitch);
   Steps::add(rt, k, Q, 3, b[12], b[20], b[12]);
   Steps::add(rt, k, Q, 3, b[13], b[21], b[13]);
 }
@@ -456,6 +472,15 @@ inline const RefusedCall kRefusedCalls[] = {
                                    k->buffer(rt, 4));
      },
      "2 digits given; 3 primes of Q make 3"},
+    {[](RfRuntime *rt, const RfKernels *k) {
+       const int bases[3] = {QP, QP, QP};
+       const uint64_t *digits[3] = {};
+       uint64_t *scratch[3] = {};
+       k->ntt_key_switch(rt, 0, QP, bases, digits, scratch, 3, k->buffer(rt, 3),
+                         k->buffer(rt, 4), 5, 8, 0);
+     },
+     "NTT shape not supported for key switching: key switching's NTT runs "
+     "radix 4, not 8"},
     {[](RfRuntime *rt, const RfKernels *k) { k->concurrent_end(rt); },
      "concurrent_end: no concurrent region is open"},
 };

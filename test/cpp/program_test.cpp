@@ -106,10 +106,16 @@ TEST_F(ProgramTest, LoadsTheManifest) {
 TEST_F(ProgramTest, MultiplyRelinearizeIsBitIdenticalToTheReference) {
   auto x = randomSlots(), y = randomSlots();
   Ciphertext cx = encrypt(x, 1), cy = encrypt(y, 2);
+  Ciphertext expected = relinearize(multiplyHps(cx, cy), *relin_);
+  // Key switching's transforms and inner product in one ntt_key_switch
+  // give the same words.
+  Program fused =
+      Program::fromFunctions(multiplyManifest, multiplyRun<Host, true>);
+  EXPECT_TRUE(fused.run({&cx, &cy}, relin_, nullptr)[0].data == expected.data);
+
   Program program = Program::fromFunctions(multiplyManifest, multiplyRun<Host>);
   std::vector<Ciphertext> out = program.run({&cx, &cy}, relin_, nullptr);
   ASSERT_EQ(out.size(), 1u);
-  Ciphertext expected = relinearize(multiplyHps(cx, cy), *relin_);
   ASSERT_EQ(out[0].size, 2u);
   EXPECT_TRUE(out[0].data == expected.data);
   std::vector<uint64_t> product(kN);
@@ -401,6 +407,48 @@ TEST_F(ProgramTest, ScaleRoundAddChecksItsAddend) {
   };
   for (const RefusedCall &call : refused)
     EXPECT_MESSAGE(runWith(call.run), call.message);
+}
+
+TEST_F(ProgramTest, NttKeySwitchChecksItsBuffers) {
+  Ciphertext cx = encrypt(randomSlots(), 1), cy = encrypt(randomSlots(), 2);
+  auto runWith = [&](RfRunFunction run) {
+    Program program = Program::fromFunctions(multiplyManifest, run);
+    return errorOf([&] { program.run({&cx, &cy}, relin_, nullptr); });
+  };
+  // Digit 0 one limb of the product (buffer 14), digits 1 and 2 over QP in
+  // buffers 16 and 17, scratch 15, 16, 17, sums 18 and 19; `edit` breaks it.
+  using Edit = void (*)(RfRuntime *, const RfKernels *, int *,
+                        const uint64_t **, uint64_t **, uint64_t **);
+  static Edit edit;
+  auto call = [](RfRuntime *rt, const RfKernels *k) {
+    int bases[3] = {D0, QP, QP};
+    const uint64_t *digits[3] = {k->buffer(rt, 14), k->buffer(rt, 16),
+                                 k->buffer(rt, 17)};
+    uint64_t *scratch[3] = {k->buffer(rt, 15), k->buffer(rt, 16),
+                            k->buffer(rt, 17)};
+    uint64_t *sums[2] = {k->buffer(rt, 18), k->buffer(rt, 19)};
+    edit(rt, k, bases, digits, scratch, sums);
+    k->ntt_key_switch(rt, 0, QP, bases, digits, scratch, 3, sums[0], sums[1], 0,
+                      0, 0);
+  };
+  edit = [](RfRuntime *, const RfKernels *, int *, const uint64_t **,
+            uint64_t **, uint64_t **) {};
+  EXPECT_EQ(runWith(call), "(no error)");
+  edit = [](RfRuntime *, const RfKernels *, int *, const uint64_t **,
+            uint64_t **scratch, uint64_t **sums) { sums[0] = scratch[1]; };
+  EXPECT_MESSAGE(runWith(call),
+                 "digit 1 or its scratch buffer overlaps an output");
+  edit = [](RfRuntime *rt, const RfKernels *k, int *, const uint64_t **,
+            uint64_t **scratch,
+            uint64_t **) { scratch[0] = k->buffer(rt, 16); };
+  EXPECT_MESSAGE(runWith(call),
+                 "digit 0's scratch buffer overlaps the buffers of digit 1");
+  edit = [](RfRuntime *, const RfKernels *, int *bases, const uint64_t **,
+            uint64_t **, uint64_t **) { bases[0] = Q; };
+  EXPECT_MESSAGE(runWith(call), "the input's basis must have one prime, not 3");
+  edit = [](RfRuntime *rt, const RfKernels *k, int *, const uint64_t **digits,
+            uint64_t **, uint64_t **) { digits[1] = k->buffer(rt, 14); };
+  EXPECT_MESSAGE(runWith(call), "digit 1");
 }
 
 TEST_F(ProgramTest, KernelErrorsSurfaceFromRun) {

@@ -273,6 +273,12 @@ TEST_F(GpuProgramTest, MultiplyRelinearizeMatchesTheCpuDriver) {
                               multiplyRun<Gpu>, {&cx, &cy}, relin_, nullptr);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_TRUE(out[0].data == relinearize(multiplyHps(cx, cy), *relin_).data);
+  // Key switching's fused NTTs and inner product (a one-limb digit and two
+  // over QP, transformed in place) give the same words.
+  std::vector<Ciphertext> fused = expectSameOnBothDrivers(
+      multiplyManifest, multiplyRun<Host, true>, multiplyRun<Gpu, true>,
+      {&cx, &cy}, relin_, nullptr);
+  EXPECT_TRUE(fused[0].data == out[0].data);
   std::vector<uint64_t> product(kN);
   for (size_t i = 0; i < kN; ++i)
     product[i] = x[i] * y[i] % kT;

@@ -205,14 +205,14 @@ private:
     StringRef kernel = launch.getKernel();
     auto in = [&](unsigned i) { return names_[launch.getIns()[i]]; };
     auto out = [&](unsigned i) { return names_[launch.getOuts()[i]]; };
+    // The chosen decomposition, or 0, 0, 0: the driver's default.
+    unsigned logN1 = 0, radix = 0, ot = 0;
+    if (rns::TransformAttr shape = launch.getTransformAttr()) {
+      logN1 = shape.getLogN1();
+      radix = shape.getRadix();
+      ot = shape.getOt();
+    }
     if (kernel == "ntt_forward" || kernel == "ntt_inverse") {
-      // The chosen decomposition, or 0, 0, 0: the driver's default.
-      unsigned logN1 = 0, radix = 0, ot = 0;
-      if (rns::TransformAttr shape = launch.getTransformAttr()) {
-        logN1 = shape.getLogN1();
-        radix = shape.getRadix();
-        ot = shape.getOt();
-      }
       if (launch.getIns().empty())
         os << llvm::formatv("  k->{0}(rt, {1}, {2}, {3}, {4}, {5});\n", kernel,
                             basisOf(launch.getOuts()[0]), out(0), logN1, radix,
@@ -262,6 +262,26 @@ private:
                           "  }\n",
                           llvm::join(digits, ", "), manifest_.key(*launch.getKey()),
                           basis, digits.size(), out(0), out(1));
+    } else if (kernel == "ntt_key_switch") {
+      SmallVector<std::string> bases, digits, scratch;
+      for (auto [digit, buffer] :
+           llvm::zip(launch.getIns(), launch.getOuts())) {
+        bases.push_back(std::to_string(basisOf(digit)));
+        digits.push_back(names_[digit]);
+        scratch.push_back(names_[buffer]);
+      }
+      size_t count = digits.size();
+      os << llvm::formatv(
+          "  {{\n    const int digit_bases[] = {{{0}};\n"
+          "    const uint64_t *digits[] = {{{1}};\n"
+          "    uint64_t *scratch[] = {{{2}};\n"
+          "    k->ntt_key_switch(rt, {3}, {4}, digit_bases, digits, scratch, "
+          "{5}, {6}, {7}, {8}, {9}, {10});\n"
+          "  }\n",
+          llvm::join(bases, ", "), llvm::join(digits, ", "),
+          llvm::join(scratch, ", "), manifest_.key(*launch.getKey()),
+          basisOf(launch.getOuts()[count]), count, out(count), out(count + 1),
+          logN1, radix, ot);
     } else {
       return launch.emitOpError() << "has no C++ emission";
     }

@@ -127,7 +127,58 @@ struct KernelSignature {
   int ins;     // the fewest inputs
   int maxIns;  // -1: no most
   int outs;
+  bool outPerInput = false; // and one more output per input
 };
+
+/// Every limb of `out` transformed from the one limb `in` of the same
+/// degree, its prime within the GPU NTT's lazy input bound.
+LogicalResult verifyOneLimbInput(LaunchOp op, BufferType in, BufferType out) {
+  ArrayRef<uint64_t> from = in.getBasis().getModuli();
+  if (from.size() != 1 || in.getDegree() != out.getDegree())
+    return op.emitOpError() << "transforms every limb from one limb of the "
+                               "same degree, got "
+                            << in << " for " << out;
+  for (uint64_t q : out.getBasis().getModuli())
+    if (!ringfuse::runtime::isLazyNttInput(from[0], q))
+      return op.emitOpError() << "needs the input's prime below 8 times each "
+                                 "of the output's, got "
+                              << from[0] << " for " << q;
+  return success();
+}
+
+/// ntt_key_switch: digit j (ins[j]) over the key's basis, or one limb
+/// (verifyOneLimbInput); its scratch buffer (outs[j]) and both sums (the
+/// last two outs) over the key's basis; a shape the fused kernel runs.
+LogicalResult verifyNttKeySwitch(LaunchOp op) {
+  if (!op.getKey())
+    return op.emitOpError() << "'ntt_key_switch' needs the parameter 'key'";
+  size_t digits = op.getIns().size();
+  BufferType sums = bufferType(op.getOuts()[digits]);
+  for (Value out : op.getOuts())
+    if (bufferType(out) != sums)
+      return op.emitOpError() << "scratch buffers and sums must all be " << sums
+                              << ", got " << bufferType(out);
+  if (op.getOuts()[digits] == op.getOuts()[digits + 1])
+    return op.emitOpError() << "needs two distinct sums";
+  for (size_t j = 0; j < digits; ++j) {
+    Value digit = op.getIns()[j];
+    if (bufferType(digit) != sums &&
+        failed(verifyOneLimbInput(op, bufferType(digit), sums)))
+      return failure();
+    for (size_t k = 0; k < op.getOuts().size(); ++k)
+      if (op.getOuts()[k] == digit && k != j)
+        return op.emitOpError() << "digit " << j << " is also output " << k;
+  }
+  if (rns::TransformAttr shape = op.getTransformAttr()) {
+    std::string why;
+    ringfuse::runtime::NttShape nttShape{shape.getLogN1(), shape.getRadix(),
+                                         shape.getOt()};
+    if (!ringfuse::runtime::isSupportedKeySwitchNttShape(
+            llvm::Log2_64(sums.getDegree()), nttShape, &why))
+      return op.emitOpError() << "cannot run " << shape << ": " << why;
+  }
+  return success();
+}
 
 const KernelSignature kernelSignatures[] = {
     {"ntt_forward", 0, 1, 1},
@@ -137,6 +188,7 @@ const KernelSignature kernelSignatures[] = {
     {"scale_up", 1, 1, 1},
     {"automorphism", 1, 1, 1},
     {"key_switch_inner_product", 1, -1, 2},
+    {"ntt_key_switch", 1, -1, 2, /*outPerInput=*/true},
 };
 } // namespace
 
@@ -150,16 +202,17 @@ LogicalResult LaunchOp::verify() {
   int ins = getIns().size(), outs = getOuts().size();
   if (ins < signature->ins ||
       (signature->maxIns >= 0 && ins > signature->maxIns) ||
-      outs != signature->outs) {
+      outs != signature->outs + (signature->outPerInput ? ins : 0)) {
     std::string inputs =
         signature->maxIns < 0 ? "at least " + std::to_string(signature->ins)
         : signature->maxIns == signature->ins
             ? std::to_string(signature->ins)
             : std::to_string(signature->ins) + " or " +
                   std::to_string(signature->maxIns);
-    return emitOpError() << "'" << getKernel() << "' takes " << inputs
-                         << " inputs and " << signature->outs
-                         << " outputs, got " << ins << " and " << outs;
+    return emitOpError()
+           << "'" << getKernel() << "' takes " << inputs << " inputs and "
+           << (signature->outPerInput ? "one output per input and " : "")
+           << signature->outs << " outputs, got " << ins << " and " << outs;
   }
   auto require = [&](bool present, StringRef parameter) -> LogicalResult {
     if (present)
@@ -178,7 +231,8 @@ LogicalResult LaunchOp::verify() {
   if (getFloor() && kernel != "scale_round")
     return emitOpError() << "'" << kernel << "' takes no 'floor'; only "
                             "scale_round does";
-  bool transform = kernel == "ntt_forward" || kernel == "ntt_inverse";
+  bool transform = kernel == "ntt_forward" || kernel == "ntt_inverse" ||
+                   kernel == "ntt_key_switch";
   if (rns::TransformAttr shape = getTransformAttr()) {
     if (!transform)
       return emitOpError() << "'" << kernel << "' takes no transform";
@@ -191,19 +245,11 @@ LogicalResult LaunchOp::verify() {
       return emitOpError() << "cannot run " << shape << " on " << buffer
                            << ": " << problem;
   }
-  if (kernel == "ntt_forward" && ins == 1) {
-    BufferType in = bufferType(getIns()[0]), out = bufferType(getOuts()[0]);
-    ArrayRef<uint64_t> from = in.getBasis().getModuli();
-    if (from.size() != 1 || in.getDegree() != out.getDegree())
-      return emitOpError() << "transforms every limb from one limb of the "
-                              "same degree, got "
-                           << in << " for " << out;
-    for (uint64_t q : out.getBasis().getModuli())
-      if (!ringfuse::runtime::isLazyNttInput(from[0], q))
-        return emitOpError() << "needs the input's prime below 8 times each "
-                                "of the output's, got "
-                             << from[0] << " for " << q;
-  }
+  if (kernel == "ntt_forward" && ins == 1)
+    return verifyOneLimbInput(*this, bufferType(getIns()[0]),
+                              bufferType(getOuts()[0]));
+  if (kernel == "ntt_key_switch")
+    return verifyNttKeySwitch(*this);
   if (getVia() && kernel != "scale_round")
     return emitOpError() << "'" << kernel << "' takes no 'via'; only "
                             "scale_round does";

@@ -43,14 +43,32 @@ func.func @square_rotated(%x: !bfv.ciphertext<#p, 2>, %w: !bfv.plaintext<#p>) ->
 // CHECK: k->convert(rt,
 // CHECK: k->ntt_forward(rt,
 // CHECK: k->scale_round(rt,
-// Relinearization's digits are one prime each: their NTTs read them from the
-// rounded component itself (ntt_forward_from), no conversion written first.
-// CHECK: k->ntt_forward_from(rt, [[QP:[0-9]+]], [[D0:[0-9]+]], ([[C2:b[0-9]+]] + 0 * N), {{b[0-9]+}}, 0, 0, 0);
-// CHECK-NEXT: k->ntt_forward_from(rt, [[QP]], {{[0-9]+}}, ([[C2]] + 1 * N), {{b[0-9]+}}, 0, 0, 0);
-// CHECK: k->key_switch_inner_product(rt, 0, [[QP]], digits, 2,
+// Relinearization's digits are one prime each, and only the inner product
+// reads their transforms: one ntt_key_switch transforms each prime's words
+// of the rounded component into the sums, each digit's first NTT step
+// writing a scratch buffer of its own; no conversion or transformed digit
+// is written out.
+// CHECK: const int digit_bases[] = {[[D0:[0-9]+]], [[D1:[0-9]+]]};
+// CHECK-NEXT: const uint64_t *digits[] = {([[C2:b[0-9]+]] + 0 * N), ([[C2]] + 1 * N)};
+// CHECK-NEXT: uint64_t *scratch[] = {[[S0:b[0-9]+]], [[S1:b[0-9]+]]};
+// CHECK-NEXT: k->ntt_key_switch(rt, 0, [[QP:[0-9]+]], digit_bases, digits, scratch, 2, {{b[0-9]+}}, {{b[0-9]+}}, 0, 0, 0);
 // CHECK: k->automorphism(rt, {{[0-9]+}}, 3ull,
-// CHECK: k->key_switch_inner_product(rt, 1, {{[0-9]+}}, digits, 2,
+// CHECK: const int digit_bases[] = {[[D0]], [[D1]]};
+// CHECK: k->ntt_key_switch(rt, 1, [[QP]], digit_bases, digits, scratch, 2,
+// CHECK-NOT: k->key_switch_inner_product(
+// CHECK-NOT: k->ntt_forward_from(
 // CHECK: k->scale_up(rt,
+
+// A shape key switching's fused NTT does not run (radix 8): each digit is
+// transformed on its own (ntt_forward_from, the one prime's words read for
+// every limb), then the inner product reads the transforms.
+// RUN: ringfuse-opt %s --bfv-to-poly --poly-to-rns --canonicalize --cse --rns-choose-transform='cost-table=%S/../passes/Inputs/transform-costs-radix8-n16.json' --rns-to-kernel --kernel-plan-slots | ringfuse-translate --emit-cpp > %t.radix8.cpp
+// RUN: FileCheck %s --check-prefix=RADIX8 < %t.radix8.cpp
+// RUN: c++ -std=c++17 -fsyntax-only -Wall -Werror -I %ringfuse_runtime_include %t.radix8.cpp
+// RADIX8: k->ntt_forward_from(rt, [[QP:[0-9]+]], {{[0-9]+}}, ([[C2:b[0-9]+]] + 0 * N), {{b[0-9]+}}, 0, 8, 0);
+// RADIX8-NEXT: k->ntt_forward_from(rt, [[QP]], {{[0-9]+}}, ([[C2]] + 1 * N), {{b[0-9]+}}, 0, 8, 0);
+// RADIX8: k->key_switch_inner_product(rt, 0, [[QP]], digits, 2,
+// RADIX8-NOT: k->ntt_key_switch(
 
 // CHOSEN: k->ntt_forward(rt, {{[0-9]+}}, {{[^,]+}}, 0, 4, 2);
 // CHOSEN: k->ntt_inverse(rt, {{[0-9]+}}, {{[^,]+}}, 0, 4, 2);
@@ -58,26 +76,24 @@ func.func @square_rotated(%x: !bfv.ciphertext<#p, 2>, %w: !bfv.plaintext<#p>) ->
 // BEHZ: const RfConverter converters[] = {{.*}}{{[{][0-9]+, [0-9]+, 2[}].*[{][0-9]+, [0-9]+, 3[}]}}
 // BEHZ: const RfScaleRound scale_rounds[] = {{.*}}numerator{{[0-9]+}}, 1, 1, 0, 0}
 
-// The two components' lifts, then their transforms, each pair in a region
-// (the plaintext's scale-up joins the second); later the tensor terms'
-// conversions back to Q, then the digits' transforms.
+// The two components' lifts (the plaintext's scale-up joins them), then
+// their transforms, each in a region; later the tensor terms' conversions
+// back to Q, then key switching's one launch, in no region.
 // CONCURRENT: k->concurrent_begin(rt);
 // CONCURRENT-NEXT: k->convert(rt, 0,
 // CONCURRENT-NEXT: k->convert(rt, 0,
+// CONCURRENT-NEXT: k->scale_up(rt,
 // CONCURRENT-NEXT: k->concurrent_end(rt);
 // CONCURRENT-NEXT: k->concurrent_begin(rt);
 // CONCURRENT-NEXT: k->ntt_forward(rt,
 // CONCURRENT-NEXT: k->ntt_forward(rt,
-// CONCURRENT-NEXT: k->scale_up(rt,
 // CONCURRENT-NEXT: k->concurrent_end(rt);
 // CONCURRENT: k->convert(rt, 1,
 // CONCURRENT-NEXT: k->convert(rt, 1,
 // CONCURRENT-NEXT: k->convert(rt, 1,
 // CONCURRENT-NEXT: k->concurrent_end(rt);
-// CONCURRENT-NEXT: k->concurrent_begin(rt);
-// CONCURRENT-NEXT: k->ntt_forward_from(rt,
-// CONCURRENT-NEXT: k->ntt_forward_from(rt,
-// CONCURRENT-NEXT: k->concurrent_end(rt);
+// CONCURRENT-NEXT: {
+// CONCURRENT: k->ntt_key_switch(rt, 0,
 // BEHZ: keys, 2, "behz"};
 
 // rns-fuse: each tensor term's rounding converts exactly to Q in the same

@@ -323,3 +323,68 @@ func.func @forward_from_wide_prime(%x: !kernel.buffer<16, #W>, %y: !kernel.buffe
   kernel.launch "ntt_forward" ins(%x : !kernel.buffer<16, #W>) outs(%y : !kernel.buffer<16, #QP>)
   return
 }
+
+// -----
+
+#QP = #rns.basis<QP: [97, 193, 353]>
+func.func @key_switch_outputs(%d: !kernel.buffer<16, #QP>, %k0: !kernel.buffer<16, #QP>, %k1: !kernel.buffer<16, #QP>) {
+  // expected-error@+1 {{'kernel.launch' op 'ntt_key_switch' takes at least 1 inputs and one output per input and 2 outputs, got 1 and 2}}
+  kernel.launch "ntt_key_switch" ins(%d : !kernel.buffer<16, #QP>) outs(%k0, %k1 : !kernel.buffer<16, #QP>, !kernel.buffer<16, #QP>) {key = 0 : i64}
+  return
+}
+
+// -----
+
+#QP = #rns.basis<QP: [97, 193, 353]>
+func.func @key_switch_no_key(%d: !kernel.buffer<16, #QP>, %k0: !kernel.buffer<16, #QP>, %k1: !kernel.buffer<16, #QP>) {
+  // expected-error@+1 {{'kernel.launch' op 'ntt_key_switch' needs the parameter 'key'}}
+  kernel.launch "ntt_key_switch" ins(%d : !kernel.buffer<16, #QP>) outs(%d, %k0, %k1 : !kernel.buffer<16, #QP>, !kernel.buffer<16, #QP>, !kernel.buffer<16, #QP>)
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+#QP = #rns.basis<QP: [97, 193, 353]>
+func.func @key_switch_scratch_basis(%d: !kernel.buffer<16, #QP>, %s: !kernel.buffer<16, #Q>, %k0: !kernel.buffer<16, #QP>, %k1: !kernel.buffer<16, #QP>) {
+  // expected-error@+1 {{'kernel.launch' op scratch buffers and sums must all be '!kernel.buffer<16, #rns.basis<QP: [97, 193, 353]>>', got '!kernel.buffer<16, #rns.basis<Q: [97, 193]>>'}}
+  kernel.launch "ntt_key_switch" ins(%d : !kernel.buffer<16, #QP>) outs(%s, %k0, %k1 : !kernel.buffer<16, #Q>, !kernel.buffer<16, #QP>, !kernel.buffer<16, #QP>) {key = 0 : i64}
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+#QP = #rns.basis<QP: [97, 193, 353]>
+func.func @key_switch_two_limb_digit(%d: !kernel.buffer<16, #Q>, %s: !kernel.buffer<16, #QP>, %k0: !kernel.buffer<16, #QP>, %k1: !kernel.buffer<16, #QP>) {
+  // expected-error@+1 {{'kernel.launch' op transforms every limb from one limb of the same degree, got '!kernel.buffer<16, #rns.basis<Q: [97, 193]>>' for '!kernel.buffer<16, #rns.basis<QP: [97, 193, 353]>>'}}
+  kernel.launch "ntt_key_switch" ins(%d : !kernel.buffer<16, #Q>) outs(%s, %k0, %k1 : !kernel.buffer<16, #QP>, !kernel.buffer<16, #QP>, !kernel.buffer<16, #QP>) {key = 0 : i64}
+  return
+}
+
+// -----
+
+#QP = #rns.basis<QP: [97, 193, 353]>
+func.func @key_switch_digit_overwritten(%d0: !kernel.buffer<16, #QP>, %d1: !kernel.buffer<16, #QP>, %k0: !kernel.buffer<16, #QP>, %k1: !kernel.buffer<16, #QP>) {
+  // expected-error@+1 {{'kernel.launch' op digit 0 is also output 1}}
+  kernel.launch "ntt_key_switch" ins(%d0, %d1 : !kernel.buffer<16, #QP>, !kernel.buffer<16, #QP>) outs(%d1, %d0, %k0, %k1 : !kernel.buffer<16, #QP>, !kernel.buffer<16, #QP>, !kernel.buffer<16, #QP>, !kernel.buffer<16, #QP>) {key = 0 : i64}
+  return
+}
+
+// -----
+
+#QP = #rns.basis<QP: [97, 193, 353]>
+func.func @key_switch_one_sum(%d: !kernel.buffer<16, #QP>, %k0: !kernel.buffer<16, #QP>) {
+  // expected-error@+1 {{'kernel.launch' op needs two distinct sums}}
+  kernel.launch "ntt_key_switch" ins(%d : !kernel.buffer<16, #QP>) outs(%d, %k0, %k0 : !kernel.buffer<16, #QP>, !kernel.buffer<16, #QP>, !kernel.buffer<16, #QP>) {key = 0 : i64}
+  return
+}
+
+// -----
+
+#QP = #rns.basis<QP: [97, 193, 353]>
+func.func @key_switch_radix8(%d: !kernel.buffer<16, #QP>, %k0: !kernel.buffer<16, #QP>, %k1: !kernel.buffer<16, #QP>) {
+  // expected-error@+1 {{'kernel.launch' op cannot run #rns.transform<ntt, word = 64, logN1 = 0, radix = 8, ot = 0>: key switching's NTT runs radix 4, not 8}}
+  kernel.launch "ntt_key_switch" ins(%d : !kernel.buffer<16, #QP>) outs(%d, %k0, %k1 : !kernel.buffer<16, #QP>, !kernel.buffer<16, #QP>, !kernel.buffer<16, #QP>) {key = 0 : i64, transform = #rns.transform<ntt, word = 64, logN1 = 0, radix = 8, ot = 0>}
+  return
+}

@@ -114,3 +114,64 @@ func.func @not_fused(%x: !rns.poly<16, #Q, coeff>, %w: !rns.poly<16, #W, coeff>)
   %e3 = rns.ntt %wide : !rns.poly<16, #QP, coeff> -> !rns.poly<16, #QP, eval>
   return %e0, %e1, %e2, %kept, %e3 : !rns.poly<16, #QP, eval>, !rns.poly<16, #QP, eval>, !rns.poly<16, #QP, eval>, !rns.poly<16, #QP, coeff>, !rns.poly<16, #QP, eval>
 }
+
+// -----
+
+// Key switching's inner product of forward NTTs that only it reads is one
+// ntt_key_switch: a one-prime digit (a fast conversion) is read as the
+// prime's words, its first NTT step writing a scratch buffer of its own; a
+// digit over QP that nothing reads afterwards is transformed in place; one
+// read afterwards gets a scratch buffer. The sums get buffers of their own.
+#Q = #rns.basis<Q: [97, 193]>
+#D = #rns.basis<D: [193]>
+#QP = #rns.basis<QP: [97, 193, 353]>
+// CHECK-LABEL: func.func @key_switch
+// CHECK-NOT: kernel.launch "ntt_forward"
+// CHECK-NOT: kernel.launch "convert"
+// CHECK: %[[DIGIT:.*]] = kernel.view %arg0 limbs 1 to 2
+// CHECK: %[[SCRATCH0:.*]] = kernel.alloc
+// CHECK: %[[SCRATCH2:.*]] = kernel.alloc
+// CHECK: %[[K0:.*]] = kernel.alloc
+// CHECK: %[[K1:.*]] = kernel.alloc
+// CHECK: kernel.launch "ntt_key_switch" ins(%[[DIGIT]], %arg1, %arg2 : !kernel.buffer<16, #D>, !kernel.buffer<16, #QP>, !kernel.buffer<16, #QP>) outs(%[[SCRATCH0]], %arg1, %[[SCRATCH2]], %[[K0]], %[[K1]] : !kernel.buffer<16, #QP>, !kernel.buffer<16, #QP>, !kernel.buffer<16, #QP>, !kernel.buffer<16, #QP>, !kernel.buffer<16, #QP>) {key = 0 : i64}
+// CHECK-NOT: kernel.launch "key_switch_inner_product"
+// CHECK: kernel.elementwise ins(%arg2 :
+func.func @key_switch(%x: !rns.poly<16, #Q, coeff>, %y: !rns.poly<16, #QP, coeff>,
+                      %z: !rns.poly<16, #QP, coeff>)
+    -> (!rns.poly<16, #QP, eval>, !rns.poly<16, #QP, coeff>) {
+  %d = rns.extract %x limbs 1 to 2 : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #D, coeff>
+  %c = rns.convert %d : !rns.poly<16, #D, coeff> -> !rns.poly<16, #QP, coeff>
+  %e0 = rns.ntt %c : !rns.poly<16, #QP, coeff> -> !rns.poly<16, #QP, eval>
+  %e1 = rns.ntt %y : !rns.poly<16, #QP, coeff> -> !rns.poly<16, #QP, eval>
+  %e2 = rns.ntt %z : !rns.poly<16, #QP, coeff> -> !rns.poly<16, #QP, eval>
+  %k0, %k1 = rns.key_switch_inner_product %e0, %e1, %e2 {key = 0 : i64} : !rns.poly<16, #QP, eval>, !rns.poly<16, #QP, eval>, !rns.poly<16, #QP, eval> -> !rns.poly<16, #QP, eval>, !rns.poly<16, #QP, eval>
+  return %k0, %z : !rns.poly<16, #QP, eval>, !rns.poly<16, #QP, coeff>
+}
+
+// -----
+
+// Not fused: a transformed digit that is also returned, and a digit that is
+// no NTT's output; each NTT runs on its own and the inner product reads the
+// transforms.
+#QP = #rns.basis<QP: [97, 193, 353]>
+// CHECK-LABEL: func.func @key_switch_not_fused
+// CHECK-COUNT-2: kernel.launch "ntt_forward"
+// CHECK: kernel.launch "key_switch_inner_product"
+// CHECK-NOT: kernel.launch "ntt_key_switch"
+// CHECK-LABEL: func.func @digit_not_transformed
+// CHECK: kernel.launch "ntt_forward"
+// CHECK: kernel.launch "key_switch_inner_product"
+// CHECK-NOT: kernel.launch "ntt_key_switch"
+func.func @key_switch_not_fused(%y: !rns.poly<16, #QP, coeff>, %z: !rns.poly<16, #QP, coeff>)
+    -> (!rns.poly<16, #QP, eval>, !rns.poly<16, #QP, eval>, !rns.poly<16, #QP, eval>) {
+  %e1 = rns.ntt %y : !rns.poly<16, #QP, coeff> -> !rns.poly<16, #QP, eval>
+  %e2 = rns.ntt %z : !rns.poly<16, #QP, coeff> -> !rns.poly<16, #QP, eval>
+  %k0, %k1 = rns.key_switch_inner_product %e1, %e2 {key = 0 : i64} : !rns.poly<16, #QP, eval>, !rns.poly<16, #QP, eval> -> !rns.poly<16, #QP, eval>, !rns.poly<16, #QP, eval>
+  return %k0, %k1, %e2 : !rns.poly<16, #QP, eval>, !rns.poly<16, #QP, eval>, !rns.poly<16, #QP, eval>
+}
+func.func @digit_not_transformed(%y: !rns.poly<16, #QP, coeff>, %w: !rns.poly<16, #QP, eval>)
+    -> (!rns.poly<16, #QP, eval>, !rns.poly<16, #QP, eval>) {
+  %e1 = rns.ntt %y : !rns.poly<16, #QP, coeff> -> !rns.poly<16, #QP, eval>
+  %k0, %k1 = rns.key_switch_inner_product %e1, %w {key = 0 : i64} : !rns.poly<16, #QP, eval>, !rns.poly<16, #QP, eval> -> !rns.poly<16, #QP, eval>, !rns.poly<16, #QP, eval>
+  return %k0, %k1 : !rns.poly<16, #QP, eval>, !rns.poly<16, #QP, eval>
+}

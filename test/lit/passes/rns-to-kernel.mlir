@@ -1,11 +1,12 @@
 // RUN: ringfuse-opt %s --split-input-file --bfv-to-poly --poly-to-rns --canonicalize --cse --rns-to-kernel --kernel-plan-slots | FileCheck %s
 // RUN: ringfuse-opt %s --split-input-file --bfv-to-poly --poly-to-rns --canonicalize --cse --rns-to-kernel --kernel-plan-slots | FileCheck %s --check-prefix=KERNELS
 
-// x * y, relinearized: 36 rns ops become 31 kernels (the two products of
-// c1's tensor term and their sum fuse into one, and one inverse NTT goes
-// away).
+// x * y, relinearized: 35 rns ops become 27 kernels (the two extracts are
+// views, the two products of c1's tensor term and their sum fuse into one,
+// and key switching's two one-prime conversions and their two NTTs run in
+// its inner product's launch).
 // KERNELS-LABEL: func.func @product
-// KERNELS-COUNT-31: kernel.{{launch|elementwise}}
+// KERNELS-COUNT-27: kernel.{{launch|elementwise}}
 // KERNELS-NOT: kernel.{{launch|elementwise}}
 // KERNELS: return
 #p = #bfv.params<t = 97, N = 16, Q = [193, 257], P = [353], dnum = 2>
@@ -21,7 +22,8 @@ func.func @product(%x: !bfv.ciphertext<#p, 2>, %y: !bfv.ciphertext<#p, 2>) -> !b
   // CHECK-NEXT: kernel.yield
   // CHECK: kernel.launch "scale_round" ins({{.*}}) outs({{.*}} : !kernel.buffer<16, #B>) {divisor = #Q, numerator = 97 : i64}
   // CHECK: kernel.view %{{.*}} limbs 0 to 1 : !kernel.buffer<16, #Q> -> !kernel.buffer<16, #D0>
-  // CHECK: kernel.launch "key_switch_inner_product" ins(%{{.*}}, %{{.*}} : !kernel.buffer<16, #QP>, !kernel.buffer<16, #QP>) outs(%{{.*}}, %{{.*}} : !kernel.buffer<16, #QP>, !kernel.buffer<16, #QP>) {key = 0 : i64}
+  // CHECK: %[[D1:.*]] = kernel.view %{{.*}} limbs 1 to 2 : !kernel.buffer<16, #Q> -> !kernel.buffer<16, #D1>
+  // CHECK: kernel.launch "ntt_key_switch" ins(%{{.*}}, %[[D1]] : !kernel.buffer<16, #D0>, !kernel.buffer<16, #D1>) outs(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : !kernel.buffer<16, #QP>, !kernel.buffer<16, #QP>, !kernel.buffer<16, #QP>, !kernel.buffer<16, #QP>) {key = 0 : i64}
   // CHECK: kernel.launch "scale_round" {{.*}} {divisor = #P, numerator = 1 : i64}
   // CHECK: return
   %0 = bfv.mul %x, %y : !bfv.ciphertext<#p, 2> -> !bfv.ciphertext<#p, 3>

@@ -114,6 +114,21 @@ inline bool isSupportedNttShape(unsigned wordBytes, unsigned logN,
   return problem == nullptr;
 }
 
+/// Key switching's fused NTT and inner product (ntt_key_switch) runs 64-bit
+/// words at radix 4, the radix every tuned 64-bit shape takes: its row step
+/// is instantiated for that radix alone.
+inline bool isSupportedKeySwitchNttShape(unsigned logN, const NttShape &shape,
+                                         std::string *why = nullptr) {
+  if (!isSupportedNttShape(8, logN, shape, why))
+    return false;
+  if (shape.radix == 4)
+    return true;
+  if (why)
+    *why =
+        "key switching's NTT runs radix 4, not " + std::to_string(shape.radix);
+  return false;
+}
+
 /// The shape used when nothing chose one (tuned on an H200 for 21 limbs).
 inline NttShape defaultNttShape(unsigned wordBytes, unsigned logN) {
   // A simple rule within 4% of the fastest shape of bench/tune_transforms.py's

@@ -28,7 +28,7 @@
 extern "C" {
 #endif
 
-#define RINGFUSE_PROGRAM_ABI_VERSION 10
+#define RINGFUSE_PROGRAM_ABI_VERSION 11
 
 typedef struct RfBasis {
   const uint64_t *moduli; /* pairwise coprime; NTT-capable if ever transformed */
@@ -204,6 +204,20 @@ typedef struct RfKernels {
   void (*ntt_forward_from)(RfRuntime *, int basis, int in_basis,
                            const uint64_t *in, uint64_t *out, int log_n1,
                            int radix, int ot_stages);
+  /* key_switch_inner_product of the digits' forward NTTs (the shape as
+   * ntt_forward's, radix 4), without writing the transformed digits out:
+   * digit j, in coefficient form, is digits[j], a polynomial over `basis`,
+   * or where digit_bases[j] is a one-prime basis, that prime's one limb,
+   * whose words every limb transforms as ntt_forward_from's. scratch[j] is
+   * a buffer over `basis` that the transform of digit j may overwrite
+   * (digits[j] itself when the digit is over `basis`); its words afterwards
+   * are the driver's. No scratch buffer overlaps another digit's buffers,
+   * and out0 and out1 overlap no digit and no scratch buffer. */
+  void (*ntt_key_switch)(RfRuntime *, int key, int basis,
+                         const int *digit_bases, const uint64_t *const *digits,
+                         uint64_t *const *scratch, int digit_count,
+                         uint64_t *out0, uint64_t *out1, int log_n1, int radix,
+                         int ot_stages);
 } RfKernels;
 
 typedef const RfManifest *(*RfManifestFunction)(void);
