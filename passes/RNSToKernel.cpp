@@ -108,6 +108,13 @@ rns::KeySwitchInnerProductOp keySwitchOfTransform(rns::NttOp op) {
   return keySwitch && transformsItsDigits(keySwitch) ? keySwitch : nullptr;
 }
 
+/// The conversion that `op` transforms straight from its input
+/// (transformOfConversion), or null.
+rns::ConvertOp conversionOfTransform(rns::NttOp op) {
+  auto convert = op.getInput().getDefiningOp<rns::ConvertOp>();
+  return convert && transformOfConversion(convert) == op ? convert : nullptr;
+}
+
 class KernelLowering {
 public:
   KernelLowering(func::FuncOp func, Pass::Statistic &kernels,
@@ -306,8 +313,7 @@ private:
                 "word-sizes=64)";
     Value input = op.getInput();
     if constexpr (std::is_same_v<TransformOp, rns::NttOp>) {
-      auto convert = input.template getDefiningOp<rns::ConvertOp>();
-      if (convert && transformOfConversion(convert) == op) {
+      if (rns::ConvertOp convert = conversionOfTransform(op)) {
         Value out = define(op.getResult(), alloc(op.getType()));
         auto launched = launch(kernel, {buffers_[convert.getInput()]}, {out});
         if (transform)
@@ -339,8 +345,7 @@ private:
     for (Value digit : op.getDigits()) {
       auto transform = digit.getDefiningOp<rns::NttOp>();
       Value input = transform.getInput();
-      auto convert = input.getDefiningOp<rns::ConvertOp>();
-      if (convert && transformOfConversion(convert) == transform)
+      if (rns::ConvertOp convert = conversionOfTransform(transform))
         input = convert.getInput();
       transforms.push_back(transform);
       inputs.push_back(input);

@@ -408,6 +408,17 @@ Ciphertext downloadCiphertext(const DeviceCiphertext &) {
 
 namespace {
 
+/// Every limb of data (over plan's basis), in place.
+void transformLimbs(const BasisPlan &plan, size_t n, uint64_t *data,
+                    bool forward) {
+  for (size_t i = 0; i < plan.ntt.size(); ++i) {
+    if (forward)
+      plan.ntt[i]->forward(data + i * n);
+    else
+      plan.ntt[i]->inverse(data + i * n);
+  }
+}
+
 // The reference computes the same words for every shape, so the shape is
 // only checked: a program refused on the GPU is refused here too.
 void nttKernel(RfRuntime *s, int basis, uint64_t *data, int logN1, int radix,
@@ -415,12 +426,7 @@ void nttKernel(RfRuntime *s, int basis, uint64_t *data, int logN1, int radix,
   guarded(s, forward ? "ntt_forward" : "ntt_inverse", [&] {
     const BasisPlan &plan = checkNtt(s, basis, data);
     checkNttShape(s, logN1, radix, otStages);
-    for (size_t i = 0; i < plan.ntt.size(); ++i) {
-      if (forward)
-        plan.ntt[i]->forward(data + i * s->n);
-      else
-        plan.ntt[i]->inverse(data + i * s->n);
-    }
+    transformLimbs(plan, s->n, data, forward);
   });
 }
 
@@ -666,8 +672,7 @@ void nttKeySwitchKernel(RfRuntime *s, int key, int basis, const int *digitBases,
       }
       if (digits[j] != scratch[j])
         std::copy(digits[j], digits[j] + words, scratch[j]);
-      for (size_t i = 0; i < plan.ntt.size(); ++i)
-        plan.ntt[i]->forward(scratch[j] + i * n);
+      transformLimbs(plan, n, scratch[j], /*forward=*/true);
     }
     innerProduct(s, call.keySwitch, scratch, out0, out1);
   });
