@@ -2,14 +2,16 @@
 //
 // One walk over the straight-line RNS function: each value is given a buffer
 // and each op a kernel. Elementwise ops are grouped first (a group is a tree
-// whose inner values have one use; its last op, the root, is where the fused
+// whose inner values have one user; its last op, the root, is where the fused
 // kernel runs). A fast conversion from one prime that only a forward NTT
 // reads (key switching's one-limb digits) is not written out: the NTT reads
 // the prime's words for every limb (ntt_forward with an input). Neither are
 // key switching's transformed digits: the inner product and the digits'
 // forward NTTs are one launch (ntt_key_switch), whose NTTs sum each word into
-// the inner product instead of writing it. kernel-plan-slots then places the
-// buffers.
+// the inner product instead of writing it. Nor are the factors of a
+// ciphertext product's tensor terms: sums of products of forward NTTs that
+// only those sums read are one launch (ntt_products) with the NTTs.
+// kernel-plan-slots then places the buffers.
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/Kernel/IR/KernelOps.h"
@@ -19,6 +21,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 namespace ringfuse {
@@ -42,7 +45,10 @@ llvm::DenseMap<Operation *, Operation *> groupElementwise(Block &body) {
     rootOf[&op] = &op;
     for (Value operand : op.getOperands()) {
       Operation *producer = operand.getDefiningOp();
-      if (!producer || !rns::isElementwise(producer) || !operand.hasOneUse() ||
+      // Read by this op alone (possibly twice, as a square's x1 x0 + x1 x0).
+      bool readHereOnly = llvm::all_of(
+          operand.getUsers(), [&](Operation *user) { return user == &op; });
+      if (!producer || !rns::isElementwise(producer) || !readHereOnly ||
           operand.getType() != op.getResult(0).getType())
         continue;
       // The producer is its group's root (its one use is this op): its group
@@ -74,6 +80,19 @@ rns::NttOp transformOfConversion(rns::ConvertOp op) {
   return transform;
 }
 
+/// Whether a fused forward NTT (ntt_key_switch, ntt_products) runs the
+/// transform attribute's shape, or without one the default.
+bool isFusedShape(rns::TransformAttr shape, rns::PolyType type) {
+  unsigned logN = llvm::Log2_64(type.getDegree());
+  runtime::NttShape nttShape = runtime::defaultNttShape(8, logN);
+  if (shape) {
+    if (!shape.runsInPrograms())
+      return false;
+    nttShape = {shape.getLogN1(), shape.getRadix(), shape.getOt()};
+  }
+  return runtime::isSupportedFusedNttShape(logN, nttShape);
+}
+
 /// Whether the inner product runs in its digits' NTTs (ntt_key_switch): every
 /// digit a forward NTT that only it reads, all of one shape that the fused
 /// kernel runs.
@@ -88,15 +107,7 @@ bool transformsItsDigits(rns::KeySwitchInnerProductOp op) {
     else if (transform.getTransformAttr() != shape)
       return false;
   }
-  auto type = cast<rns::PolyType>(op.getK0().getType());
-  unsigned logN = llvm::Log2_64(type.getDegree());
-  runtime::NttShape nttShape = runtime::defaultNttShape(8, logN);
-  if (shape) {
-    if (!shape.runsInPrograms())
-      return false;
-    nttShape = {shape.getLogN1(), shape.getRadix(), shape.getOt()};
-  }
-  return runtime::isSupportedKeySwitchNttShape(logN, nttShape);
+  return isFusedShape(shape, cast<rns::PolyType>(op.getK0().getType()));
 }
 
 /// The inner product that op's output goes into as a digit it transforms
@@ -115,11 +126,143 @@ rns::ConvertOp conversionOfTransform(rns::NttOp op) {
   return convert && transformOfConversion(convert) == op ? convert : nullptr;
 }
 
+/// Sums of products of forward NTTs that one ntt_products launch computes
+/// (a ciphertext product's tensor terms): each sum an elementwise group
+/// whose ops add products of two factors, each factor an NTT read only by
+/// the set's products. The launch runs at the last sum's root.
+struct ProductSet {
+  SmallVector<rns::NttOp> factors; // in program order
+  SmallVector<Operation *> roots;  // one per sum, in program order
+  SmallVector<int32_t> products;   // (sum, factor, factor) triples
+  Operation *runsAt = nullptr;
+};
+
+/// The (factor, factor) pairs whose products the group at `root` adds, or
+/// none if it is not such a sum: adds of members and products of two NTTs
+/// from outside the group.
+std::optional<SmallVector<std::pair<rns::NttOp, rns::NttOp>>>
+productsOfGroup(Operation *root,
+                const llvm::DenseMap<Operation *, Operation *> &rootOf) {
+  SmallVector<std::pair<rns::NttOp, rns::NttOp>> pairs;
+  SmallVector<Operation *> pending = {root};
+  while (!pending.empty()) {
+    Operation *op = pending.pop_back_val();
+    if (isa<rns::AddOp>(op)) {
+      // Operands pushed last to first, so that products come in program
+      // order.
+      for (Value operand : llvm::reverse(op->getOperands())) {
+        Operation *member = operand.getDefiningOp();
+        if (!member || rootOf.lookup(member) != root)
+          return std::nullopt;
+        pending.push_back(member);
+      }
+    } else if (isa<rns::MulOp>(op)) {
+      auto a = op->getOperand(0).getDefiningOp<rns::NttOp>();
+      auto b = op->getOperand(1).getDefiningOp<rns::NttOp>();
+      if (!a || !b)
+        return std::nullopt;
+      pairs.push_back({a, b});
+    } else {
+      return std::nullopt;
+    }
+  }
+  return pairs;
+}
+
+/// The product sets of a block's elementwise groups (rootOf), each with its
+/// roots and factors mapped to it. A set's groups are those connected by
+/// shared factors; it is kept when every factor is read by its products
+/// alone, all of one transform shape that the fused kernel runs, of degree
+/// at least 2^fromLogN, within ntt_shape.h's bounds, and no sum is read
+/// before the last is computed.
+std::vector<ProductSet> findProductSets(
+    Block &body, const llvm::DenseMap<Operation *, Operation *> &rootOf,
+    const llvm::DenseMap<Operation *, unsigned> &position, unsigned fromLogN,
+    llvm::DenseMap<Operation *, unsigned> &setOf) {
+  llvm::DenseMap<Operation *, SmallVector<std::pair<rns::NttOp, rns::NttOp>>>
+      sums;
+  for (Operation &op : body)
+    if (rootOf.lookup(&op) == &op)
+      if (auto pairs = productsOfGroup(&op, rootOf))
+        sums[&op] = std::move(*pairs);
+  std::vector<ProductSet> sets;
+  llvm::DenseSet<Operation *> seen;
+  for (Operation &op : body) {
+    if (!sums.count(&op) || !seen.insert(&op).second)
+      continue;
+    // The groups connected to op through shared factors.
+    ProductSet set;
+    SmallVector<Operation *> pending = {&op};
+    llvm::SetVector<Operation *> factors;
+    bool fusable = true;
+    while (!pending.empty()) {
+      Operation *root = pending.pop_back_val();
+      set.roots.push_back(root);
+      for (auto [a, b] : sums[root])
+        for (rns::NttOp factor : {a, b}) {
+          if (!factors.insert(factor))
+            continue;
+          for (Operation *user : factor->getUsers()) {
+            Operation *userRoot = rootOf.lookup(user);
+            if (!isa<rns::MulOp>(user) || !userRoot || !sums.count(userRoot)) {
+              fusable = false;
+              continue;
+            }
+            if (seen.insert(userRoot).second)
+              pending.push_back(userRoot);
+          }
+        }
+    }
+    auto byPosition = [&](Operation *x, Operation *y) {
+      return position.lookup(x) < position.lookup(y);
+    };
+    llvm::sort(set.roots, byPosition);
+    SmallVector<Operation *> factorOps(factors.begin(), factors.end());
+    llvm::sort(factorOps, byPosition);
+    for (Operation *factor : factorOps)
+      set.factors.push_back(cast<rns::NttOp>(factor));
+    set.runsAt = set.roots.back();
+    rns::NttOp first = set.factors.front();
+    size_t products = 0;
+    for (Operation *root : set.roots)
+      products += sums[root].size();
+    fusable = fusable &&
+              set.factors.size() <= size_t(runtime::kMaxProductFactors) &&
+              set.roots.size() <= size_t(runtime::kMaxProductOutputs) &&
+              products <= size_t(runtime::kMaxProducts) &&
+              first.getType().getDegree() >= (uint64_t(1) << fromLogN) &&
+              isFusedShape(first.getTransformAttr(), first.getType());
+    for (rns::NttOp factor : set.factors)
+      fusable = fusable &&
+                factor.getTransformAttr() == first.getTransformAttr() &&
+                factor.getType() == first.getType();
+    for (Operation *root : set.roots)
+      for (Operation *user : root->getResult(0).getUsers())
+        fusable =
+            fusable && position.lookup(user) > position.lookup(set.runsAt);
+    if (!fusable)
+      continue;
+    for (auto [k, root] : llvm::enumerate(set.roots))
+      for (auto [a, b] : sums[root])
+        set.products.append(
+            {int32_t(k),
+             int32_t(llvm::find(set.factors, a) - set.factors.begin()),
+             int32_t(llvm::find(set.factors, b) - set.factors.begin())});
+    for (Operation *root : set.roots)
+      setOf[root] = sets.size();
+    for (rns::NttOp factor : set.factors)
+      setOf[factor] = sets.size();
+    sets.push_back(std::move(set));
+  }
+  return sets;
+}
+
 class KernelLowering {
 public:
-  KernelLowering(func::FuncOp func, Pass::Statistic &kernels,
-                 Pass::Statistic &fused)
-      : old_(func), builder_(func), numKernels_(kernels), numFused_(fused) {}
+  KernelLowering(func::FuncOp func, unsigned productsFromLogN,
+                 Pass::Statistic &kernels, Pass::Statistic &fused)
+      : old_(func), builder_(func), productsFromLogN_(productsFromLogN),
+        numKernels_(kernels), numFused_(fused) {}
 
   LogicalResult run() {
     Block &oldBody = old_.getBody().front();
@@ -127,9 +270,12 @@ public:
     for (Operation &op : oldBody)
       position_[&op] = index++;
     rootOf_ = groupElementwise(oldBody);
+    productSets_ = findProductSets(oldBody, rootOf_, position_,
+                                   productsFromLogN_, productSetOf_);
     // A fused kernel runs at its root, a conversion its NTT does at the
-    // NTT, and an NTT its inner product does at the inner product, so they
-    // read their operands there, not where they stood.
+    // NTT, an NTT its inner product does at the inner product, and the NTTs
+    // and sums of a product set at the set's last root, so they read their
+    // operands there, not where they stood.
     for (Operation &op : oldBody) {
       Operation *runsAt = rootOf_.lookup(&op) ? rootOf_[&op] : &op;
       if (auto convert = dyn_cast<rns::ConvertOp>(op))
@@ -139,6 +285,8 @@ public:
         if (rns::KeySwitchInnerProductOp keySwitch =
                 keySwitchOfTransform(transform))
           runsAt = keySwitch;
+      if (const ProductSet *set = productSetOf(runsAt))
+        runsAt = set->runsAt;
       unsigned readAt = position_[runsAt];
       for (Value operand : op.getOperands())
         lastUse_[operand] = std::max(lastUse_.lookup(operand), readAt);
@@ -195,9 +343,9 @@ private:
     ++numKernels_;
     return kernel::LaunchOp::create(
         builder_, loc(), builder_.getStringAttr(kernel), ins, outs,
-        rns::ConversionMethodAttr(), UnitAttr(), IntegerAttr(), rns::BasisAttr(),
-        rns::BasisAttr(), IntegerAttr(), IntegerAttr(),
-        UnitAttr(), rns::TransformAttr());
+        rns::ConversionMethodAttr(), UnitAttr(), IntegerAttr(),
+        rns::BasisAttr(), rns::BasisAttr(), IntegerAttr(), IntegerAttr(),
+        UnitAttr(), rns::TransformAttr(), DenseI32ArrayAttr());
   }
 
   /// out = in, as a generated kernel.
@@ -220,13 +368,27 @@ private:
     builder_.setInsertionPointAfter(kernel);
   }
 
+  /// The product set op (a sum's root or a factor) belongs to, or null.
+  const ProductSet *productSetOf(Operation *op) const {
+    auto found = productSetOf_.find(op);
+    return found == productSetOf_.end() ? nullptr
+                                        : &productSets_[found->second];
+  }
+
   LogicalResult lower(Operation *op) {
-    if (rns::isElementwise(op))
-      return rootOf_[op] == op ? lowerGroup(op) : success();
+    if (rns::isElementwise(op)) {
+      if (rootOf_[op] != op)
+        return success();
+      if (const ProductSet *set = productSetOf(op))
+        return set->runsAt == op ? lowerProducts(*set) : success();
+      return lowerGroup(op);
+    }
     return llvm::TypeSwitch<Operation *, LogicalResult>(op)
         .Case<rns::NttOp>([&](auto op) {
           if (keySwitchOfTransform(op))
             return success(); // its inner product transforms op's input
+          if (productSetOf(op))
+            return success(); // its products' launch transforms op's input
           return lowerTransform(op, "ntt_forward");
         })
         .Case<rns::InttOp>(
@@ -336,39 +498,62 @@ private:
     return success();
   }
 
-  /// ntt_key_switch: each digit's coefficients (a fused conversion's one
-  /// prime, or the NTT's input) and a buffer its transform may overwrite
-  /// (that input itself, when nothing reads it afterwards).
-  LogicalResult lowerKeySwitchOfTransforms(rns::KeySwitchInnerProductOp op) {
-    SmallVector<rns::NttOp> transforms;
+  /// The sources of a fused forward NTT launched at `at`: each transform's
+  /// coefficients (a fused conversion's one prime, or its input), and then
+  /// (in `outs`) a buffer each transform may overwrite (that input itself,
+  /// when nothing reads it afterwards).
+  SmallVector<Value> fusedSources(ArrayRef<rns::NttOp> transforms,
+                                  Operation *at, SmallVectorImpl<Value> &outs) {
     SmallVector<Value> sources, inputs;
-    for (Value digit : op.getDigits()) {
-      auto transform = digit.getDefiningOp<rns::NttOp>();
+    for (rns::NttOp transform : transforms) {
       Value input = transform.getInput();
       if (rns::ConvertOp convert = conversionOfTransform(transform))
         input = convert.getInput();
-      transforms.push_back(transform);
       inputs.push_back(input);
       sources.push_back(buffers_[input]);
     }
-    SmallVector<Value> scratch;
-    for (auto [transform, input, source] :
+    for (auto [constTransform, input, source] :
          llvm::zip(transforms, inputs, sources)) {
+      rns::NttOp transform = constTransform;
       bool inPlace = input == transform.getInput() &&
-                     canOverwrite(input, position_[op]) &&
+                     canOverwrite(input, position_[at]) &&
                      !isa_and_nonnull<kernel::ViewOp>(source.getDefiningOp()) &&
                      llvm::count(sources, source) == 1;
-      scratch.push_back(inPlace ? source : alloc(transform.getType()));
+      outs.push_back(inPlace ? source : alloc(transform.getType()));
     }
-    rns::TransformAttr shape = transforms.front().getTransformAttr();
-    SmallVector<Value> outs(scratch);
+    numFused_ += sources.size();
+    return sources;
+  }
+
+  /// ntt_key_switch: the digits' NTTs (fusedSources) and the inner product.
+  LogicalResult lowerKeySwitchOfTransforms(rns::KeySwitchInnerProductOp op) {
+    SmallVector<rns::NttOp> transforms;
+    for (Value digit : op.getDigits())
+      transforms.push_back(digit.getDefiningOp<rns::NttOp>());
+    SmallVector<Value> outs;
+    SmallVector<Value> sources = fusedSources(transforms, op, outs);
     outs.push_back(define(op.getK0(), alloc(op.getK0().getType())));
     outs.push_back(define(op.getK1(), alloc(op.getK1().getType())));
     auto kernel = launch("ntt_key_switch", sources, outs);
     kernel.setKey(op.getKey());
-    if (shape)
+    if (rns::TransformAttr shape = transforms.front().getTransformAttr())
       kernel.setTransformAttr(shape);
-    numFused_ += sources.size();
+    return success();
+  }
+
+  /// ntt_products: the factors' NTTs (fusedSources) and the sums of their
+  /// products, one output per sum.
+  LogicalResult lowerProducts(const ProductSet &set) {
+    SmallVector<Value> outs;
+    SmallVector<Value> sources = fusedSources(set.factors, set.runsAt, outs);
+    for (Operation *root : set.roots)
+      outs.push_back(
+          define(root->getResult(0), alloc(root->getResult(0).getType())));
+    auto kernel = launch("ntt_products", sources, outs);
+    kernel.setProductsAttr(builder_.getDenseI32ArrayAttr(set.products));
+    rns::NttOp first = set.factors.front();
+    if (rns::TransformAttr shape = first.getTransformAttr())
+      kernel.setTransformAttr(shape);
     return success();
   }
 
@@ -455,15 +640,20 @@ private:
   /// last occupant is dead, or a new one. Views keep their source alive.
   func::FuncOp old_;
   OpBuilder builder_;
+  unsigned productsFromLogN_;
   Pass::Statistic &numKernels_, &numFused_;
   llvm::DenseMap<Operation *, unsigned> position_;
   llvm::DenseMap<Value, unsigned> lastUse_;
   llvm::DenseMap<Operation *, Operation *> rootOf_;
+  std::vector<ProductSet> productSets_;
+  llvm::DenseMap<Operation *, unsigned> productSetOf_; // root or factor -> set
   llvm::DenseMap<Value, Value> buffers_; // rns value -> its buffer
   llvm::DenseMap<Value, Value> origin_;  // rns value -> the value owning its buffer
 };
 
 struct RNSToKernel : public impl::RNSToKernelBase<RNSToKernel> {
+  using impl::RNSToKernelBase<RNSToKernel>::RNSToKernelBase;
+
   void runOnOperation() override {
     SmallVector<func::FuncOp> functions(getOperation().getOps<func::FuncOp>());
     for (func::FuncOp function : functions) {
@@ -476,7 +666,9 @@ struct RNSToKernel : public impl::RNSToKernelBase<RNSToKernel> {
                                 "polynomials (run poly-to-rns first)";
         return signalPassFailure();
       }
-      if (failed(KernelLowering(function, numKernels, numFused).run()))
+      if (failed(
+              KernelLowering(function, productsFromLogN, numKernels, numFused)
+                  .run()))
         return signalPassFailure();
     }
   }

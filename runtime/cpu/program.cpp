@@ -285,6 +285,56 @@ KeySwitchCall checkKeySwitch(const RfRuntime *s, int key, int basis,
   return {ksk, moduli.size(), l, q.size() - l, expectedDigits};
 }
 
+/// A shape the fused NTTs (ntt_key_switch, ntt_products) run.
+static NttShape checkFusedNttShape(const RfRuntime *s, int logN1, int radix,
+                                   int otStages, const char *what) {
+  const NttShape shape = checkNttShape(s, logN1, radix, otStages);
+  std::string why;
+  if (!isSupportedFusedNttShape(logDegree(s), shape, &why))
+    throw Error(std::string("NTT shape not supported for ") + what + ": " +
+                why);
+  return shape;
+}
+
+std::vector<bool>
+checkNttSources(const RfRuntime *s, int basis, const int *sourceBases,
+                const uint64_t *const *sources, uint64_t *const *scratch,
+                int count, const char *what,
+                const std::vector<const uint64_t *> &outputs) {
+  if (!sourceBases || !sources || !scratch)
+    throw Error(std::string("a ") + what + " array is a null pointer");
+  const size_t n = s->n, words = basisAt(s, basis).moduli.size() * n;
+  std::vector<bool> oneLimb;
+  auto name = [&](int j) { return what + (" " + std::to_string(j)); };
+  for (int j = 0; j < count; ++j) {
+    const bool fromOnePrime = sourceBases[j] != basis;
+    if (fromOnePrime) {
+      checkNttFrom(s, basis, sourceBases[j], sources[j], scratch[j]);
+    } else {
+      checkNtt(s, basis, scratch[j]);
+      requireSpan(s, sources[j], words, name(j).c_str());
+      if (sources[j] != scratch[j] &&
+          overlaps(sources[j], words, scratch[j], words))
+        throw Error(name(j) + " partly overlaps its scratch buffer");
+    }
+    oneLimb.push_back(fromOnePrime);
+  }
+  auto sourceWords = [&](int j) { return oneLimb[j] ? n : words; };
+  for (int j = 0; j < count; ++j) {
+    for (const uint64_t *o : outputs)
+      if (overlaps(o, words, sources[j], sourceWords(j)) ||
+          overlaps(o, words, scratch[j], words))
+        throw Error(name(j) + " or its scratch buffer overlaps an output");
+    // Scratch j is written while the others are read.
+    for (int i = 0; i < count; ++i)
+      if (i != j && (overlaps(scratch[j], words, sources[i], sourceWords(i)) ||
+                     overlaps(scratch[j], words, scratch[i], words)))
+        throw Error(name(j) + "'s scratch buffer overlaps the buffers of " +
+                    name(i));
+  }
+  return oneLimb;
+}
+
 NttKeySwitchCall checkNttKeySwitch(const RfRuntime *s, int key, int basis,
                                    const int *digitBases,
                                    const uint64_t *const *digits,
@@ -292,43 +342,67 @@ NttKeySwitchCall checkNttKeySwitch(const RfRuntime *s, int key, int basis,
                                    const uint64_t *out0, const uint64_t *out1,
                                    int logN1, int radix, int otStages) {
   NttKeySwitchCall call;
-  call.shape = checkNttShape(s, logN1, radix, otStages);
-  std::string why;
-  if (!isSupportedKeySwitchNttShape(logDegree(s), call.shape, &why))
-    throw Error("NTT shape not supported for key switching: " + why);
-  if (!digitBases || !digits || !scratch)
+  call.shape = checkFusedNttShape(s, logN1, radix, otStages, "key switching");
+  if (!scratch)
     throw Error("a digit array is a null pointer");
   call.keySwitch =
       checkKeySwitch(s, key, basis, scratch, digitCount, out0, out1);
-  const size_t n = s->n, words = call.keySwitch.limbs * n;
-  for (int j = 0; j < digitCount; ++j) {
-    const std::string what = "digit " + std::to_string(j);
-    const bool oneLimb = digitBases[j] != basis;
-    if (oneLimb) {
-      checkNttFrom(s, basis, digitBases[j], digits[j], scratch[j]);
-    } else {
-      checkNtt(s, basis, scratch[j]);
-      requireSpan(s, digits[j], words, what.c_str());
-      if (digits[j] != scratch[j] &&
-          overlaps(digits[j], words, scratch[j], words))
-        throw Error(what + " partly overlaps its scratch buffer");
-    }
-    call.oneLimb.push_back(oneLimb);
+  call.oneLimb = checkNttSources(s, basis, digitBases, digits, scratch,
+                                 digitCount, "digit", {out0, out1});
+  return call;
+}
+
+NttProductsCall checkNttProducts(const RfRuntime *s, int basis,
+                                 const int *factorBases,
+                                 const uint64_t *const *factors,
+                                 uint64_t *const *scratch, int factorCount,
+                                 const int *pairs, int pairCount,
+                                 uint64_t *const *outputs, int outputCount,
+                                 int logN1, int radix, int otStages) {
+  NttProductsCall call;
+  call.shape = checkFusedNttShape(s, logN1, radix, otStages, "products");
+  if (factorCount < 1 || factorCount > kMaxProductFactors || outputCount < 1 ||
+      outputCount > kMaxProductOutputs || pairCount < 1 ||
+      pairCount > kMaxProducts)
+    throw Error("products take 1 to " + std::to_string(kMaxProductFactors) +
+                " factors, 1 to " + std::to_string(kMaxProductOutputs) +
+                " outputs and 1 to " + std::to_string(kMaxProducts) +
+                " pairs, got " + std::to_string(factorCount) + ", " +
+                std::to_string(outputCount) + " and " +
+                std::to_string(pairCount));
+  if (!pairs || !outputs)
+    throw Error("the pairs or the outputs are a null pointer");
+  int output = 0;
+  for (int p = 0; p < pairCount; ++p) {
+    const int k = pairs[3 * p], a = pairs[3 * p + 1], b = pairs[3 * p + 2];
+    if (k != output && k != output + 1)
+      throw Error("pair " + std::to_string(p) + " is for output " +
+                  std::to_string(k) + ", after output " +
+                  std::to_string(output) +
+                  " (pairs come grouped by output, none skipped)");
+    if ((p == 0 && k != 0) || a < 0 || a >= factorCount || b < 0 ||
+        b >= factorCount || k >= outputCount)
+      throw Error("pair " + std::to_string(p) + " names output " +
+                  std::to_string(k) + " and factors " + std::to_string(a) +
+                  ", " + std::to_string(b) + " of " +
+                  std::to_string(outputCount) + " and " +
+                  std::to_string(factorCount));
+    output = k;
   }
-  auto digitWords = [&](int j) { return call.oneLimb[j] ? n : words; };
-  for (int j = 0; j < digitCount; ++j) {
-    const std::string what = "digit " + std::to_string(j);
-    for (const uint64_t *o : {out0, out1})
-      if (overlaps(o, words, digits[j], digitWords(j)) ||
-          overlaps(o, words, scratch[j], words))
-        throw Error(what + " or its scratch buffer overlaps an output");
-    // Scratch j is written while the other digits are read.
-    for (int i = 0; i < digitCount; ++i)
-      if (i != j && (overlaps(scratch[j], words, digits[i], digitWords(i)) ||
-                     overlaps(scratch[j], words, scratch[i], words)))
-        throw Error(what + "'s scratch buffer overlaps the buffers of digit " +
-                    std::to_string(i));
+  if (output != outputCount - 1)
+    throw Error("no pair names output " + std::to_string(output + 1));
+  const size_t words = basisAt(s, basis).moduli.size() * s->n;
+  std::vector<const uint64_t *> written(outputs, outputs + outputCount);
+  for (int k = 0; k < outputCount; ++k) {
+    const std::string what = "output " + std::to_string(k);
+    requireSpan(s, outputs[k], words, what.c_str());
+    for (int i = 0; i < k; ++i)
+      if (overlaps(outputs[k], words, outputs[i], words))
+        throw Error(what + " overlaps output " + std::to_string(i));
   }
+  call.oneLimb = checkNttSources(s, basis, factorBases, factors, scratch,
+                                 factorCount, "factor", written);
+  call.words = words;
   return call;
 }
 
@@ -653,6 +727,25 @@ void keySwitchInnerProductKernel(RfRuntime *s, int key, int basis,
   });
 }
 
+/// Each source of a fused forward NTT transformed into its scratch buffer
+/// (checkNttSources' arguments).
+void transformSources(const RfRuntime *s, int basis,
+                      const std::vector<bool> &oneLimb,
+                      const uint64_t *const *sources,
+                      uint64_t *const *scratch) {
+  const BasisPlan &plan = basisAt(s, basis);
+  const size_t n = s->n, words = plan.moduli.size() * n;
+  for (size_t j = 0; j < oneLimb.size(); ++j) {
+    if (oneLimb[j]) {
+      transformOneLimb(plan, n, sources[j], scratch[j]);
+      continue;
+    }
+    if (sources[j] != scratch[j])
+      std::copy(sources[j], sources[j] + words, scratch[j]);
+    transformLimbs(plan, n, scratch[j], /*forward=*/true);
+  }
+}
+
 /// The digits transformed into their scratch buffers, then the inner
 /// product of those.
 void nttKeySwitchKernel(RfRuntime *s, int key, int basis, const int *digitBases,
@@ -663,18 +756,37 @@ void nttKeySwitchKernel(RfRuntime *s, int key, int basis, const int *digitBases,
     const NttKeySwitchCall call =
         checkNttKeySwitch(s, key, basis, digitBases, digits, scratch,
                           digitCount, out0, out1, logN1, radix, otStages);
-    const BasisPlan &plan = basisAt(s, basis);
-    const size_t n = s->n, words = call.keySwitch.limbs * n;
-    for (int j = 0; j < digitCount; ++j) {
-      if (call.oneLimb[j]) {
-        transformOneLimb(plan, n, digits[j], scratch[j]);
-        continue;
-      }
-      if (digits[j] != scratch[j])
-        std::copy(digits[j], digits[j] + words, scratch[j]);
-      transformLimbs(plan, n, scratch[j], /*forward=*/true);
-    }
+    transformSources(s, basis, call.oneLimb, digits, scratch);
     innerProduct(s, call.keySwitch, scratch, out0, out1);
+  });
+}
+
+/// The factors transformed into their scratch buffers, then each output's
+/// products of those (canonical words, so the order of the sum is not seen).
+void nttProductsKernel(RfRuntime *s, int basis, const int *factorBases,
+                       const uint64_t *const *factors, uint64_t *const *scratch,
+                       int factorCount, const int *pairs, int pairCount,
+                       uint64_t *const *outputs, int outputCount, int logN1,
+                       int radix, int otStages) {
+  guarded(s, "ntt_products", [&] {
+    const NttProductsCall call = checkNttProducts(
+        s, basis, factorBases, factors, scratch, factorCount, pairs, pairCount,
+        outputs, outputCount, logN1, radix, otStages);
+    transformSources(s, basis, call.oneLimb, factors, scratch);
+    const BasisPlan &plan = basisAt(s, basis);
+    const size_t n = s->n;
+    for (int k = 0; k < outputCount; ++k)
+      std::fill(outputs[k], outputs[k] + call.words, 0);
+    for (int p = 0; p < pairCount; ++p) {
+      const uint64_t *a = scratch[pairs[3 * p + 1]];
+      const uint64_t *b = scratch[pairs[3 * p + 2]];
+      uint64_t *out = outputs[pairs[3 * p]];
+      for (size_t i = 0; i < plan.moduli.size(); ++i) {
+        const Modulus m(plan.moduli[i]);
+        for (size_t c = i * n; c < (i + 1) * n; ++c)
+          out[c] = addMod(out[c], mulMod(a[c], b[c], m), m.value);
+      }
+    }
   });
 }
 
@@ -704,6 +816,7 @@ const RfKernels kCpuKernels = {
     concurrentEnd,
     nttForwardFromKernel,
     nttKeySwitchKernel,
+    nttProductsKernel,
 };
 
 // Loading ---------------------------------------------------------------------

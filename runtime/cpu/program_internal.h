@@ -235,12 +235,22 @@ KeySwitchCall checkKeySwitch(const RfRuntime *s, int key, int basis,
                              const uint64_t *const *digits, int digitCount,
                              const uint64_t *out0, const uint64_t *out1);
 
-/// ntt_key_switch's arguments: a shape both the GPU's NTT and its key
-/// switching take; checkKeySwitch with the scratch buffers as the digits;
-/// each digit a polynomial over `basis` (its scratch buffer or disjoint
-/// from it) or, over a one-prime basis, checkNttFrom's input into its
-/// scratch buffer; no scratch buffer overlapping another digit's buffers,
-/// and no output overlapping a digit or a scratch buffer.
+/// The sources of a fused forward NTT (ntt_key_switch's digits,
+/// ntt_products' factors, named `what` in errors): each a polynomial over
+/// `basis` (its scratch buffer or disjoint from it) or, over a one-prime
+/// basis, checkNttFrom's input into its scratch buffer; no scratch buffer
+/// overlapping another source's buffers, and no output (a polynomial over
+/// `basis` each) overlapping a source or a scratch buffer. Which sources are
+/// one prime's limb.
+std::vector<bool> checkNttSources(const RfRuntime *s, int basis,
+                                  const int *sourceBases,
+                                  const uint64_t *const *sources,
+                                  uint64_t *const *scratch, int count,
+                                  const char *what,
+                                  const std::vector<const uint64_t *> &outputs);
+
+/// ntt_key_switch's arguments: a shape the fused NTT takes; checkKeySwitch
+/// with the scratch buffers as the digits; checkNttSources of the digits.
 struct NttKeySwitchCall {
   KeySwitchCall keySwitch;
   NttShape shape;
@@ -252,6 +262,23 @@ NttKeySwitchCall checkNttKeySwitch(const RfRuntime *s, int key, int basis,
                                    uint64_t *const *scratch, int digitCount,
                                    const uint64_t *out0, const uint64_t *out1,
                                    int logN1, int radix, int otStages);
+
+/// ntt_products' arguments: a shape the fused NTT takes; factor, output and
+/// pair counts within ntt_shape.h's bounds; pairs grouped by output, every
+/// output named, every factor index in range; outputs spanning the basis
+/// and disjoint; checkNttSources of the factors.
+struct NttProductsCall {
+  NttShape shape;
+  std::vector<bool> oneLimb; // factor i is one prime's limb
+  size_t words;              // of a polynomial over the basis
+};
+NttProductsCall checkNttProducts(const RfRuntime *s, int basis,
+                                 const int *factorBases,
+                                 const uint64_t *const *factors,
+                                 uint64_t *const *scratch, int factorCount,
+                                 const int *pairs, int pairCount,
+                                 uint64_t *const *outputs, int outputCount,
+                                 int logN1, int radix, int otStages);
 
 /// buffer() and moduli(): the same for every driver (they hand out
 /// bufferData / moduliData).

@@ -123,6 +123,7 @@ struct CudaState {
   std::vector<cuda::ScaleRoundPlanView> scaleRounds;
   std::vector<cuda::ScaleUpPlanView> scaleUps;
   const Modulus *qpModuli = nullptr;
+  std::vector<const Modulus *> basisModuli;    // per basis
   std::vector<const uint64_t *> constantWords; // per constant
 
   // Concurrent regions: library kernels go round-robin to side streams,
@@ -203,8 +204,11 @@ void placeTables(const RfRuntime &s,
 
   moduli.clear();
   d.ntt.clear();
+  d.basisModuli.clear();
   for (const BasisPlan &plan : s.bases) {
     moduli.push_back(image.put(plan.moduli));
+    d.basisModuli.push_back(image.put(
+        std::vector<Modulus>(plan.moduli.begin(), plan.moduli.end())));
     cuda::NttPlan ntt{nullptr, 0};
     if (plan.nttProblem.empty()) {
       std::vector<cuda::NttLimb> limbs;
@@ -540,6 +544,21 @@ void keySwitchInnerProductKernel(RfRuntime *s, int key, int basis,
   });
 }
 
+/// A fused NTT's sources, by value: a captured graph keeps the pointers,
+/// not the host arrays.
+cuda::NttSources sourcesOf(const uint64_t *const *sources,
+                           uint64_t *const *scratch,
+                           const std::vector<bool> &oneLimb) {
+  cuda::NttSources batch{};
+  batch.count = static_cast<int>(oneLimb.size());
+  for (int j = 0; j < batch.count; ++j) {
+    batch.sources[j] = sources[j];
+    batch.scratch[j] = scratch[j];
+    batch.oneLimb[j] = oneLimb[j];
+  }
+  return batch;
+}
+
 void nttKeySwitchKernel(RfRuntime *s, int key, int basis, const int *digitBases,
                         const uint64_t *const *digits, uint64_t *const *scratch,
                         int digitCount, uint64_t *out0, uint64_t *out1,
@@ -548,17 +567,36 @@ void nttKeySwitchKernel(RfRuntime *s, int key, int basis, const int *digitBases,
     const NttKeySwitchCall call =
         checkNttKeySwitch(s, key, basis, digitBases, digits, scratch,
                           digitCount, out0, out1, logN1, radix, otStages);
-    // By value: a captured graph keeps the pointers, not the host arrays.
-    cuda::KeySwitchDigits batch{};
-    batch.count = digitCount;
-    for (int j = 0; j < digitCount; ++j) {
-      batch.sources[j] = digits[j];
-      batch.scratch[j] = scratch[j];
-      batch.oneLimb[j] = call.oneLimb[j];
-    }
     cuda::launchNttKeySwitch(keyView(s, key, call.keySwitch),
-                             stateOf(s).ntt[basis], s->n, call.shape, batch,
-                             out0, out1, launchStream(s));
+                             stateOf(s).ntt[basis], s->n, call.shape,
+                             sourcesOf(digits, scratch, call.oneLimb), out0,
+                             out1, launchStream(s));
+  });
+}
+
+void nttProductsKernel(RfRuntime *s, int basis, const int *factorBases,
+                       const uint64_t *const *factors, uint64_t *const *scratch,
+                       int factorCount, const int *pairs, int pairCount,
+                       uint64_t *const *outputs, int outputCount, int logN1,
+                       int radix, int otStages) {
+  guarded(s, "ntt_products", [&] {
+    const NttProductsCall call = checkNttProducts(
+        s, basis, factorBases, factors, scratch, factorCount, pairs, pairCount,
+        outputs, outputCount, logN1, radix, otStages);
+    const CudaState &d = stateOf(s);
+    cuda::NttProducts products{};
+    products.outputCount = outputCount;
+    products.moduli = d.basisModuli[basis];
+    for (int k = 0; k < outputCount; ++k)
+      products.outputs[k] = outputs[k];
+    for (int p = 0; p < pairCount; ++p) {
+      products.firstPair[pairs[3 * p] + 1] = p + 1;
+      products.first[p] = pairs[3 * p + 1];
+      products.second[p] = pairs[3 * p + 2];
+    }
+    cuda::launchNttProducts(d.ntt[basis], s->n, call.shape,
+                            sourcesOf(factors, scratch, call.oneLimb), products,
+                            launchStream(s));
   });
 }
 
@@ -629,6 +667,7 @@ const RfKernels kCudaKernels = {
     concurrentEnd,
     nttForwardFromKernel,
     nttKeySwitchKernel,
+    nttProductsKernel,
 };
 
 // Running

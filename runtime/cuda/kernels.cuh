@@ -171,16 +171,28 @@ struct KeySwitchPlan {
 /// 128-bit sum takes before it is reduced.
 constexpr int kKeySwitchDigitsPerSum = 15;
 
-/// ntt_key_switch's digits in coefficient form: digit j is sources[j], a
-/// polynomial over the key's basis, or (oneLimb[j]) one limb whose words
+/// The sources of a fused forward NTT (ntt_key_switch's digits,
+/// ntt_products' factors) in coefficient form: source j is sources[j], a
+/// polynomial over the NTT's basis, or (oneLimb[j]) one limb whose words
 /// every limb transforms (below the lazy bound, as launchNttForward's
 /// oneLimb); its NTT's first step writes scratch[j], a polynomial over the
 /// basis (sources[j] itself may be, when it is a whole polynomial).
-struct KeySwitchDigits {
+struct NttSources {
   int count;
   const uint64_t *sources[kMaxDigits];
   uint64_t *scratch[kMaxDigits];
   bool oneLimb[kMaxDigits];
+};
+
+/// ntt_products' sums: output k (outputs[k], over the NTT's basis, whose
+/// primes `moduli` has) is the sum over pairs p in [firstPair[k],
+/// firstPair[k + 1]) of the transformed factors first[p] and second[p].
+struct NttProducts {
+  int outputCount;
+  int firstPair[kMaxProductOutputs + 1];
+  int first[kMaxProducts], second[kMaxProducts];
+  uint64_t *outputs[kMaxProductOutputs];
+  const Modulus *moduli;
 };
 
 /// Throws Error naming `kernel` if the launch just made failed (bad
@@ -220,8 +232,14 @@ void launchKeySwitchInnerProduct(const KeySwitchPlan &plan, size_t n,
 /// written out (ntt.cu). out0 and out1 overlap no source or scratch.
 void launchNttKeySwitch(const KeySwitchKeyView &key, const NttPlan &plan,
                         size_t n, const NttShape &shape,
-                        const KeySwitchDigits &digits, uint64_t *out0,
+                        const NttSources &digits, uint64_t *out0,
                         uint64_t *out1, cudaStream_t stream);
+/// The products of the factors' forward NTTs, taken in the NTT's last step
+/// instead of from NTT outputs written out (ntt.cu). No output overlaps a
+/// source or scratch.
+void launchNttProducts(const NttPlan &plan, size_t n, const NttShape &shape,
+                       const NttSources &factors, const NttProducts &products,
+                       cudaStream_t stream);
 
 } // namespace ringfuse::runtime::cuda
 

@@ -33,6 +33,10 @@ namespace {
 constexpr unsigned kRowStepThreads = 256;
 
 __host__ __device__ constexpr unsigned minOf(unsigned a, unsigned b) { return a < b ? a : b; }
+/// Blocks of `blockThreads` an SM that keep `threads` resident (at least 1).
+constexpr unsigned minBlocksPerSm(unsigned threads, unsigned blockThreads) {
+  return threads > blockThreads ? threads / blockThreads : 1;
+}
 __host__ __device__ constexpr unsigned log2Floor(unsigned x) {
   return x <= 1 ? 0 : 1 + log2Floor(x / 2);
 }
@@ -366,10 +370,10 @@ template <typename Word> struct OneLimbColumns {
   __device__ const Word *input(unsigned, unsigned) const { return oneLimb; }
 };
 
-/// Key switching's digits, digit blockIdx.z each (see KeySwitchDigits).
-struct DigitColumns {
+/// A fused NTT's sources, source blockIdx.z each (see NttSources).
+struct SourceColumns {
   static constexpr bool kInPlace = false;
-  KeySwitchDigits digits;
+  NttSources digits;
 
   __device__ uint64_t *output(unsigned limb, unsigned logN) const {
     return digits.scratch[blockIdx.z] + (size_t(limb) << logN);
@@ -381,35 +385,56 @@ struct DigitColumns {
   }
 };
 
+/// What a row step does with its rows.
+enum class RowKind { inPlace, keySwitch, products };
+
 /// The row step's rows, in place at data.
 template <typename Word> struct InPlaceRows {
-  static constexpr bool kKeySwitch = false;
-  static constexpr unsigned kMinBlocksPerSm = 1;
+  static constexpr RowKind kKind = RowKind::inPlace;
+  static constexpr unsigned kMinThreadsPerSm = 0; // no bound
+  static constexpr unsigned kBlockThreads = kRowStepThreads;
   Word *data;
 };
 
-/// Key switching's digits, each transformed and summed into the inner
-/// product: the first round reads the column step's output (scratch), or
-/// without a column step (N1 = 1) the digit's coefficients.
-struct KeySwitchRows {
-  static constexpr bool kKeySwitch = true;
-  // Unbounded, the row step takes about 150 registers (one block an SM).
-  // Three blocks (80 registers, no spills) made HMult up to 3% faster than
-  // two, and matched four (64 registers) within 1.5%.
-  static constexpr unsigned kMinBlocksPerSm = 3;
-  KeySwitchDigits digits;
-  KeySwitchKeyView key;
+/// The rows of a fused forward NTT's sources, transformed one source after
+/// another with the block's twiddles: the first round reads the column
+/// step's output (scratch), or without a column step (N1 = 1) the source's
+/// coefficients.
+struct SourceRows {
+  // Unbounded, the key-switching row step takes about 150 registers (one
+  // block an SM). 768 threads an SM (three blocks of 256, 80 registers, no
+  // spills) made HMult up to 3% faster than 512, and matched 1024 (64
+  // registers) within 1.5%.
+  static constexpr unsigned kMinThreadsPerSm = 768;
+  // A thread transforms every source's row: blocks of rows as small as two
+  // warps keep small transforms' grids several blocks an SM deep.
+  static constexpr unsigned kBlockThreads = 64;
+  NttSources sources;
   bool afterColumns;
-  uint64_t *out0, *out1;
 
-  /// Limb `limb` of digit t, as the first round reads it.
+  /// Limb `limb` of source t, as the first round reads it.
   __device__ const uint64_t *firstRound(int t, unsigned limb,
                                         size_t limbWords) const {
     if (afterColumns)
-      return digits.scratch[t] + limb * limbWords;
-    return digits.oneLimb[t] ? digits.sources[t]
-                             : digits.sources[t] + limb * limbWords;
+      return sources.scratch[t] + limb * limbWords;
+    return sources.oneLimb[t] ? sources.sources[t]
+                              : sources.sources[t] + limb * limbWords;
   }
+};
+
+/// Key switching's digits, each transformed and summed into the inner
+/// product.
+struct KeySwitchRows : SourceRows {
+  static constexpr RowKind kKind = RowKind::keySwitch;
+  KeySwitchKeyView key;
+  uint64_t *out0, *out1;
+};
+
+/// ntt_products' factors, each transformed and kept in registers, then the
+/// sums of their products written out.
+struct ProductRows : SourceRows {
+  static constexpr RowKind kKind = RowKind::products;
+  NttProducts products;
 };
 
 // Kernels ------------------------------------------------------------------
@@ -507,17 +532,19 @@ __device__ __forceinline__ unsigned swizzled(unsigned p) {
 /// product instead of written out.
 template <typename Word, bool FORWARD, unsigned LOG_M, unsigned R,
           unsigned OT_STAGES, typename Io>
-__global__ void __launch_bounds__((1u << LOG_M) / R > kRowStepThreads
-                                      ? (1u << LOG_M) / R
-                                      : kRowStepThreads,
-                                  Io::kMinBlocksPerSm)
+__global__ void __launch_bounds__(
+    (1u << LOG_M) / R > Io::kBlockThreads ? (1u << LOG_M) / R
+                                          : Io::kBlockThreads,
+    minBlocksPerSm(Io::kMinThreadsPerSm, (1u << LOG_M) / R > Io::kBlockThreads
+                                             ? (1u << LOG_M) / R
+                                             : Io::kBlockThreads))
     rowStep(BasicNttPlan<Word> plan, Io io, unsigned logN1,
             unsigned rowsPerBlock) {
   static_assert(OT_STAGES <= LOG_M);
   extern __shared__ __align__(16) unsigned char sharedBytes[];
   constexpr unsigned kM = 1u << LOG_M, kThreadsPerRow = kM / R;
   // A row fills a block (rowsPerBlock is 1, blockDim.x kThreadsPerRow).
-  constexpr bool kOneRow = kThreadsPerRow >= kRowStepThreads;
+  constexpr bool kOneRow = kThreadsPerRow >= Io::kBlockThreads;
   // Twiddles of the table every row shares that each thread copies: the
   // block has at least kM / R threads for kM / 2 entries.
   constexpr unsigned kSharedPerThread = R / 2;
@@ -596,7 +623,7 @@ __global__ void __launch_bounds__((1u << LOG_M) / R > kRowStepThreads
     return *reinterpret_cast<Word *>(
         sharedBytes + (at ^ swizzled<LOG_M, R>(o) * sizeof(Word)));
   };
-  if constexpr (!Io::kKeySwitch) {
+  if constexpr (Io::kKind == RowKind::inPlace) {
     Word *rowWords = io.data + rowOffset;
     const bool scale = !FORWARD && logN1 == 0;
     const Shoup<Word> inverseDegree = limb.inverseDegree;
@@ -612,54 +639,99 @@ __global__ void __launch_bounds__((1u << LOG_M) / R > kRowStepThreads
                                        store, shared, twiddles);
   } else {
     static_assert(FORWARD && sizeof(Word) == 8);
-    const KeySwitchKeyView &key = io.key;
-    const int keyLimb = key.keyLimb(int(blockIdx.y));
-    const uint64_t *keyRow = key.key + size_t(keyLimb) * limbWords + rowInLimb;
-    const Modulus modulus = key.moduli[keyLimb];
-    uint128_t sum0[R], sum1[R];
-    unsigned at[R];
-#pragma unroll
-    for (unsigned slot = 0; slot < R; ++slot)
-      sum0[slot] = sum1[slot] = 0;
-    auto reduceSums = [&] {
-#pragma unroll
-      for (unsigned slot = 0; slot < R; ++slot) {
-        sum0[slot] = reduce128(sum0[slot], modulus);
-        sum1[slot] = reduce128(sum1[slot], modulus);
+    // A fused NTT: each source's row in turn. The twiddles are fetched once,
+    // before the first source's loads, and the loop's body is one copy of the
+    // transform (small enough for three blocks an SM). keepOf(t) gives the
+    // last round's store for source t, which gets each output word (canonical)
+    // and its index in the row; afterSource(t) runs after source t.
+    auto eachSource = [&](auto keepOf, auto afterSource) {
+      fetchTwiddles();
+      storeTwiddles();
+      const int count = io.sources.count;
+      for (int t = 0; t < count; ++t) {
+        const uint64_t *sourceRow =
+            io.firstRound(t, blockIdx.y, limbWords) + rowInLimb;
+        auto load = [&](unsigned b, unsigned o) { return sourceRow[b + o]; };
+        auto keep = keepOf(t);
+        auto store = [&](unsigned c, unsigned o, uint64_t w, unsigned slot) {
+          keep(c + o, canonical(w, m), slot);
+        };
+        // The previous source's last round has read shared memory before
+        // this source's first round writes it.
+        auto barrier = [] { __syncthreads(); };
+        transform<Word, LOG_M, R, true>(
+            j, [] {}, load, barrier, store, shared, twiddles,
+            /*allowNext=*/t + 1 == count);
+        afterSource(t);
       }
     };
-    // The twiddles once, before the first digit's loads (the loop's body
-    // stays small enough for three blocks an SM).
-    fetchTwiddles();
-    storeTwiddles();
-    const int digits = io.digits.count;
-    for (int t = 0; t < digits; ++t) {
-      const uint64_t *digitRow =
-          io.firstRound(t, blockIdx.y, limbWords) + rowInLimb;
-      const uint64_t *b = keyRow + size_t(2 * t) * key.componentWords;
-      const uint64_t *a = b + key.componentWords;
-      auto load = [&](unsigned b, unsigned o) { return digitRow[b + o]; };
-      auto accumulate = [&](unsigned c, unsigned o, uint64_t w, unsigned slot) {
-        w = canonical(w, m);
-        const unsigned i = c + o;
-        at[slot] = i;
-        sum0[slot] += static_cast<uint128_t>(w) * b[i];
-        sum1[slot] += static_cast<uint128_t>(w) * a[i];
-      };
-      // The previous digit's last round has read shared memory before this
-      // digit's first round writes it.
-      auto barrier = [] { __syncthreads(); };
-      transform<Word, LOG_M, R, true>(
-          j, [] {}, load, barrier, accumulate, shared, twiddles,
-          /*allowNext=*/t + 1 == digits);
-      if (t % kKeySwitchDigitsPerSum == kKeySwitchDigitsPerSum - 1)
-        reduceSums();
-    }
-    reduceSums();
+    if constexpr (Io::kKind == RowKind::keySwitch) {
+      const KeySwitchKeyView &key = io.key;
+      const int keyLimb = key.keyLimb(int(blockIdx.y));
+      const uint64_t *keyRow =
+          key.key + size_t(keyLimb) * limbWords + rowInLimb;
+      const Modulus modulus = key.moduli[keyLimb];
+      uint128_t sum0[R], sum1[R];
+      unsigned at[R];
 #pragma unroll
-    for (unsigned slot = 0; slot < R; ++slot) {
-      io.out0[rowOffset + at[slot]] = static_cast<uint64_t>(sum0[slot]);
-      io.out1[rowOffset + at[slot]] = static_cast<uint64_t>(sum1[slot]);
+      for (unsigned slot = 0; slot < R; ++slot)
+        sum0[slot] = sum1[slot] = 0;
+      auto reduceSums = [&] {
+#pragma unroll
+        for (unsigned slot = 0; slot < R; ++slot) {
+          sum0[slot] = reduce128(sum0[slot], modulus);
+          sum1[slot] = reduce128(sum1[slot], modulus);
+        }
+      };
+      auto accumulateInto = [&](int t) {
+        const uint64_t *b = keyRow + size_t(2 * t) * key.componentWords;
+        const uint64_t *a = b + key.componentWords;
+        return [&, a, b](unsigned i, uint64_t w, unsigned slot) {
+          at[slot] = i;
+          sum0[slot] += static_cast<uint128_t>(w) * b[i];
+          sum1[slot] += static_cast<uint128_t>(w) * a[i];
+        };
+      };
+      eachSource(accumulateInto, [&](int t) {
+        if (t % kKeySwitchDigitsPerSum == kKeySwitchDigitsPerSum - 1)
+          reduceSums();
+      });
+      reduceSums();
+#pragma unroll
+      for (unsigned slot = 0; slot < R; ++slot) {
+        io.out0[rowOffset + at[slot]] = static_cast<uint64_t>(sum0[slot]);
+        io.out1[rowOffset + at[slot]] = static_cast<uint64_t>(sum1[slot]);
+      }
+    } else {
+      static_assert(Io::kKind == RowKind::products);
+      // The factors' words, indexed by factor at run time: a local array
+      // (L1), which keeps the loop over factors one copy of the transform
+      // and the block within three an SM's registers.
+      uint64_t words[kMaxProductFactors][R];
+      unsigned at[R];
+      auto keepAs = [&](int t) {
+        return [&, t](unsigned i, uint64_t w, unsigned slot) {
+          at[slot] = i;
+          words[t][slot] = w;
+        };
+      };
+      eachSource(keepAs, [](int) {});
+      const NttProducts &products = io.products;
+      const Modulus modulus = products.moduli[blockIdx.y];
+      for (int k = 0; k < products.outputCount; ++k) {
+        // Below 2^125: at most kMaxProducts products below 2^122.
+        uint128_t sum[R] = {};
+        for (int p = products.firstPair[k]; p < products.firstPair[k + 1]; ++p)
+#pragma unroll
+          for (unsigned slot = 0; slot < R; ++slot)
+            sum[slot] +=
+                static_cast<uint128_t>(words[products.first[p]][slot]) *
+                words[products.second[p]][slot];
+        uint64_t *out = products.outputs[k] + rowOffset;
+#pragma unroll
+        for (unsigned slot = 0; slot < R; ++slot)
+          out[at[slot]] = reduce128(sum[slot], modulus);
+      }
     }
   }
 }
@@ -711,13 +783,13 @@ size_t rowSharedBytes(unsigned wordBytes, unsigned logN2, unsigned rows,
   return rows * m * wordBytes * 3 + (otStages > 0 ? m / 2 * 2 * wordBytes : 0);
 }
 
-/// Rows per row-step block: enough for kRowStepThreads threads, while the
-/// block's shared memory stays within the default limit (one row may not).
+/// Rows per row-step block: enough for `threads` threads (the Io's
+/// kBlockThreads), while the block's shared memory stays within the default
+/// limit (one row may not).
 unsigned rowsPerBlock(unsigned wordBytes, unsigned logN1, unsigned logN2,
-                      unsigned radix) {
+                      unsigned radix, unsigned threads) {
   const unsigned threadsPerRow = (1u << logN2) / radix;
-  unsigned rows =
-      threadsPerRow >= kRowStepThreads ? 1 : kRowStepThreads / threadsPerRow;
+  unsigned rows = threadsPerRow >= threads ? 1 : threads / threadsPerRow;
   while (rows > 1 &&
          rowSharedBytes(wordBytes, logN2, rows, kNttMaxOtStages) > kNttSharedLimit)
     rows /= 2;
@@ -766,7 +838,8 @@ bool withConstant(std::integer_sequence<unsigned, Values...>, unsigned value,
 template <typename Word, bool FORWARD, unsigned LOG_M, unsigned R, typename Io>
 void launchRowSized(const BasicNttPlan<Word> &plan, unsigned logN1,
                     unsigned otStages, Io io, cudaStream_t stream) {
-  const unsigned rows = rowsPerBlock(sizeof(Word), logN1, LOG_M, R);
+  const unsigned rows =
+      rowsPerBlock(sizeof(Word), logN1, LOG_M, R, Io::kBlockThreads);
   const dim3 grid((1u << logN1) / rows, static_cast<unsigned>(plan.limbCount));
   const unsigned threads = rows * ((1u << LOG_M) / R);
   const size_t bytes = rowSharedBytes(sizeof(Word), LOG_M, rows, otStages);
@@ -777,11 +850,13 @@ void launchRowSized(const BasicNttPlan<Word> &plan, unsigned logN1,
       // For the most rows any launch of this kernel packs.
       allowSharedBytes(kernel,
                        rowSharedBytes(sizeof(Word), LOG_M,
-                                      rowsPerBlock(sizeof(Word), 31, LOG_M, R),
+                                      rowsPerBlock(sizeof(Word), 31, LOG_M, R,
+                                                   Io::kBlockThreads),
                                       kOt));
-      launchStep(Io::kKeySwitch ? "nttRowStep (key switching)"
-                 : FORWARD      ? "nttRowStep (forward)"
-                                : "nttRowStep (inverse)",
+      launchStep(Io::kKind == RowKind::keySwitch  ? "nttRowStep (key switching)"
+                 : Io::kKind == RowKind::products ? "nttRowStep (products)"
+                 : FORWARD                        ? "nttRowStep (forward)"
+                                                  : "nttRowStep (inverse)",
                  kernel, grid, threads, bytes, stream, plan, io, logN1, rows);
     } else {
       throw Error("more OT stages than row-step stages");
@@ -827,8 +902,8 @@ constexpr auto kRowLogs =
 
 /// Calls launcher.launch<LOG, R>() for the runtime (log, radix), R clipped to
 /// the transform's size; throws if no instantiation has that log or radix
-/// (the sequences must cover what isSupportedNttShape accepts, or for key
-/// switching isSupportedKeySwitchNttShape).
+/// (the sequences must cover what isSupportedNttShape accepts, or for the
+/// fused NTTs isSupportedFusedNttShape).
 template <unsigned... Logs, unsigned... Radices, typename Launch>
 void dispatch(std::integer_sequence<unsigned, Logs...> logs, unsigned log,
               unsigned radix, const Launch &launcher,
@@ -903,29 +978,54 @@ void launchNtt(const BasicNttPlan<Word> &plan, size_t n, const NttShape &shape,
 
 } // namespace
 
-void launchNttKeySwitch(const KeySwitchKeyView &key, const NttPlan &plan,
-                        size_t n, const NttShape &shape,
-                        const KeySwitchDigits &digits, uint64_t *out0,
-                        uint64_t *out1, cudaStream_t stream) {
-  if (plan.limbCount == 0 || digits.count == 0)
+namespace {
+
+/// A fused forward NTT of `sources`: the column step over every source
+/// (grid z), then the row step `rows` (an Io whose SourceRows the caller
+/// leaves to this).
+template <typename Rows>
+void launchFusedNtt(const NttPlan &plan, size_t n, const NttShape &shape,
+                    const NttSources &sources, Rows rows, const char *what,
+                    cudaStream_t stream) {
+  if (plan.limbCount == 0 || sources.count == 0)
     return;
   const unsigned logN = log2Exact(n);
   std::string why;
-  if (!isSupportedKeySwitchNttShape(logN, shape, &why))
-    throw Error("NTT shape not supported for key switching: " + why);
+  if (!isSupportedFusedNttShape(logN, shape, &why))
+    throw Error(std::string("NTT shape not supported for ") + what + ": " +
+                why);
   constexpr auto kRadix4 = std::integer_sequence<unsigned, 4>{};
   if (shape.logN1 > 0) {
-    const ColumnLauncher<uint64_t, true, DigitColumns> column{
-        plan, logN, {digits}, static_cast<unsigned>(digits.count), stream};
+    const ColumnLauncher<uint64_t, true, SourceColumns> column{
+        plan, logN, {sources}, static_cast<unsigned>(sources.count), stream};
     dispatch(kColumnLogs, shape.logN1, shape.radix, column, kRadix4);
   }
-  const RowLauncher<uint64_t, true, KeySwitchRows> row{
-      plan,
-      shape.logN1,
-      shape.otStages,
-      {digits, key, shape.logN1 > 0, out0, out1},
-      stream};
+  rows.sources = sources;
+  rows.afterColumns = shape.logN1 > 0;
+  const RowLauncher<uint64_t, true, Rows> row{plan, shape.logN1, shape.otStages,
+                                              rows, stream};
   dispatch(kRowLogs, logN - shape.logN1, shape.radix, row, kRadix4);
+}
+
+} // namespace
+
+void launchNttKeySwitch(const KeySwitchKeyView &key, const NttPlan &plan,
+                        size_t n, const NttShape &shape,
+                        const NttSources &digits, uint64_t *out0,
+                        uint64_t *out1, cudaStream_t stream) {
+  KeySwitchRows rows{};
+  rows.key = key;
+  rows.out0 = out0;
+  rows.out1 = out1;
+  launchFusedNtt(plan, n, shape, digits, rows, "key switching", stream);
+}
+
+void launchNttProducts(const NttPlan &plan, size_t n, const NttShape &shape,
+                       const NttSources &factors, const NttProducts &products,
+                       cudaStream_t stream) {
+  ProductRows rows{};
+  rows.products = products;
+  launchFusedNtt(plan, n, shape, factors, rows, "products", stream);
 }
 
 template <typename Word>

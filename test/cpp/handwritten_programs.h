@@ -215,9 +215,13 @@ inline const RfManifest *multiplyManifest() {
   return &manifest;
 }
 
-/// With kFusedKeySwitch, relinearization's key switching is keySwitch's
-/// fused form.
-template <typename Steps, bool kFusedKeySwitch = false>
+/// The tensor terms x0 y0, x0 y1 + x1 y0, x1 y1 as ntt_products' triples.
+const int kTensorProducts[] = {0, 0, 2, 1, 0, 3, 1, 1, 2, 2, 1, 3};
+
+/// With kFused, the fused launches the compiler emits: the forward NTTs and
+/// the tensor product as one ntt_products, and relinearization's key
+/// switching as keySwitch's fused form.
+template <typename Steps, bool kFused = false>
 void multiplyRun(RfRuntime *rt, const RfKernels *k) {
   uint64_t *b[22];
   for (int i = 0; i < 22; ++i)
@@ -228,12 +232,21 @@ void multiplyRun(RfRuntime *rt, const RfKernels *k) {
   for (int i = 0; i < 4; ++i)
     k->convert(rt, QToQB, b[i], b[4 + i]);
   k->concurrent_end(rt);
-  k->concurrent_begin(rt);
-  for (int i = 0; i < 4; ++i)
-    k->ntt_forward(rt, QB, b[4 + i], 0, 0, 0);
-  k->concurrent_end(rt);
-  // The tensor product (x0 + x1 s)(y0 + y1 s), elementwise over Q u B.
-  Steps::tensor(rt, k, QB, 7, b[4], b[5], b[6], b[7], b[8], b[9], b[10]);
+  if (kFused) {
+    const int bases[4] = {QB, QB, QB, QB};
+    const uint64_t *factors[4] = {b[4], b[5], b[6], b[7]};
+    uint64_t *scratch[4] = {b[4], b[5], b[6], b[7]};
+    uint64_t *sums[3] = {b[8], b[9], b[10]};
+    k->ntt_products(rt, QB, bases, factors, scratch, 4, kTensorProducts, 4,
+                    sums, 3, 0, 0, 0);
+  } else {
+    k->concurrent_begin(rt);
+    for (int i = 0; i < 4; ++i)
+      k->ntt_forward(rt, QB, b[4 + i], 0, 0, 0);
+    k->concurrent_end(rt);
+    // The tensor product (x0 + x1 s)(y0 + y1 s), elementwise over Q u B.
+    Steps::tensor(rt, k, QB, 7, b[4], b[5], b[6], b[7], b[8], b[9], b[10]);
+  }
   // round(t/Q * tensor) into B, then exactly back to Q: two kernels, or
   // (the last term) one.
   for (int h = 0; h < 3; ++h) {
@@ -246,8 +259,7 @@ void multiplyRun(RfRuntime *rt, const RfKernels *k) {
     k->convert(rt, BToQ, b[11], b[12 + h]);
   }
   uint64_t *const digits[3] = {b[15], b[16], b[17]};
-  keySwitch(rt, k, 0, b[14], digits, b[18], b[19], b[20], b[21],
-            kFusedKeySwitch);
+  keySwitch(rt, k, 0, b[14], digits, b[18], b[19], b[20], b[21], kFused);
   Steps::add(rt, k, Q, 3, b[12], b[20], b[12]);
   Steps::add(rt, k, Q, 3, b[13], b[21], b[13]);
 }
@@ -479,8 +491,37 @@ inline const RefusedCall kRefusedCalls[] = {
        k->ntt_key_switch(rt, 0, QP, bases, digits, scratch, 3, k->buffer(rt, 3),
                          k->buffer(rt, 4), 5, 8, 0);
      },
-     "NTT shape not supported for key switching: key switching's NTT runs "
+     "NTT shape not supported for key switching: a fused NTT runs "
      "radix 4, not 8"},
+    {[](RfRuntime *rt, const RfKernels *k) {
+       const int bases[2] = {Q, Q};
+       const uint64_t *factors[2] = {k->buffer(rt, 3), k->buffer(rt, 4)};
+       uint64_t *scratch[2] = {k->buffer(rt, 3), k->buffer(rt, 4)};
+       uint64_t *sums[2] = {k->buffer(rt, 5), k->buffer(rt, 6)};
+       const int products[] = {1, 0, 1, 0, 0, 0};
+       k->ntt_products(rt, Q, bases, factors, scratch, 2, products, 2, sums, 2,
+                       0, 0, 0);
+     },
+     "ntt_products: pair 0 names output 1 and factors 0, 1 of 2 and 2"},
+    {[](RfRuntime *rt, const RfKernels *k) {
+       const int bases[2] = {Q, Q};
+       const uint64_t *factors[2] = {k->buffer(rt, 3), k->buffer(rt, 4)};
+       uint64_t *scratch[2] = {k->buffer(rt, 3), k->buffer(rt, 4)};
+       uint64_t *sums[1] = {k->buffer(rt, 4)};
+       const int products[] = {0, 0, 1};
+       k->ntt_products(rt, Q, bases, factors, scratch, 2, products, 1, sums, 1,
+                       0, 0, 0);
+     },
+     "factor 1 or its scratch buffer overlaps an output"},
+    {[](RfRuntime *rt, const RfKernels *k) {
+       const int bases[1] = {Q};
+       const uint64_t *factors[1] = {k->buffer(rt, 3)};
+       uint64_t *scratch[1] = {k->buffer(rt, 3)};
+       uint64_t *sums[1] = {k->buffer(rt, 5)};
+       k->ntt_products(rt, Q, bases, factors, scratch, 1, kTensorProducts, 1,
+                       sums, 1, 6, 8, 0);
+     },
+     "NTT shape not supported for products: a fused NTT runs radix 4, not 8"},
     {[](RfRuntime *rt, const RfKernels *k) { k->concurrent_end(rt); },
      "concurrent_end: no concurrent region is open"},
 };

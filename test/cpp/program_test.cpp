@@ -107,8 +107,9 @@ TEST_F(ProgramTest, MultiplyRelinearizeIsBitIdenticalToTheReference) {
   auto x = randomSlots(), y = randomSlots();
   Ciphertext cx = encrypt(x, 1), cy = encrypt(y, 2);
   Ciphertext expected = relinearize(multiplyHps(cx, cy), *relin_);
-  // Key switching's transforms and inner product in one ntt_key_switch
-  // give the same words.
+  // The fused launches (the forward NTTs and tensor product in one
+  // ntt_products, key switching's transforms and inner product in one
+  // ntt_key_switch) give the same words.
   Program fused =
       Program::fromFunctions(multiplyManifest, multiplyRun<Host, true>);
   EXPECT_TRUE(fused.run({&cx, &cy}, relin_, nullptr)[0].data == expected.data);

@@ -273,8 +273,9 @@ TEST_F(GpuProgramTest, MultiplyRelinearizeMatchesTheCpuDriver) {
                               multiplyRun<Gpu>, {&cx, &cy}, relin_, nullptr);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_TRUE(out[0].data == relinearize(multiplyHps(cx, cy), *relin_).data);
-  // Key switching's fused NTTs and inner product (a one-limb digit and two
-  // over QP, transformed in place) give the same words.
+  // The fused launches (ntt_products for the tensor terms; ntt_key_switch
+  // with a one-limb digit and two over QP, transformed in place) give the
+  // same words.
   std::vector<Ciphertext> fused = expectSameOnBothDrivers(
       multiplyManifest, multiplyRun<Host, true>, multiplyRun<Gpu, true>,
       {&cx, &cy}, relin_, nullptr);

@@ -100,6 +100,13 @@ def test_tensor_core_dot_products_are_the_cpu_outputs(variant: str, tmp_path: Pa
                           params=TENSOR_CORE_PARAMS)
 
 
+@pytest.mark.parametrize("variant", ["hps", "chps", "lhps", "behz"])
+def test_fused_tensor_products_are_the_cpu_outputs(variant: str, tmp_path: Path) -> None:
+    # N = 2^15: the forward NTTs and tensor products are one ntt_products.
+    compare_cuda_with_cpu(test_e2e.CHAINS[1], tmp_path, variant=variant,
+                          params=test_e2e.LARGE_PARAMS)
+
+
 # Narrow bases: key switching's digits of one, three and two limbs (Q of two,
 # three and four primes, P of one, three and two), so that its inner product
 # sums one to three digits, and lifts of Q from two to four limbs.

@@ -282,6 +282,29 @@ def test_a_compiled_product_is_the_runtime_s_product_word_for_word(
     np.testing.assert_array_equal(keys.decrypt(out), expected)
 
 
+# From N = 2^15 the tensor terms' forward NTTs and products are one
+# ntt_products launch (rns-to-kernel's products-from-log-n).
+LARGE_PARAMS = rf.Params(poly_modulus_degree=1 << 15, plaintext_modulus=T,
+                         coeff_modulus_bits=[60] * 6, special_modulus_bits=[60])
+
+
+@pytest.mark.parametrize("variant", ["hps", "behz"])
+def test_a_product_with_fused_transforms_is_the_runtime_s_product(
+    compiled: Compiled, variant: str
+) -> None:
+    program, keys = compiled(CHAINS[1], variant=variant, params=LARGE_PARAMS)
+    source = program.source_path.read_text()
+    assert source.count("k->ntt_products(") == 1
+    assert 3 not in generated_kernel_outputs(source)
+    x, y = keys.encrypt(slots(program, 63)), keys.encrypt(slots(program, 64))
+    out = program(x, y)
+    multiply = _runtime.multiply_behz if variant == "behz" else _runtime.multiply_hps
+    assert keys.relin_key is not None
+    reference = _runtime.relinearize(multiply(x._native, y._native), keys.relin_key._native)
+    np.testing.assert_array_equal(out.residues(), rf.Ciphertext(program.params, reference).residues())
+    np.testing.assert_array_equal(keys.decrypt(out), slots(program, 63) * slots(program, 64) % T)
+
+
 def test_decryption_refuses_an_unknown_scaling(compiled: Compiled) -> None:
     program, keys = compiled(CHAINS[1])
     with pytest.raises(ValueError, match=r"unknown decryption scaling 'fast'; supported: 'hps', 'behz'"):

@@ -262,26 +262,44 @@ private:
                           "  }\n",
                           llvm::join(digits, ", "), manifest_.key(*launch.getKey()),
                           basis, digits.size(), out(0), out(1));
-    } else if (kernel == "ntt_key_switch") {
-      SmallVector<std::string> bases, digits, scratch;
-      for (auto [digit, buffer] :
+    } else if (kernel == "ntt_key_switch" || kernel == "ntt_products") {
+      // The sources, their bases and their scratch buffers as arrays.
+      SmallVector<std::string> bases, sources, scratch;
+      for (auto [source, buffer] :
            llvm::zip(launch.getIns(), launch.getOuts())) {
-        bases.push_back(std::to_string(basisOf(digit)));
-        digits.push_back(names_[digit]);
+        bases.push_back(std::to_string(basisOf(source)));
+        sources.push_back(names_[source]);
         scratch.push_back(names_[buffer]);
       }
-      size_t count = digits.size();
-      os << llvm::formatv(
-          "  {{\n    const int digit_bases[] = {{{0}};\n"
-          "    const uint64_t *digits[] = {{{1}};\n"
-          "    uint64_t *scratch[] = {{{2}};\n"
-          "    k->ntt_key_switch(rt, {3}, {4}, digit_bases, digits, scratch, "
-          "{5}, {6}, {7}, {8}, {9}, {10});\n"
-          "  }\n",
-          llvm::join(bases, ", "), llvm::join(digits, ", "),
-          llvm::join(scratch, ", "), manifest_.key(*launch.getKey()),
-          basisOf(launch.getOuts()[count]), count, out(count), out(count + 1),
-          logN1, radix, ot);
+      size_t count = sources.size();
+      os << llvm::formatv("  {{\n    const int source_bases[] = {{{0}};\n"
+                          "    const uint64_t *sources[] = {{{1}};\n"
+                          "    uint64_t *scratch[] = {{{2}};\n",
+                          llvm::join(bases, ", "), llvm::join(sources, ", "),
+                          llvm::join(scratch, ", "));
+      int basis = basisOf(launch.getOuts()[count]);
+      if (kernel == "ntt_key_switch") {
+        os << llvm::formatv(
+            "    k->ntt_key_switch(rt, {0}, {1}, source_bases, sources, "
+            "scratch, {2}, {3}, {4}, {5}, {6}, {7});\n",
+            manifest_.key(*launch.getKey()), basis, count, out(count),
+            out(count + 1), logN1, radix, ot);
+      } else {
+        SmallVector<std::string> sums, products;
+        for (size_t k = count; k < launch.getOuts().size(); ++k)
+          sums.push_back(out(k));
+        ArrayRef<int32_t> triples = *launch.getProducts();
+        for (int32_t index : triples)
+          products.push_back(std::to_string(index));
+        os << llvm::formatv(
+            "    const int products[] = {{{0}};\n"
+            "    uint64_t *sums[] = {{{1}};\n"
+            "    k->ntt_products(rt, {2}, source_bases, sources, scratch, {3}, "
+            "products, {4}, sums, {5}, {6}, {7}, {8});\n",
+            llvm::join(products, ", "), llvm::join(sums, ", "), basis, count,
+            products.size() / 3, sums.size(), logN1, radix, ot);
+      }
+      os << "  }\n";
     } else {
       return launch.emitOpError() << "has no C++ emission";
     }

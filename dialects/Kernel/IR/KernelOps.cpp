@@ -128,6 +128,7 @@ struct KernelSignature {
   int maxIns;  // -1: no most
   int outs;
   bool outPerInput = false; // and one more output per input
+  bool outPerSum = false;   // and one more per sum of products
 };
 
 /// Every limb of `out` transformed from the one limb `in` of the same
@@ -146,38 +147,93 @@ LogicalResult verifyOneLimbInput(LaunchOp op, BufferType in, BufferType out) {
   return success();
 }
 
-/// ntt_key_switch: digit j (ins[j]) over the key's basis, or one limb
-/// (verifyOneLimbInput); its scratch buffer (outs[j]) and both sums (the
-/// last two outs) over the key's basis; a shape the fused kernel runs.
-LogicalResult verifyNttKeySwitch(LaunchOp op) {
-  if (!op.getKey())
-    return op.emitOpError() << "'ntt_key_switch' needs the parameter 'key'";
-  size_t digits = op.getIns().size();
-  BufferType sums = bufferType(op.getOuts()[digits]);
+/// A fused forward NTT (ntt_key_switch, ntt_products): every output (the
+/// sources' scratch buffers, then what the kernel sums) of one type; source
+/// j (ins[j]) of that type or one limb (verifyOneLimbInput), and no output
+/// but its scratch buffer (outs[j]); the sums distinct; a shape the fused
+/// kernel runs. Returns the outputs' type.
+FailureOr<BufferType> verifyFusedNtt(LaunchOp op, StringRef source) {
+  size_t sources = op.getIns().size();
+  BufferType type = bufferType(op.getOuts()[sources]);
   for (Value out : op.getOuts())
-    if (bufferType(out) != sums)
-      return op.emitOpError() << "scratch buffers and sums must all be " << sums
+    if (bufferType(out) != type)
+      return op.emitOpError() << "scratch buffers and sums must all be " << type
                               << ", got " << bufferType(out);
-  if (op.getOuts()[digits] == op.getOuts()[digits + 1])
-    return op.emitOpError() << "needs two distinct sums";
-  for (size_t j = 0; j < digits; ++j) {
-    Value digit = op.getIns()[j];
-    if (bufferType(digit) != sums &&
-        failed(verifyOneLimbInput(op, bufferType(digit), sums)))
+  auto outs = op.getOuts();
+  for (size_t k = sources; k < outs.size(); ++k)
+    for (size_t i = sources; i < k; ++i)
+      if (outs[k] == outs[i])
+        return op.emitOpError() << "needs distinct sums";
+  for (size_t j = 0; j < sources; ++j) {
+    Value in = op.getIns()[j];
+    if (bufferType(in) != type &&
+        failed(verifyOneLimbInput(op, bufferType(in), type)))
       return failure();
-    for (size_t k = 0; k < op.getOuts().size(); ++k)
-      if (op.getOuts()[k] == digit && k != j)
-        return op.emitOpError() << "digit " << j << " is also output " << k;
+    for (size_t k = 0; k < outs.size(); ++k)
+      if (outs[k] == in && k != j)
+        return op.emitOpError()
+               << source << " " << j << " is also output " << k;
   }
   if (rns::TransformAttr shape = op.getTransformAttr()) {
     std::string why;
     ringfuse::runtime::NttShape nttShape{shape.getLogN1(), shape.getRadix(),
                                          shape.getOt()};
-    if (!ringfuse::runtime::isSupportedKeySwitchNttShape(
-            llvm::Log2_64(sums.getDegree()), nttShape, &why))
+    if (!ringfuse::runtime::isSupportedFusedNttShape(
+            llvm::Log2_64(type.getDegree()), nttShape, &why))
       return op.emitOpError() << "cannot run " << shape << ": " << why;
   }
-  return success();
+  return type;
+}
+
+/// ntt_key_switch: the digits, their scratch buffers and both sums over the
+/// key's basis (verifyFusedNtt).
+LogicalResult verifyNttKeySwitch(LaunchOp op) {
+  if (!op.getKey())
+    return op.emitOpError() << "'ntt_key_switch' needs the parameter 'key'";
+  return verifyFusedNtt(op, "digit");
+}
+
+/// The sums ntt_products' `products` names: one more than the largest
+/// output index, or 0 without the attribute.
+size_t productSums(LaunchOp op) {
+  size_t sums = 0;
+  if (std::optional<ArrayRef<int32_t>> products = op.getProducts())
+    for (size_t i = 0; i + 2 < products->size(); i += 3)
+      sums = std::max(sums, size_t(std::max((*products)[i], 0)) + 1);
+  return sums;
+}
+
+/// ntt_products: `products` as (output, factor, factor) triples grouped by
+/// output from 0 with none skipped, within ntt_shape.h's bounds; the
+/// factors, their scratch buffers and the sums as verifyFusedNtt says.
+LogicalResult verifyNttProducts(LaunchOp op) {
+  std::optional<ArrayRef<int32_t>> products = op.getProducts();
+  size_t pairs = products->size() / 3;
+  if (products->size() % 3 != 0 || pairs == 0 ||
+      pairs > size_t(ringfuse::runtime::kMaxProducts))
+    return op.emitOpError()
+           << "'products' holds (output, factor, factor) triples, 1 to "
+           << ringfuse::runtime::kMaxProducts << " of them, got "
+           << products->size() << " integers";
+  int factors = op.getIns().size(), output = 0;
+  for (size_t p = 0; p < pairs; ++p) {
+    int k = (*products)[3 * p], a = (*products)[3 * p + 1],
+        b = (*products)[3 * p + 2];
+    if (k != output && !(p > 0 && k == output + 1))
+      return op.emitOpError()
+             << "product " << p << " is for sum " << k << ", not " << output
+             << " or the next (sums "
+                "come in order, from 0, none skipped)";
+    if (a < 0 || a >= factors || b < 0 || b >= factors)
+      return op.emitOpError() << "product " << p << " names factors " << a
+                              << " and " << b << " of " << factors;
+    output = k;
+  }
+  if (productSums(op) > size_t(ringfuse::runtime::kMaxProductOutputs))
+    return op.emitOpError()
+           << "takes at most " << ringfuse::runtime::kMaxProductOutputs
+           << " sums, got " << productSums(op);
+  return verifyFusedNtt(op, "factor");
 }
 
 const KernelSignature kernelSignatures[] = {
@@ -189,6 +245,8 @@ const KernelSignature kernelSignatures[] = {
     {"automorphism", 1, 1, 1},
     {"key_switch_inner_product", 1, -1, 2},
     {"ntt_key_switch", 1, -1, 2, /*outPerInput=*/true},
+    {"ntt_products", 1, ringfuse::runtime::kMaxProductFactors, 0,
+     /*outPerInput=*/true, /*outPerSum=*/true},
 };
 } // namespace
 
@@ -199,20 +257,32 @@ LogicalResult LaunchOp::verify() {
       signature = &candidate;
   if (!signature)
     return emitOpError() << "unknown library kernel '" << getKernel() << "'";
+  // The sums the products name count among the outputs.
+  if (signature->outPerSum && !getProducts())
+    return emitOpError() << "'" << getKernel()
+                         << "' needs the parameter 'products'";
   int ins = getIns().size(), outs = getOuts().size();
+  int sums = signature->outPerSum ? int(productSums(*this)) : 0;
   if (ins < signature->ins ||
       (signature->maxIns >= 0 && ins > signature->maxIns) ||
-      outs != signature->outs + (signature->outPerInput ? ins : 0)) {
+      outs != signature->outs + (signature->outPerInput ? ins : 0) + sums) {
     std::string inputs =
         signature->maxIns < 0 ? "at least " + std::to_string(signature->ins)
-        : signature->maxIns == signature->ins
-            ? std::to_string(signature->ins)
-            : std::to_string(signature->ins) + " or " +
+        : signature->maxIns == signature->ins ? std::to_string(signature->ins)
+        : signature->maxIns == signature->ins + 1
+            ? std::to_string(signature->ins) + " or " +
+                  std::to_string(signature->maxIns)
+            : std::to_string(signature->ins) + " to " +
                   std::to_string(signature->maxIns);
-    return emitOpError()
-           << "'" << getKernel() << "' takes " << inputs << " inputs and "
-           << (signature->outPerInput ? "one output per input and " : "")
-           << signature->outs << " outputs, got " << ins << " and " << outs;
+    InFlightDiagnostic error = emitOpError() << "'" << getKernel() << "' takes "
+                                             << inputs << " inputs and ";
+    if (signature->outPerInput)
+      error << "one output per input and ";
+    if (signature->outPerSum)
+      error << "one per sum (" << sums << ")";
+    else
+      error << signature->outs << " outputs";
+    return error << ", got " << ins << " and " << outs;
   }
   auto require = [&](bool present, StringRef parameter) -> LogicalResult {
     if (present)
@@ -232,7 +302,11 @@ LogicalResult LaunchOp::verify() {
     return emitOpError() << "'" << kernel << "' takes no 'floor'; only "
                             "scale_round does";
   bool transform = kernel == "ntt_forward" || kernel == "ntt_inverse" ||
-                   kernel == "ntt_key_switch";
+                   kernel == "ntt_key_switch" || kernel == "ntt_products";
+  if (getProducts() && kernel != "ntt_products")
+    return emitOpError() << "'" << kernel
+                         << "' takes no 'products'; only "
+                            "ntt_products does";
   if (rns::TransformAttr shape = getTransformAttr()) {
     if (!transform)
       return emitOpError() << "'" << kernel << "' takes no transform";
@@ -250,6 +324,8 @@ LogicalResult LaunchOp::verify() {
                               bufferType(getOuts()[0]));
   if (kernel == "ntt_key_switch")
     return verifyNttKeySwitch(*this);
+  if (kernel == "ntt_products")
+    return verifyNttProducts(*this);
   if (getVia() && kernel != "scale_round")
     return emitOpError() << "'" << kernel << "' takes no 'via'; only "
                             "scale_round does";

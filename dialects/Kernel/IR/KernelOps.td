@@ -70,6 +70,20 @@ def Kernel_LaunchOp : Kernel_Op<"launch", [AttrSizedOperandSegments]> {
       permutes words, else coefficient form.
     - `key_switch_inner_product` {key}: ins(d_0, ..., d_{dnum-1})
       outs(k0, k1), evaluation form over QP.
+    - `ntt_forward` {transform?} with ins(a): every limb of outs(b)
+      transformed from a's one limb (a fast conversion from one prime, not
+      written out).
+    - `ntt_key_switch` {key, transform?}: ins(d_0, ...) outs(s_0, ..., k0,
+      k1): key_switch_inner_product of the digits' forward NTTs, which are
+      never written out; d_j is over the key's basis or one limb (as
+      ntt_forward's input), s_j a buffer its transform may overwrite (d_j
+      itself, or a scratch buffer).
+    - `ntt_products` {products, transform?}: ins(f_0, ...) outs(s_0, ...,
+      o_0, ...): sums of products of the factors' forward NTTs (a
+      ciphertext product's tensor terms), which are never written out;
+      `products` lists (sum, factor, factor) triples grouped by sum, and o_k
+      is the sum over k's triples of NTT(f_a) * NTT(f_b). f_j and s_j as
+      ntt_key_switch's d_j and s_j.
   }];
   let arguments = (ins StrAttr:$kernel, Variadic<Kernel_Buffer>:$ins,
                        Variadic<Kernel_Buffer>:$outs,
@@ -79,7 +93,8 @@ def Kernel_LaunchOp : Kernel_Op<"launch", [AttrSizedOperandSegments]> {
                        OptionalAttr<RNS_BasisAttr>:$via,
                        OptionalAttr<I64Attr>:$galois_element,
                        OptionalAttr<I64Attr>:$key, UnitAttr:$evaluation,
-                       OptionalAttr<RNS_TransformAttr>:$transform);
+                       OptionalAttr<RNS_TransformAttr>:$transform,
+                       OptionalAttr<DenseI32ArrayAttr>:$products);
   let assemblyFormat = [{
     $kernel (`ins` `(` $ins^ `:` qualified(type($ins)) `)`)?
       `outs` `(` $outs `:` qualified(type($outs)) `)` attr-dict

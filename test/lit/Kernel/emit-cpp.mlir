@@ -16,6 +16,21 @@
 // on-the-fly stages), and none is left to the driver's default:
 // RUN: ringfuse-opt %s --bfv-to-poly --poly-to-rns --canonicalize --cse --rns-choose-transform --rns-to-kernel --kernel-plan-slots | ringfuse-translate --emit-cpp | FileCheck %s --check-prefix=CHOSEN --implicit-check-not=', 0, 0, 0);'
 
+// With the domains assigned, the square's tensor terms are one ntt_products
+// (x1 x0 + x1 x0 the product named twice), in place on the lifted
+// components, and the program compiles against the runtime's header.
+// RUN: ringfuse-opt %s --bfv-to-poly --poly-to-rns --canonicalize --cse --rns-assign-domains --canonicalize --cse --rns-fuse --rns-to-kernel=products-from-log-n=4 --kernel-plan-slots | ringfuse-translate --emit-cpp > %t.products.cpp
+// RUN: FileCheck %s --check-prefix=PRODUCTS < %t.products.cpp
+// RUN: c++ -std=c++17 -fsyntax-only -Wall -Werror -I %ringfuse_runtime_include %t.products.cpp
+// PRODUCTS: const int source_bases[] = {[[QB:[0-9]+]], [[QB]]};
+// PRODUCTS-NEXT: const uint64_t *sources[] = {[[X0:b[0-9]+]], [[X1:b[0-9]+]]};
+// PRODUCTS-NEXT: uint64_t *scratch[] = {[[X0]], [[X1]]};
+// PRODUCTS-NEXT: const int products[] = {0, 0, 0, 1, 1, 0, 1, 1, 0, 2, 1, 1};
+// PRODUCTS-NEXT: uint64_t *sums[] = {[[D0:b[0-9]+]], [[D1:b[0-9]+]], [[D2:b[0-9]+]]};
+// PRODUCTS-NEXT: k->ntt_products(rt, [[QB]], source_bases, sources, scratch, 2, products, 4, sums, 3, 0, 0, 0);
+// PRODUCTS: k->ntt_inverse(rt, [[QB]], [[D0]], 0, 0, 0);
+// PRODUCTS-NOT: k->ntt_forward(rt, [[QB]],
+
 #p = #bfv.params<t = 97, N = 16, Q = [193, 257], P = [353], dnum = 2>
 func.func @square_rotated(%x: !bfv.ciphertext<#p, 2>, %w: !bfv.plaintext<#p>) -> !bfv.ciphertext<#p, 2> {
   %0 = bfv.mul %x, %x : !bfv.ciphertext<#p, 2> -> !bfv.ciphertext<#p, 3>
@@ -48,13 +63,13 @@ func.func @square_rotated(%x: !bfv.ciphertext<#p, 2>, %w: !bfv.plaintext<#p>) ->
 // of the rounded component into the sums, each digit's first NTT step
 // writing a scratch buffer of its own; no conversion or transformed digit
 // is written out.
-// CHECK: const int digit_bases[] = {[[D0:[0-9]+]], [[D1:[0-9]+]]};
-// CHECK-NEXT: const uint64_t *digits[] = {([[C2:b[0-9]+]] + 0 * N), ([[C2]] + 1 * N)};
+// CHECK: const int source_bases[] = {[[D0:[0-9]+]], [[D1:[0-9]+]]};
+// CHECK-NEXT: const uint64_t *sources[] = {([[C2:b[0-9]+]] + 0 * N), ([[C2]] + 1 * N)};
 // CHECK-NEXT: uint64_t *scratch[] = {[[S0:b[0-9]+]], [[S1:b[0-9]+]]};
-// CHECK-NEXT: k->ntt_key_switch(rt, 0, [[QP:[0-9]+]], digit_bases, digits, scratch, 2, {{b[0-9]+}}, {{b[0-9]+}}, 0, 0, 0);
+// CHECK-NEXT: k->ntt_key_switch(rt, 0, [[QP:[0-9]+]], source_bases, sources, scratch, 2, {{b[0-9]+}}, {{b[0-9]+}}, 0, 0, 0);
 // CHECK: k->automorphism(rt, {{[0-9]+}}, 3ull,
-// CHECK: const int digit_bases[] = {[[D0]], [[D1]]};
-// CHECK: k->ntt_key_switch(rt, 1, [[QP]], digit_bases, digits, scratch, 2,
+// CHECK: const int source_bases[] = {[[D0]], [[D1]]};
+// CHECK: k->ntt_key_switch(rt, 1, [[QP]], source_bases, sources, scratch, 2,
 // CHECK-NOT: k->key_switch_inner_product(
 // CHECK-NOT: k->ntt_forward_from(
 // CHECK: k->scale_up(rt,

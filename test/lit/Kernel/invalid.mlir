@@ -375,7 +375,7 @@ func.func @key_switch_digit_overwritten(%d0: !kernel.buffer<16, #QP>, %d1: !kern
 
 #QP = #rns.basis<QP: [97, 193, 353]>
 func.func @key_switch_one_sum(%d: !kernel.buffer<16, #QP>, %k0: !kernel.buffer<16, #QP>) {
-  // expected-error@+1 {{'kernel.launch' op needs two distinct sums}}
+  // expected-error@+1 {{'kernel.launch' op needs distinct sums}}
   kernel.launch "ntt_key_switch" ins(%d : !kernel.buffer<16, #QP>) outs(%d, %k0, %k0 : !kernel.buffer<16, #QP>, !kernel.buffer<16, #QP>, !kernel.buffer<16, #QP>) {key = 0 : i64}
   return
 }
@@ -384,7 +384,88 @@ func.func @key_switch_one_sum(%d: !kernel.buffer<16, #QP>, %k0: !kernel.buffer<1
 
 #QP = #rns.basis<QP: [97, 193, 353]>
 func.func @key_switch_radix8(%d: !kernel.buffer<16, #QP>, %k0: !kernel.buffer<16, #QP>, %k1: !kernel.buffer<16, #QP>) {
-  // expected-error@+1 {{'kernel.launch' op cannot run #rns.transform<ntt, word = 64, logN1 = 0, radix = 8, ot = 0>: key switching's NTT runs radix 4, not 8}}
+  // expected-error@+1 {{'kernel.launch' op cannot run #rns.transform<ntt, word = 64, logN1 = 0, radix = 8, ot = 0>: a fused NTT runs radix 4, not 8}}
   kernel.launch "ntt_key_switch" ins(%d : !kernel.buffer<16, #QP>) outs(%d, %k0, %k1 : !kernel.buffer<16, #QP>, !kernel.buffer<16, #QP>, !kernel.buffer<16, #QP>) {key = 0 : i64, transform = #rns.transform<ntt, word = 64, logN1 = 0, radix = 8, ot = 0>}
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+func.func @products_missing(%a: !kernel.buffer<16, #Q>, %s: !kernel.buffer<16, #Q>) {
+  // expected-error@+1 {{'kernel.launch' op 'ntt_products' needs the parameter 'products'}}
+  kernel.launch "ntt_products" ins(%a : !kernel.buffer<16, #Q>) outs(%a, %s : !kernel.buffer<16, #Q>, !kernel.buffer<16, #Q>)
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+func.func @products_outputs(%a: !kernel.buffer<16, #Q>, %s: !kernel.buffer<16, #Q>) {
+  // expected-error@+1 {{'kernel.launch' op 'ntt_products' takes 1 to 4 inputs and one output per input and one per sum (2), got 1 and 2}}
+  kernel.launch "ntt_products" ins(%a : !kernel.buffer<16, #Q>) outs(%a, %s : !kernel.buffer<16, #Q>, !kernel.buffer<16, #Q>) {products = array<i32: 0, 0, 0, 1, 0, 0>}
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+func.func @products_not_triples(%a: !kernel.buffer<16, #Q>, %s: !kernel.buffer<16, #Q>) {
+  // expected-error@+1 {{'kernel.launch' op 'products' holds (output, factor, factor) triples, 1 to 8 of them, got 4 integers}}
+  kernel.launch "ntt_products" ins(%a : !kernel.buffer<16, #Q>) outs(%a, %s : !kernel.buffer<16, #Q>, !kernel.buffer<16, #Q>) {products = array<i32: 0, 0, 0, 0>}
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+func.func @products_skip_a_sum(%a: !kernel.buffer<16, #Q>, %s0: !kernel.buffer<16, #Q>, %s1: !kernel.buffer<16, #Q>, %s2: !kernel.buffer<16, #Q>) {
+  // expected-error@+1 {{'kernel.launch' op product 1 is for sum 2, not 0 or the next (sums come in order, from 0, none skipped)}}
+  kernel.launch "ntt_products" ins(%a : !kernel.buffer<16, #Q>) outs(%a, %s0, %s1, %s2 : !kernel.buffer<16, #Q>, !kernel.buffer<16, #Q>, !kernel.buffer<16, #Q>, !kernel.buffer<16, #Q>) {products = array<i32: 0, 0, 0, 2, 0, 0>}
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+func.func @products_factor_range(%a: !kernel.buffer<16, #Q>, %s: !kernel.buffer<16, #Q>) {
+  // expected-error@+1 {{'kernel.launch' op product 0 names factors 0 and 1 of 1}}
+  kernel.launch "ntt_products" ins(%a : !kernel.buffer<16, #Q>) outs(%a, %s : !kernel.buffer<16, #Q>, !kernel.buffer<16, #Q>) {products = array<i32: 0, 0, 1>}
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+func.func @products_factor_overwritten(%a: !kernel.buffer<16, #Q>, %b: !kernel.buffer<16, #Q>) {
+  // expected-error@+1 {{'kernel.launch' op factor 0 is also output 2}}
+  kernel.launch "ntt_products" ins(%a, %b : !kernel.buffer<16, #Q>, !kernel.buffer<16, #Q>) outs(%a, %b, %a : !kernel.buffer<16, #Q>, !kernel.buffer<16, #Q>, !kernel.buffer<16, #Q>) {products = array<i32: 0, 0, 1>}
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+func.func @products_same_sum(%a: !kernel.buffer<16, #Q>, %s: !kernel.buffer<16, #Q>) {
+  // expected-error@+1 {{'kernel.launch' op needs distinct sums}}
+  kernel.launch "ntt_products" ins(%a : !kernel.buffer<16, #Q>) outs(%a, %s, %s : !kernel.buffer<16, #Q>, !kernel.buffer<16, #Q>, !kernel.buffer<16, #Q>) {products = array<i32: 0, 0, 0, 1, 0, 0>}
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+func.func @products_radix8(%a: !kernel.buffer<16, #Q>, %s: !kernel.buffer<16, #Q>) {
+  // expected-error@+1 {{'kernel.launch' op cannot run #rns.transform<ntt, word = 64, logN1 = 0, radix = 8, ot = 0>: a fused NTT runs radix 4, not 8}}
+  kernel.launch "ntt_products" ins(%a : !kernel.buffer<16, #Q>) outs(%a, %s : !kernel.buffer<16, #Q>, !kernel.buffer<16, #Q>) {products = array<i32: 0, 0, 0>, transform = #rns.transform<ntt, word = 64, logN1 = 0, radix = 8, ot = 0>}
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+func.func @products_elsewhere(%a: !kernel.buffer<16, #Q>) {
+  // expected-error@+1 {{'kernel.launch' op 'ntt_forward' takes no 'products'; only ntt_products does}}
+  kernel.launch "ntt_forward" outs(%a : !kernel.buffer<16, #Q>) {products = array<i32: 0, 0, 0>}
   return
 }

@@ -3,7 +3,7 @@
 
 // The lifts of two ciphertext components, then their transforms: each pair
 // is independent and runs together. The transform of the second sinks past
-// nothing: it joins the first's group, and the product follows both.
+// nothing: it joins the first's group, and the sum follows both.
 #Q = #rns.basis<Q: [97, 193]>
 #QB = #rns.basis<QB: [97, 193, 353]>
 // CHECK-LABEL: func.func @lifts
@@ -23,7 +23,7 @@ func.func @lifts(%x: !rns.poly<16, #Q, coeff>, %y: !rns.poly<16, #Q, coeff>) -> 
   %ea = rns.ntt %a : !rns.poly<16, #QB, coeff> -> !rns.poly<16, #QB, eval>
   %b = rns.convert %y exact : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #QB, coeff>
   %eb = rns.ntt %b : !rns.poly<16, #QB, coeff> -> !rns.poly<16, #QB, eval>
-  %p = rns.mul %ea, %eb : !rns.poly<16, #QB, eval>
+  %p = rns.add %ea, %eb : !rns.poly<16, #QB, eval>
   return %p : !rns.poly<16, #QB, eval>
 }
 

@@ -39,4 +39,4 @@ func.func @relinearized(%x: !ct, %y: !ct) -> !ct {
 
 // The runtime gets the basis and the digit count, and picks the key's limbs.
 // EMIT: const uint64_t basis[[B:[0-9]+]][] = {193, 257, 353}; // Q2P
-// EMIT: k->ntt_key_switch(rt, 0, [[B]], digit_bases, digits, scratch, 2,
+// EMIT: k->ntt_key_switch(rt, 0, [[B]], source_bases, sources, scratch, 2,

@@ -114,20 +114,27 @@ inline bool isSupportedNttShape(unsigned wordBytes, unsigned logN,
   return problem == nullptr;
 }
 
-/// Key switching's fused NTT and inner product (ntt_key_switch) runs 64-bit
-/// words at radix 4, the radix every tuned 64-bit shape takes: its row step
-/// is instantiated for that radix alone.
-inline bool isSupportedKeySwitchNttShape(unsigned logN, const NttShape &shape,
-                                         std::string *why = nullptr) {
+/// The forward NTTs fused with what reads their words (ntt_key_switch's
+/// inner product, ntt_products' pairwise products) run 64-bit words at
+/// radix 4, the radix every tuned 64-bit shape takes: their row steps are
+/// instantiated for that radix alone.
+inline bool isSupportedFusedNttShape(unsigned logN, const NttShape &shape,
+                                     std::string *why = nullptr) {
   if (!isSupportedNttShape(8, logN, shape, why))
     return false;
   if (shape.radix == 4)
     return true;
   if (why)
-    *why =
-        "key switching's NTT runs radix 4, not " + std::to_string(shape.radix);
+    *why = "a fused NTT runs radix 4, not " + std::to_string(shape.radix);
   return false;
 }
+
+/// ntt_products' bounds: a row-step thread keeps every factor's words in
+/// registers, and a sum of products of canonical words (below 2^122) fits
+/// 128 bits for up to 64 of them.
+constexpr int kMaxProductFactors = 4;
+constexpr int kMaxProductOutputs = 4;
+constexpr int kMaxProducts = 8;
 
 /// The shape used when nothing chose one (tuned on an H200 for 21 limbs).
 inline NttShape defaultNttShape(unsigned wordBytes, unsigned logN) {

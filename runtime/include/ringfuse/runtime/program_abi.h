@@ -28,7 +28,7 @@
 extern "C" {
 #endif
 
-#define RINGFUSE_PROGRAM_ABI_VERSION 11
+#define RINGFUSE_PROGRAM_ABI_VERSION 12
 
 typedef struct RfBasis {
   const uint64_t *moduli; /* pairwise coprime; NTT-capable if ever transformed */
@@ -218,6 +218,20 @@ typedef struct RfKernels {
                          uint64_t *const *scratch, int digit_count,
                          uint64_t *out0, uint64_t *out1, int log_n1, int radix,
                          int ot_stages);
+  /* Sums of pairwise products of the factors' forward NTTs (the shape as
+   * ntt_forward's, radix 4), without writing the transformed factors out:
+   * a ciphertext product's tensor terms. pairs holds pair_count triples
+   * (output k, factor a, factor b), grouped by output in increasing k, and
+   * outputs[k] = sum over k's triples of NTT(a) * NTT(b), word by word over
+   * `basis`. Factor i is factors[i] and scratch[i] as ntt_key_switch's
+   * digit i and its scratch buffer (factor_bases[i] `basis` or one prime).
+   * At most 4 factors, 4 outputs and 8 pairs (ntt_shape.h); every output
+   * named, none overlapping a factor, a scratch buffer or another output. */
+  void (*ntt_products)(RfRuntime *, int basis, const int *factor_bases,
+                       const uint64_t *const *factors, uint64_t *const *scratch,
+                       int factor_count, const int *pairs, int pair_count,
+                       uint64_t *const *outputs, int output_count, int log_n1,
+                       int radix, int ot_stages);
 } RfKernels;
 
 typedef const RfManifest *(*RfManifestFunction)(void);
