@@ -527,9 +527,10 @@ __device__ __forceinline__ unsigned swizzled(unsigned p) {
 /// step, or the last store when N1 = 1, applies it). While the first round's
 /// loads are in flight the block copies its rows' twiddles to shared memory
 /// (RowTwiddles), each thread R of them, all loads issued before any store.
-/// Io is InPlaceRows, or KeySwitchRows: the rows of every digit, one after
-/// another, sharing the block's twiddles, their words summed into the inner
-/// product instead of written out.
+/// Io is InPlaceRows, or a fused NTT's SourceRows: the rows of every source,
+/// one after another, sharing the block's twiddles, their words summed into
+/// key switching's inner product (KeySwitchRows) or multiplied into the
+/// tensor terms (ProductRows) instead of written out.
 template <typename Word, bool FORWARD, unsigned LOG_M, unsigned R,
           unsigned OT_STAGES, typename Io>
 __global__ void __launch_bounds__(
