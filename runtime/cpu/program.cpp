@@ -343,8 +343,7 @@ NttKeySwitchCall checkNttKeySwitch(const RfRuntime *s, int key, int basis,
                                    int logN1, int radix, int otStages) {
   NttKeySwitchCall call;
   call.shape = checkFusedNttShape(s, logN1, radix, otStages, "key switching");
-  if (!scratch)
-    throw Error("a digit array is a null pointer");
+  // checkKeySwitch refuses a null scratch array, checkNttSources the others.
   call.keySwitch =
       checkKeySwitch(s, key, basis, scratch, digitCount, out0, out1);
   call.oneLimb = checkNttSources(s, basis, digitBases, digits, scratch,

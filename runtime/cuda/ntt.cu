@@ -373,15 +373,15 @@ template <typename Word> struct OneLimbColumns {
 /// A fused NTT's sources, source blockIdx.z each (see NttSources).
 struct SourceColumns {
   static constexpr bool kInPlace = false;
-  NttSources digits;
+  NttSources sources;
 
   __device__ uint64_t *output(unsigned limb, unsigned logN) const {
-    return digits.scratch[blockIdx.z] + (size_t(limb) << logN);
+    return sources.scratch[blockIdx.z] + (size_t(limb) << logN);
   }
   __device__ const uint64_t *input(unsigned limb, unsigned logN) const {
-    return digits.oneLimb[blockIdx.z]
-               ? digits.sources[blockIdx.z]
-               : digits.sources[blockIdx.z] + (size_t(limb) << logN);
+    return sources.oneLimb[blockIdx.z]
+               ? sources.sources[blockIdx.z]
+               : sources.sources[blockIdx.z] + (size_t(limb) << logN);
   }
 };
 

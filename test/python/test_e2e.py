@@ -258,6 +258,21 @@ def test_product_chains_of_every_variant_decrypt_correctly(
         assert re.search(r"numerator\d+, \d+, 1, 0, 0\}", source)
 
 
+def run_against_the_runtime_s_product(
+    program: rf.Program, keys: rf.KeySet, variant: str, x_seed: int, y_seed: int
+) -> rf.Ciphertext:
+    """The compiled product of two encryptions, checked word for word against
+    the runtime's own reference multiplication (HPS's or BEHZ's) and
+    relinearization."""
+    x, y = keys.encrypt(slots(program, x_seed)), keys.encrypt(slots(program, y_seed))
+    out = program(x, y)
+    multiply = _runtime.multiply_behz if variant == "behz" else _runtime.multiply_hps
+    assert keys.relin_key is not None
+    reference = _runtime.relinearize(multiply(x._native, y._native), keys.relin_key._native)
+    np.testing.assert_array_equal(out.residues(), rf.Ciphertext(program.params, reference).residues())
+    return out
+
+
 @pytest.mark.parametrize("variant", ["hps", "behz"])
 def test_a_compiled_product_is_the_runtime_s_product_word_for_word(
     compiled: Compiled, variant: str
@@ -265,12 +280,7 @@ def test_a_compiled_product_is_the_runtime_s_product_word_for_word(
     # The compiled lift, tensor, scaling (HPS's or BEHZ's kernels) and
     # relinearization against the runtime's own reference multiplication.
     program, keys = compiled(CHAINS[1], variant=variant)
-    x, y = keys.encrypt(slots(program, 60)), keys.encrypt(slots(program, 61))
-    out = program(x, y)
-    multiply = _runtime.multiply_behz if variant == "behz" else _runtime.multiply_hps
-    assert keys.relin_key is not None
-    reference = _runtime.relinearize(multiply(x._native, y._native), keys.relin_key._native)
-    np.testing.assert_array_equal(out.residues(), rf.Ciphertext(program.params, reference).residues())
+    out = run_against_the_runtime_s_product(program, keys, variant, 60, 61)
     # kernel-fuse-elementwise: the tensor's three terms are one generated
     # kernel; rns-fuse: the two sums that end the relinearization join its
     # divisions by P.
@@ -296,12 +306,7 @@ def test_a_product_with_fused_transforms_is_the_runtime_s_product(
     source = program.source_path.read_text()
     assert source.count("k->ntt_products(") == 1
     assert 3 not in generated_kernel_outputs(source)
-    x, y = keys.encrypt(slots(program, 63)), keys.encrypt(slots(program, 64))
-    out = program(x, y)
-    multiply = _runtime.multiply_behz if variant == "behz" else _runtime.multiply_hps
-    assert keys.relin_key is not None
-    reference = _runtime.relinearize(multiply(x._native, y._native), keys.relin_key._native)
-    np.testing.assert_array_equal(out.residues(), rf.Ciphertext(program.params, reference).residues())
+    out = run_against_the_runtime_s_product(program, keys, variant, 63, 64)
     np.testing.assert_array_equal(keys.decrypt(out), slots(program, 63) * slots(program, 64) % T)
 
 
