@@ -22,8 +22,10 @@ using namespace mlir;
 /// convert(scale_round(x by a over D) into B, exact) into T
 ///   -> scale_round(x by a over D) via B into T.
 /// HPS rounds a tensor term t x / Q into B and converts it exactly back to
-/// Q; the fused kernel keeps the tile's rounded words in shared memory
-/// instead of writing them out and reading them back.
+/// Q; compact HPS switches an operand from Q into B (round(B x / Q)) and
+/// extends it exactly to Q u B. The fused kernel keeps the tile's rounded
+/// words in shared memory instead of writing them out and reading them back
+/// (and writes those T keeps, B's limbs of Q u B, as they are).
 struct FuseScaleRoundWithExactConversion
     : public OpRewritePattern<rns::ConvertOp> {
   FuseScaleRoundWithExactConversion(MLIRContext *context,
@@ -38,16 +40,12 @@ struct FuseScaleRoundWithExactConversion
     if (!round || round.getFloor() || round.getVia() || round.getAddend())
       return rewriter.notifyMatchFailure(convert, "not after a rounding");
     if (!round->hasOneUse())
-      return rewriter.notifyMatchFailure(convert, "the rounding has other users");
-    auto input = cast<rns::PolyType>(round.getInput().getType());
+      return rewriter.notifyMatchFailure(convert,
+                                         "the rounding has other users");
     rns::BasisAttr via = round.getRoundingBasis();
-    // A modulus switch keeps no limb of its input; its kernel has no
-    // fractions to round with.
-    if (input.getBasis() == round.getDivisor())
-      return rewriter.notifyMatchFailure(convert, "a modulus switch");
     auto target = cast<rns::PolyType>(convert.getType());
-    if (target.getBasis().sharesModulusWith(via))
-      return rewriter.notifyMatchFailure(convert, "the target keeps limbs of B");
+    if (via.contains(target.getBasis()))
+      return rewriter.notifyMatchFailure(convert, "the conversion only copies");
     rewriter.replaceOpWithNewOp<rns::ScaleRoundOp>(
         convert, target, round.getInput(), round.getNumeratorAttr(),
         round.getDivisor(), /*floor=*/false, via, /*addend=*/Value());

@@ -96,7 +96,8 @@ KernelCost CircuitCostModel::cost(Operation *op) const {
         double in = double(limbsOf(scale.getInput())), out = double(limbsOf(scale));
         // rns-fuse's forms: an addend read as the words are written; a
         // rounding over `via` whose words, converted (exact) into the
-        // result's basis, never leave the kernel: one launch, both works.
+        // result's basis, never leave the kernel (those the result keeps are
+        // written as they are): one launch, both works.
         double addend = scale.getAddend() ? out : 0;
         double rounded = double(scale.getRoundingBasis().getModuli().size());
         // BEHZ's fast floor has no fractions to sum (kFastFloorRatio).
@@ -106,7 +107,13 @@ KernelCost CircuitCostModel::cost(Operation *op) const {
                            scale.getFloor() ? kFastFloorRatio : 1);
         if (!scale.getVia())
           return rounding;
-        KernelCost conversion = kExactConversion.of(n * rounded * out, 8 * n * out);
+        auto result = cast<rns::PolyType>(scale.getType()).getBasis();
+        double converted =
+            double(llvm::count_if(result.getModuli(), [&](uint64_t m) {
+              return !llvm::is_contained(scale.getVia()->getModuli(), m);
+            }));
+        KernelCost conversion =
+            kExactConversion.of(n * rounded * converted, 8 * n * out);
         return KernelCost{std::max(rounding.launch, conversion.launch),
                           rounding.work + conversion.work};
       })

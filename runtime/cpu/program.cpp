@@ -535,42 +535,47 @@ void nttForwardFromKernel(RfRuntime *s, int basis, int inBasis,
   });
 }
 
+/// The plan's conversion of in (n coefficients) into out, which it does not
+/// overlap: copied limbs, then the missing ones.
+void convertWith(const ConverterPlan &plan, const uint64_t *in, size_t n,
+                 uint64_t *out) {
+  for (size_t j = 0; j < plan.copyFrom.size(); ++j)
+    if (plan.copyFrom[j] >= 0)
+      std::copy(in + plan.copyFrom[j] * n, in + (plan.copyFrom[j] + 1) * n,
+                out + j * n);
+  if (plan.missingLimbs.empty())
+    return;
+  // Contiguous missing limbs (Q -> Q u B) are written in place; others (a
+  // digit's complement in QP) go through a scratch and are scattered, as
+  // evaluation.cpp's keySwitch does.
+  std::vector<uint64_t> converted;
+  uint64_t *dest = out + plan.missingLimbs.front() * n;
+  if (!plan.missingContiguous) {
+    converted.resize(plan.missingLimbs.size() * n);
+    dest = converted.data();
+  }
+  if (plan.corrected)
+    plan.corrected->apply(in, n, dest);
+  else if (plan.method == RF_CONVERT_EXACT)
+    plan.missing->convertExact(in, n, dest);
+  else
+    plan.missing->convertFast(in, n, dest);
+  if (!plan.missingContiguous)
+    for (size_t k = 0; k < plan.missingLimbs.size(); ++k)
+      std::copy(dest + k * n, dest + (k + 1) * n,
+                out + plan.missingLimbs[k] * n);
+}
+
 void convertKernel(RfRuntime *s, int index, const uint64_t *in, uint64_t *out) {
   guarded(s, "convert", [&] {
     const ConvertCall call = checkConvert(s, index, in, out);
-    const ConverterPlan &plan = *call.plan;
-    const size_t n = s->n;
     std::vector<uint64_t> staging;
     uint64_t *target = out;
     if (call.overlapping) {
       staging.resize(call.outWords);
       target = staging.data();
     }
-    for (size_t j = 0; j < plan.copyFrom.size(); ++j)
-      if (plan.copyFrom[j] >= 0)
-        std::copy(in + plan.copyFrom[j] * n, in + (plan.copyFrom[j] + 1) * n,
-                  target + j * n);
-    if (!plan.missingLimbs.empty()) {
-      // Contiguous missing limbs (Q -> Q u B) are written in place; others
-      // (a digit's complement in QP) go through a scratch and are scattered,
-      // as evaluation.cpp's keySwitch does.
-      std::vector<uint64_t> converted;
-      uint64_t *dest = target + plan.missingLimbs.front() * n;
-      if (!plan.missingContiguous) {
-        converted.resize(plan.missingLimbs.size() * n);
-        dest = converted.data();
-      }
-      if (plan.corrected)
-        plan.corrected->apply(in, n, dest);
-      else if (plan.method == RF_CONVERT_EXACT)
-        plan.missing->convertExact(in, n, dest);
-      else
-        plan.missing->convertFast(in, n, dest);
-      if (!plan.missingContiguous)
-        for (size_t k = 0; k < plan.missingLimbs.size(); ++k)
-          std::copy(dest + k * n, dest + (k + 1) * n,
-                    target + plan.missingLimbs[k] * n);
-    }
+    convertWith(*call.plan, in, s->n, target);
     if (target != out)
       std::copy(staging.begin(), staging.end(), out);
   });
@@ -610,10 +615,10 @@ void scaleRound(RfRuntime *s, const ScaleRoundCall &call, const uint64_t *in,
   } else if (entry.converter < 0) {
     entry.plan->apply(divisor, kept, n, target);
   } else {
-    std::vector<uint64_t> rounded(entry.keptLimbs.size() * n);
+    // Over the kept basis, which a modulus switch's input lacks.
+    std::vector<uint64_t> rounded(s->bases[entry.kept].moduli.size() * n);
     entry.plan->apply(divisor, kept, n, rounded.data());
-    s->converters[entry.converter].missing->convertExact(rounded.data(), n,
-                                                         target);
+    convertWith(s->converters[entry.converter], rounded.data(), n, target);
   }
   if (target != out)
     std::copy(staging.begin(), staging.end(), out);
@@ -1055,28 +1060,28 @@ private:
       }
       entry.output = entry.kept;
       if (scale.then_convert != 0)
-        fuseConversion(entry, scale, switching, what);
+        fuseConversion(entry, scale, what);
       s_.scaleRounds.push_back(std::move(entry));
     }
   }
 
   /// Checks the exact conversion a scale_round fuses (loaded before it).
   void fuseConversion(ScaleRoundEntry &entry, const RfScaleRound &scale,
-                      bool switching, const std::string &what) {
+                      const std::string &what) {
     if (scale.then_convert != 1)
       throw Error(what + " has then_convert " + std::to_string(scale.then_convert) +
                   "; expected 0 or 1");
-    if (scale.rounding != RF_SCALE_ROUND || switching)
-      throw Error(what + ": only a rounding that keeps moduli of its input "
-                         "fuses a conversion");
+    if (scale.rounding != RF_SCALE_ROUND)
+      throw Error(what + ": a fast floor fuses no conversion");
     if (scale.converter < 0 || size_t(scale.converter) >= s_.converters.size())
       throw Error(what + " refers to converter " + std::to_string(scale.converter) +
                   " of " + std::to_string(s_.converters.size()));
     const ConverterPlan &plan = s_.converters[scale.converter];
     if (plan.method != RF_CONVERT_EXACT || plan.from != entry.kept ||
-        plan.missingLimbs.size() != plan.copyFrom.size())
+        plan.missingLimbs.empty())
       throw Error(what + ": converter " + std::to_string(scale.converter) +
-                  " must be exact, from the kept basis to moduli outside it");
+                  " must be exact, from the kept basis to a basis with moduli "
+                  "outside it");
     entry.converter = scale.converter;
     entry.output = plan.to;
   }

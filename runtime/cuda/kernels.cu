@@ -660,12 +660,15 @@ __host__ __device__ size_t conversionTileOffset(const TileShape &rounding,
   return (tileBytes(rounding, mma, tile) + 15) / 16 * 16;
 }
 
-/// An emitter of rounded words that scales each for the conversion and
-/// keeps it in the conversion's tile.
+/// An emitter of rounded words that writes each the conversion copies and
+/// keeps each, scaled for the conversion, in the conversion's tile.
 __device__ __forceinline__ auto scaleForConversion(const ConvertPlan &convert,
                                                    const Tile &conversion,
-                                                   unsigned tile) {
+                                                   unsigned tile, uint64_t *out,
+                                                   size_t first, size_t n) {
   return [=, &convert, &conversion](unsigned o, unsigned c, Words<2> words) {
+    if (const int to = convert.copyTo[o]; to >= 0)
+      words.store(out + size_t(to) * n + first + c);
     words.times(convert.puncturedInverse[o], convert.fromModuli[o])
         .store(conversion.words + size_t(o) * tile + c);
   };
@@ -780,9 +783,9 @@ __global__ void __launch_bounds__(tileThreads(MMA), tileBlocksPerSm(MMA))
                               tile, out, first, n));
 }
 
-/// scaleRoundKernel then convertKernel (exact, every target limb missing)
-/// for a tile of coefficients: each rounded word is scaled for the
-/// conversion as it is made and stays in shared memory, in a second tile
+/// scaleRoundKernel then convertKernel (exact) for a tile of coefficients:
+/// each rounded word is written if the conversion copies it, and scaled for
+/// the conversion as it is made and kept in shared memory, in a second tile
 /// behind the rounding's. On the tensor cores only if both plans are.
 template <bool MMA>
 __global__ void __launch_bounds__(tileThreads(MMA), tileBlocksPerSm(MMA))
@@ -800,7 +803,7 @@ __global__ void __launch_bounds__(tileThreads(MMA), tileBlocksPerSm(MMA))
   conversion.clearPaddingTo(convert.fromSize, tileRows(convert.fromSize, MMA),
                             tile);
   roundTile<MMA>(rounding, tile, scale,
-                 scaleForConversion(convert, conversion, tile));
+                 scaleForConversion(convert, conversion, tile, out, first, n));
   __syncthreads();
   if constexpr (MMA)
     convertScaledTileMma(conversion, tile, convert, out, first, n);

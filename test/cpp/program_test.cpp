@@ -293,7 +293,8 @@ TEST_F(ProgramTest, RefusesIndicesOutOfRange) {
   EXPECT_MESSAGE(loadError(m), "scale_round 1 has rounding 2");
   scale[1] = {Q, Q, B, kTWords, 1, RF_SCALE_FAST_FLOOR};
   EXPECT_MESSAGE(loadError(m), "a fast floor keeps moduli of its input");
-  // A fused exact conversion: from the kept basis, to moduli outside it.
+  // A fused exact conversion: from the kept basis, to a basis with moduli
+  // outside it (a modulus switch's too).
   scale[1] = {QB, Q, B, kTWords, 1, RF_SCALE_ROUND, 2, BToQ};
   EXPECT_MESSAGE(loadError(m), "scale_round 1 has then_convert 2");
   scale[1] = {QB, Q, B, kTWords, 1, RF_SCALE_ROUND, 1, 6};
@@ -301,7 +302,15 @@ TEST_F(ProgramTest, RefusesIndicesOutOfRange) {
   scale[1] = {QB, Q, B, kTWords, 1, RF_SCALE_ROUND, 1, QToQB};
   EXPECT_MESSAGE(loadError(m), "converter 0 must be exact, from the kept basis");
   scale[1] = {QB, Q, B, kTWords, 1, RF_SCALE_FAST_FLOOR, 1, BToQ};
-  EXPECT_MESSAGE(loadError(m), "only a rounding that keeps moduli of its input");
+  EXPECT_MESSAGE(loadError(m),
+                 "scale_round 1: a fast floor fuses no conversion");
+  RfConverter copying[6];
+  std::copy(kConverters, kConverters + 6, copying);
+  copying[TToQ] = {B, B, RF_CONVERT_EXACT};
+  m.converters = copying;
+  scale[1] = {QB, Q, B, kTWords, 1, RF_SCALE_ROUND, 1, TToQ};
+  EXPECT_MESSAGE(loadError(m), "converter 5 must be exact, from the kept basis "
+                               "to a basis with moduli outside it");
 
   m = *plainManifest();
   RfScaleUp up[1] = {{Q, Q}};

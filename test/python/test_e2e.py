@@ -89,12 +89,22 @@ def padded(constant: Vector, n: int) -> Vector:
     return np.pad(constant.astype(np.int64), (0, n - constant.size))
 
 
-def conversions(source: str) -> int:
-    """Base conversions an emitted program runs: convert calls, and the
-    scale_round calls whose plan converts its result (rns-fuse's via)."""
+def scale_round_plans(source: str) -> list[list[str]]:
+    """The fields of an emitted program's RfScaleRound entries."""
     plans = re.search(r"const RfScaleRound scale_rounds\[\] = \{(.*)\};", source)
     entries = re.findall(r"\{([^{}]*)\}", plans.group(1)) if plans else []
-    fused = {k for k, fields in enumerate(entries) if fields.split(", ")[6] == "1"}
+    return [entry.split(", ") for entry in entries]
+
+
+def fused_plans(source: str) -> list[list[str]]:
+    """The scale_round plans that convert their result (rns-fuse's via)."""
+    return [fields for fields in scale_round_plans(source) if fields[6] == "1"]
+
+
+def conversions(source: str) -> int:
+    """Base conversions an emitted program runs: convert calls, and the
+    scale_round calls whose plan converts its result."""
+    fused = {k for k, fields in enumerate(scale_round_plans(source)) if fields[6] == "1"}
     calls = re.findall(r"k->scale_round\(rt, (\d+),", source)
     return source.count("k->convert(") + sum(int(plan) in fused for plan in calls)
 
@@ -253,6 +263,9 @@ def test_product_chains_of_every_variant_decrypt_correctly(
         assert conversions(source) < conversions(hps_source)
         # HPS's tensor terms round and convert back in one launch (rns-fuse).
         assert conversions(hps_source) > hps_source.count("k->convert(")
+        # So do compact HPS's switches into B and extensions to Q u B: a
+        # fused plan whose input is its divisor.
+        assert any(fields[0] == fields[1] for fields in fused_plans(source))
     elif variant == "behz":  # SmMRq lifts and Shenoy-Kumaresan conversions, fast floors
         assert re.search(r"\{\d+, \d+, 2\}", source) and re.search(r"\{\d+, \d+, 3\}", source)
         assert re.search(r"numerator\d+, \d+, 1, 0, 0\}", source)

@@ -346,9 +346,11 @@ LogicalResult LaunchOp::verify() {
         return emitOpError() << "a fast floor fuses no conversion (via "
                              << *via << ")";
       rns::BasisAttr out = bufferType(getOuts()[0]).getBasis();
-      if (out.sharesModulusWith(*via))
+      if (via->contains(out))
         return emitOpError() << "the output's basis " << out
-                             << " must share no modulus with via " << *via;
+                             << " converts nothing: each of its moduli is in "
+                                "via "
+                             << *via;
     }
     return success();
   }

@@ -172,10 +172,11 @@ def RNS_ScaleRoundOp : RNS_Op<"scale_round", [
     With `floor` (not for a modulus switch): BEHZ's fast floor,
     floor(a * x / D) - u mod each k for some 0 <= u < |D|, with no
     fractions (runtime/behz.h, FastFloorPlan).
-    With `via #B` (rns-fuse's HPS scale-and-round then exact conversion):
-    the rounding is taken over B in place of the result's basis, and its
-    centered representative (as `rns.convert ... exact`) is the result over
-    a basis sharing no modulus with B. One kernel does both.
+    With `via #B` (rns-fuse's HPS scale-and-round or modulus switch, then
+    exact conversion): the rounding is taken over B in place of the result's
+    basis, and its centered representative (as `rns.convert ... exact`) is
+    the result over a basis with moduli outside B; the result's moduli in B
+    are the rounded words themselves. One kernel does both.
     With `plus %a` (rns-fuse's sum after a rounding, as relinearization
     ends: c + round(x / P)), a, of the result's type, is added to the result
     in the same kernel. Not with `via`.

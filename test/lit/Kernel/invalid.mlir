@@ -249,7 +249,7 @@ func.func @f(%x: !kernel.buffer<16, #QB>, %y: !kernel.buffer<16, #Q>) {
 #Q = #rns.basis<Q: [97, 193]>
 #B = #rns.basis<B: [353]>
 func.func @f(%x: !kernel.buffer<16, #QB>, %y: !kernel.buffer<16, #B>) {
-  // expected-error@+1 {{'kernel.launch' op the output's basis #rns.basis<B: [353]> must share no modulus with via #rns.basis<B: [353]>}}
+  // expected-error@+1 {{'kernel.launch' op the output's basis #rns.basis<B: [353]> converts nothing: each of its moduli is in via #rns.basis<B: [353]>}}
   kernel.launch "scale_round" ins(%x : !kernel.buffer<16, #QB>) outs(%y : !kernel.buffer<16, #B>) {numerator = 1, divisor = #Q, via = #B}
   return
 }

@@ -424,10 +424,9 @@ func.func @f(%x: !rns.poly<16, #QB, coeff>) {
 #QB = #rns.basis<QB: [97, 193, 353]>
 #Q = #rns.basis<Q: [97, 193]>
 #B = #rns.basis<B: [353]>
-#BQ = #rns.basis<BQ: [353, 97]>
 func.func @f(%x: !rns.poly<16, #QB, coeff>) {
-  // expected-error@+1 {{'rns.scale_round' op result basis #rns.basis<BQ: [353, 97]> must share no modulus with via #rns.basis<B: [353]>}}
-  %0 = rns.scale_round %x by 5 over #Q via #B : !rns.poly<16, #QB, coeff> -> !rns.poly<16, #BQ, coeff>
+  // expected-error@+1 {{'rns.scale_round' op result basis #rns.basis<B: [353]> converts nothing: each of its moduli is in via #rns.basis<B: [353]>}}
+  %0 = rns.scale_round %x by 5 over #Q via #B : !rns.poly<16, #QB, coeff> -> !rns.poly<16, #B, coeff>
   return
 }
 
@@ -460,7 +459,8 @@ func.func @f(%x: !rns.poly<16, #QB, coeff>) {
 #R = #rns.basis<R: [449]>
 #S = #rns.basis<S: [577]>
 func.func @f(%x: !rns.poly<16, #Q, coeff>) {
-  // expected-error@+1 {{'rns.scale_round' op via #rns.basis<R: [449]> must be kept moduli of the input, not a modulus switch}}
-  %0 = rns.scale_round %x by 449 over #Q via #R : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #S, coeff>
+  // A modulus switch into R must have moduli dividing the numerator.
+  // expected-error@+1 {{'rns.scale_round' op switches to modulus 449, which does not divide the numerator 5}}
+  %0 = rns.scale_round %x by 5 over #Q via #R : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #S, coeff>
   return
 }

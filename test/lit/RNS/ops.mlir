@@ -41,6 +41,9 @@ func.func @tensor_and_rescale(%x: !rns.poly<16, #Q, coeff>) -> !rns.poly<16, #Q,
   // The two fused (rns-fuse):
   // CHECK: rns.scale_round %{{.*}} by 65537 over #[[Q]] via #[[B]] : !rns.poly<16, #[[QB]], coeff> -> !rns.poly<16, #[[Q]], coeff>
   %fused = rns.scale_round %c by 65537 over #Q via #B : !rns.poly<16, #QB, coeff> -> !rns.poly<16, #Q, coeff>
+  // A modulus switch into B extended to Q u B (compact HPS), B's limb kept:
+  // CHECK: rns.scale_round %{{.*}} by 158497 over #[[Q]] via #[[B]] : !rns.poly<16, #[[Q]], coeff> -> !rns.poly<16, #[[QB]], coeff>
+  %extended = rns.scale_round %back by 158497 over #Q via #B : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #QB, coeff>
   // BEHZ's kernels: SmMRq, the fast floor, Shenoy-Kumaresan (the default
   // method, fast, is not printed).
   // CHECK: rns.convert %{{.*}} montgomery : !rns.poly<16, #[[Q]], coeff> -> !rns.poly<16, #[[QB]], coeff>

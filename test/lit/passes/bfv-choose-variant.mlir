@@ -42,11 +42,12 @@ func.func @chain(%x: !ct, %y: !ct) -> !ct {
 // -----
 
 // One product of fresh operands: no prime can go, so leveled HPS is HPS (a
-// tie, which goes to hps). HPS's roundings into B and conversions back to Q
-// are one kernel each after rns-fuse, which the candidates go through, so
-// HPS is cheaper than compact HPS here, as measured at (14, 240, 120).
+// tie, which goes to hps). After rns-fuse, which the candidates go through,
+// HPS's roundings into B and conversions back to Q are one kernel each, and
+// so are compact HPS's switches of x into B and extensions to Q u B: compact
+// HPS, whose product basis is smaller, is cheapest.
 #p = #bfv.params<t = 65537, N = 16384, Q = [1152921504606748673, 1152921504606683137, 1152921504606584833, 1152921504605962241], P = [1152921504604979201], dnum = 4>
-// CHECK: module attributes {ringfuse.variant = "hps"
+// CHECK: module attributes {ringfuse.variant = "chps"
 // LEVELED: module attributes {ringfuse.variant = "hps"
 // ONLY: module attributes {ringfuse.variant = "chps"
 // LOWERED: // {{[-]+}}

@@ -41,36 +41,41 @@ func.func @shared_rounding(%x: !rns.poly<16, #QB, coeff>) -> (!rns.poly<16, #Q, 
 #Q = #rns.basis<Q: [97, 193]>
 #B = #rns.basis<B: [353]>
 #QP = #rns.basis<QP: [97, 193, 449]>
-#BQ = #rns.basis<BQ: [353, 97]>
-// Not fused: a fast floor, a fast conversion, and a target that keeps B's
-// limb (the fused kernel converts every limb).
+// Not fused: a fast floor, and a fast conversion.
 // CHECK-LABEL: func.func @not_fused
 // CHECK-NOT: via
 // CHECK: return
-func.func @not_fused(%x: !rns.poly<16, #QB, coeff>) -> (!rns.poly<16, #QP, coeff>, !rns.poly<16, #Q, coeff>, !rns.poly<16, #BQ, coeff>) {
+func.func @not_fused(%x: !rns.poly<16, #QB, coeff>) -> (!rns.poly<16, #QP, coeff>, !rns.poly<16, #Q, coeff>) {
   %0 = rns.scale_round %x by 65537 over #Q floor : !rns.poly<16, #QB, coeff> -> !rns.poly<16, #B, coeff>
   %1 = rns.convert %0 exact : !rns.poly<16, #B, coeff> -> !rns.poly<16, #QP, coeff>
   %2 = rns.scale_round %x by 65537 over #Q : !rns.poly<16, #QB, coeff> -> !rns.poly<16, #B, coeff>
   %3 = rns.convert %2 : !rns.poly<16, #B, coeff> -> !rns.poly<16, #Q, coeff>
-  %4 = rns.scale_round %x by 3 over #Q : !rns.poly<16, #QB, coeff> -> !rns.poly<16, #B, coeff>
-  %5 = rns.convert %4 exact : !rns.poly<16, #B, coeff> -> !rns.poly<16, #BQ, coeff>
-  return %1, %3, %5 : !rns.poly<16, #QP, coeff>, !rns.poly<16, #Q, coeff>, !rns.poly<16, #BQ, coeff>
+  return %1, %3 : !rns.poly<16, #QP, coeff>, !rns.poly<16, #Q, coeff>
 }
 
 // -----
 
 #Q = #rns.basis<Q: [97, 193]>
 #R = #rns.basis<R: [353, 449]>
-#S = #rns.basis<S: [577]>
-// A modulus switch (compact HPS's round(R x / Q) into R) has no kept limbs
-// to round with: not fused.
-// CHECK-LABEL: func.func @switch
-// CHECK-NOT: via
-// CHECK: return
-func.func @switch(%x: !rns.poly<16, #Q, coeff>) -> !rns.poly<16, #S, coeff> {
+#QR = #rns.basis<QR: [97, 193, 353, 449]>
+#S = #rns.basis<S: [449]>
+// Compact HPS switches an operand into R (round(R x / Q)) and extends it
+// exactly to Q u R: one op, whose kernel writes R's limbs as it rounds them
+// and converts them to Q's. A conversion that only copies (R -> S) is not
+// fused.
+// CHECK-LABEL: func.func @switch_then_extend
+// CHECK-NEXT: %[[E:.*]] = rns.scale_round %arg0 by 158497 over #{{[A-Za-z0-9_]+}} via #{{[A-Za-z0-9_]+}} : !rns.poly<16, #{{.*}}, coeff> -> !rns.poly<16, #[[QR:[A-Za-z0-9_]+]], coeff>
+// CHECK-NEXT: %[[S:.*]] = rns.scale_round %arg0 by 158497 over #{{[A-Za-z0-9_]+}} :
+// CHECK-NEXT: %[[C:.*]] = rns.convert %[[S]] exact
+// CHECK-NEXT: return %[[E]], %[[C]]
+// KERNEL-LABEL: func.func @switch_then_extend
+// KERNEL: kernel.launch "scale_round" ins(%arg0 : !kernel.buffer<16, #{{.*}}>) outs(%{{.*}} : !kernel.buffer<16, #{{.*}}>) {divisor = #{{.*}}, numerator = 158497 : i64, via = #{{.*}}}
+func.func @switch_then_extend(%x: !rns.poly<16, #Q, coeff>) -> (!rns.poly<16, #QR, coeff>, !rns.poly<16, #S, coeff>) {
   %0 = rns.scale_round %x by 158497 over #Q : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #R, coeff>
-  %1 = rns.convert %0 exact : !rns.poly<16, #R, coeff> -> !rns.poly<16, #S, coeff>
-  return %1 : !rns.poly<16, #S, coeff>
+  %1 = rns.convert %0 exact : !rns.poly<16, #R, coeff> -> !rns.poly<16, #QR, coeff>
+  %2 = rns.scale_round %x by 158497 over #Q : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #R, coeff>
+  %3 = rns.convert %2 exact : !rns.poly<16, #R, coeff> -> !rns.poly<16, #S, coeff>
+  return %1, %3 : !rns.poly<16, #QR, coeff>, !rns.poly<16, #S, coeff>
 }
 
 // -----

@@ -28,7 +28,7 @@
 extern "C" {
 #endif
 
-#define RINGFUSE_PROGRAM_ABI_VERSION 12
+#define RINGFUSE_PROGRAM_ABI_VERSION 13
 
 typedef struct RfBasis {
   const uint64_t *moduli; /* pairwise coprime; NTT-capable if ever transformed */
@@ -65,10 +65,11 @@ typedef struct RfConverter {
  * then every modulus of kept must divide the numerator (a modulus switch,
  * as compact HPS's round(R x / Q) into R). The numerator is
  * numerator_words little-endian 64-bit words, not zero. With
- * then_convert = 1 (RF_SCALE_ROUND, not a modulus switch), `converter` is
- * one with RF_CONVERT_EXACT from `kept` to a basis sharing no modulus with
- * it: the rounded result is converted by it in the same kernel, and the
- * output is over that converter's `to` (rns-fuse's scale_round ... via). */
+ * then_convert = 1 (RF_SCALE_ROUND), `converter` is one with
+ * RF_CONVERT_EXACT from `kept` to a basis with moduli outside it (it copies
+ * those it shares): the rounded result is converted by it in the same
+ * kernel, and the output is over that converter's `to` (rns-fuse's
+ * scale_round ... via). */
 enum { RF_SCALE_ROUND = 0, RF_SCALE_FAST_FLOOR = 1 };
 typedef struct RfScaleRound {
   int input, divisor, kept;
