@@ -502,6 +502,16 @@ __device__ void convertScaledTile(const Tile &t, unsigned tile,
   }
 }
 
+/// The words of a conversion's input limb i at coefficients c and c + 1 of
+/// the tile at `first`, written to the target limb that copies it, if any.
+__device__ __forceinline__ void writeCopied(const ConvertPlan &plan, unsigned i,
+                                            unsigned c, Words<2> words,
+                                            uint64_t *out, size_t first,
+                                            size_t n) {
+  if (const int to = plan.copyTo[i]; to >= 0)
+    words.store(out + size_t(to) * n + first + c);
+}
+
 /// A conversion's input words for a tile of coefficients, staged (BEHZ's
 /// redundant limb, if it reads one, as the tile's extra row), and its copied
 /// limbs written from them; then, if it has missing limbs, its scaled
@@ -520,21 +530,18 @@ copyAndScaleTile(const Tile &t, unsigned tile, const ConvertPlan &plan,
                 [&](unsigned) { return inputRow(unsigned(plan.fromSize)); });
   t.clearPaddingTo(plan.fromSize, padded, tile);
   waitForOwnStaged();
-  auto copy = [&](unsigned i, unsigned c, Words<2> x) {
-    if (const int to = plan.copyTo[i]; to >= 0)
-      x.store(out + size_t(to) * n + first + c);
-  };
   const bool missing = plan.missingSize > 0;
   t.forOwnPairs(plan.fromSize, [&](unsigned i, unsigned c) {
     uint64_t *at = t.words + size_t(i) * tile + c;
     const Words<2> x = Words<2>::load(at);
-    copy(i, c, x);
+    writeCopied(plan, i, c, x, out, first, n);
     if (missing)
       x.times(plan.puncturedInverse[i], plan.fromModuli[i]).store(at);
   });
   if (plan.readsRedundant)
     t.forOwnPairs(1, [&](unsigned, unsigned c) {
-      copy(plan.fromSize, c, Words<2>::load(t.extra + c));
+      writeCopied(plan, plan.fromSize, c, Words<2>::load(t.extra + c), out,
+                  first, n);
     });
   if (!missing)
     return false;
@@ -667,8 +674,7 @@ __device__ __forceinline__ auto scaleForConversion(const ConvertPlan &convert,
                                                    unsigned tile, uint64_t *out,
                                                    size_t first, size_t n) {
   return [=, &convert, &conversion](unsigned o, unsigned c, Words<2> words) {
-    if (const int to = convert.copyTo[o]; to >= 0)
-      words.store(out + size_t(to) * n + first + c);
+    writeCopied(convert, o, c, words, out, first, n);
     words.times(convert.puncturedInverse[o], convert.fromModuli[o])
         .store(conversion.words + size_t(o) * tile + c);
   };
