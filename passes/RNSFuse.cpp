@@ -58,19 +58,44 @@ private:
   llvm::Statistic &fused_;
 };
 
+/// Whether v is computed before w in their block (an argument first).
+static bool readyBefore(Value v, Value w) {
+  Operation *later = w.getDefiningOp();
+  if (!later)
+    return false;
+  Operation *earlier = v.getDefiningOp();
+  return !earlier || (earlier->getBlock() == later->getBlock() &&
+                      earlier->isBeforeInBlock(later));
+}
+
 /// add(c, scale_round(x ...)) -> scale_round(x ...) plus c.
 /// Relinearization ends with c_i + round(x_i / P); the rounding's kernel
 /// adds c_i's word to each word it writes, where an elementwise kernel
-/// would read both back.
+/// would read both back. When both terms are roundings, the one whose input
+/// is ready last takes the sum: HPS's round(t d_0 / Q) then runs beside the
+/// rounding of d_2, before key switching, instead of after it.
 struct FuseSumIntoScaleRound : public OpRewritePattern<rns::AddOp> {
   FuseSumIntoScaleRound(MLIRContext *context, llvm::Statistic &fused)
       : OpRewritePattern(context), fused_(fused) {}
 
   LogicalResult matchAndRewrite(rns::AddOp add,
                                 PatternRewriter &rewriter) const override {
-    for (unsigned side = 0; side < 2; ++side) {
-      auto round = add->getOperand(side).getDefiningOp<rns::ScaleRoundOp>();
-      if (!round || round.getVia() || round.getAddend() || !round->hasOneUse())
+    auto fusable = [](Value term) {
+      auto round = term.getDefiningOp<rns::ScaleRoundOp>();
+      return round && !round.getVia() && !round.getAddend() &&
+                     round->hasOneUse()
+                 ? round
+                 : rns::ScaleRoundOp();
+    };
+    rns::ScaleRoundOp rounds[2] = {fusable(add.getLhs()),
+                                   fusable(add.getRhs())};
+    unsigned first = 0;
+    if (rounds[0] && rounds[1] &&
+        readyBefore(rounds[0].getInput(), rounds[1].getInput()))
+      first = 1;
+    for (unsigned side : {first, 1 - first}) {
+      rns::ScaleRoundOp round = rounds[side];
+      if (!round)
         continue;
       Value addend = add->getOperand(1 - side);
       rewriter.replaceOpWithNewOp<rns::ScaleRoundOp>(

@@ -126,3 +126,32 @@ func.func @sum_after_fused_conversion(%x: !rns.poly<16, #QB, coeff>, %y: !rns.po
   %5 = rns.add %1, %4 : !rns.poly<16, #Q, coeff>
   return %3, %5, %4 : !rns.poly<16, #Q, coeff>, !rns.poly<16, #Q, coeff>, !rns.poly<16, #Q, coeff>
 }
+
+// -----
+
+#QB = #rns.basis<QB: [97, 193, 353]>
+#QP = #rns.basis<QP: [97, 193, 449]>
+#Q = #rns.basis<Q: [97, 193]>
+#B = #rns.basis<B: [353]>
+#P = #rns.basis<P: [449]>
+// HPS's product without a fused conversion, round(t d_0 / B) + round(k_0 / P):
+// both terms are roundings, and the one whose input is ready last (key
+// switching's, here k_0 = y + y) takes the sum, on either side of the add,
+// so that d_0's rounding does not wait for key switching.
+// CHECK-LABEL: func.func @sum_into_last_rounding
+// CHECK-NEXT: %[[K:.*]] = rns.add %arg1, %arg1
+// CHECK-NEXT: %[[D0:.*]] = rns.scale_round %arg0 by 65537 over #{{[A-Za-z0-9_]+}} :
+// CHECK-NEXT: %[[S0:.*]] = rns.scale_round %[[K]] by 1 over #{{[A-Za-z0-9_]+}} plus %[[D0]] :
+// CHECK-NEXT: %[[D1:.*]] = rns.scale_round %arg2 by 65537 over #{{[A-Za-z0-9_]+}} :
+// CHECK-NEXT: %[[S1:.*]] = rns.scale_round %[[K]] by 1 over #{{[A-Za-z0-9_]+}} plus %[[D1]] :
+// CHECK-NEXT: return %[[S0]], %[[S1]]
+func.func @sum_into_last_rounding(%d0: !rns.poly<16, #QB, coeff>, %y: !rns.poly<16, #QP, coeff>, %d1: !rns.poly<16, #QB, coeff>) -> (!rns.poly<16, #Q, coeff>, !rns.poly<16, #Q, coeff>) {
+  %k = rns.add %y, %y : !rns.poly<16, #QP, coeff>
+  %0 = rns.scale_round %d0 by 65537 over #B : !rns.poly<16, #QB, coeff> -> !rns.poly<16, #Q, coeff>
+  %1 = rns.scale_round %k by 1 over #P : !rns.poly<16, #QP, coeff> -> !rns.poly<16, #Q, coeff>
+  %2 = rns.add %0, %1 : !rns.poly<16, #Q, coeff>
+  %3 = rns.scale_round %d1 by 65537 over #B : !rns.poly<16, #QB, coeff> -> !rns.poly<16, #Q, coeff>
+  %4 = rns.scale_round %k by 1 over #P : !rns.poly<16, #QP, coeff> -> !rns.poly<16, #Q, coeff>
+  %5 = rns.add %4, %3 : !rns.poly<16, #Q, coeff>
+  return %2, %5 : !rns.poly<16, #Q, coeff>, !rns.poly<16, #Q, coeff>
+}
