@@ -72,8 +72,8 @@ static bool readyBefore(Value v, Value w) {
 /// Relinearization ends with c_i + round(x_i / P); the rounding's kernel
 /// adds c_i's word to each word it writes, where an elementwise kernel
 /// would read both back. When both terms are roundings, the one whose input
-/// is ready last takes the sum: HPS's round(t d_0 / Q) then runs beside the
-/// rounding of d_2, before key switching, instead of after it.
+/// is ready last takes the sum: compact HPS's round(t d_0 / B) then runs
+/// beside the rounding of d_2, before key switching, instead of after it.
 struct FuseSumIntoScaleRound : public OpRewritePattern<rns::AddOp> {
   FuseSumIntoScaleRound(MLIRContext *context, llvm::Statistic &fused)
       : OpRewritePattern(context), fused_(fused) {}
@@ -89,24 +89,22 @@ struct FuseSumIntoScaleRound : public OpRewritePattern<rns::AddOp> {
     };
     rns::ScaleRoundOp rounds[2] = {fusable(add.getLhs()),
                                    fusable(add.getRhs())};
-    unsigned first = 0;
-    if (rounds[0] && rounds[1] &&
-        readyBefore(rounds[0].getInput(), rounds[1].getInput()))
-      first = 1;
-    for (unsigned side : {first, 1 - first}) {
-      rns::ScaleRoundOp round = rounds[side];
-      if (!round)
-        continue;
-      Value addend = add->getOperand(1 - side);
-      rewriter.replaceOpWithNewOp<rns::ScaleRoundOp>(
-          add, add.getType(), round.getInput(), round.getNumeratorAttr(),
-          round.getDivisor(), round.getFloor(), /*via=*/nullptr, addend);
-      rewriter.eraseOp(round);
-      ++fused_;
-      return success();
-    }
-    return rewriter.notifyMatchFailure(
-        add, "no term is a rounding of its own (without a fused conversion)");
+    const unsigned side =
+        rounds[0] && !(rounds[1] &&
+                       readyBefore(rounds[0].getInput(), rounds[1].getInput()))
+            ? 0
+            : 1;
+    rns::ScaleRoundOp round = rounds[side];
+    if (!round)
+      return rewriter.notifyMatchFailure(
+          add, "no term is a rounding of its own (without a fused conversion)");
+    rewriter.replaceOpWithNewOp<rns::ScaleRoundOp>(
+        add, add.getType(), round.getInput(), round.getNumeratorAttr(),
+        round.getDivisor(), round.getFloor(), /*via=*/nullptr,
+        add->getOperand(1 - side));
+    rewriter.eraseOp(round);
+    ++fused_;
+    return success();
   }
 
 private:
