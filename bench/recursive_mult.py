@@ -11,12 +11,14 @@ compiled for every k = 1 .. steps at these parameters, and timed with
 `Program.time_runs` (bench_gpu.py's method: inputs bound once, warm-up
 replays, CUDA events around each graph replay). The programs are timed in
 turn, ROUNDS times over, so that a drift of the GPU's clocks spreads over all
-of them; T(k) is the median of chain k's timed replays. The chains of k
-and k - 1 products share their first k - 1 products and those products' levels
-(a product's level depends only on its operands' noise), so the k-th
+of them; T(k) is the median of chain k's timed replays. Chain k is compiled
+with reserve_depth = steps - k: its output keeps room for the products that
+follow it in the whole chain, so the chains of k and k - 1 products share
+their first k - 1 products and those products' levels (checked), and the k-th
 multiplication takes T(k) - T(k - 1). Each chain is checked first: it decrypts
 to x * y^k mod t. The levels are the compiler's: bfv-choose-levels on the
-traced chain. The noise budget left after each step is reported too.
+traced chain, which spends the whole chain's spare noise budget. The noise
+budget left after each step is reported too.
 
 Prints a table beside Phantom's numbers (H200: LHPS 11.8 ms in all, per step
 from 896 us down to 313 us; HPS 18.9 ms; BEHZ 21.3 ms) and writes JSON. A
@@ -83,14 +85,14 @@ def chain(steps: int) -> rf.Circuit:
     return rf.circuit(plaintext_modulus=T)(recursive)
 
 
-def levels(circuit: rf.Circuit, chosen: rf.Params) -> list[int]:
+def levels(circuit: rf.Circuit, chosen: rf.Params, reserve_depth: int) -> list[int]:
     """The number of Q's primes each product runs on (bfv-choose-levels)."""
     leveled = driver.run_tool(
         compiler.OPT,
         rf.trace(circuit, params=chosen).mlir,
-        "--bfv-select-parameters",
+        f"--bfv-select-parameters=reserve-depth={reserve_depth}",
         "--bfv-expand-slot-sums",
-        "--bfv-choose-levels",
+        f"--bfv-choose-levels=reserve-depth={reserve_depth}",
     )
     return [
         int(match.group(1)) if match.group(1) else Q_PRIMES
@@ -101,14 +103,15 @@ def levels(circuit: rf.Circuit, chosen: rf.Params) -> list[int]:
 def build(circuits: Sequence[rf.Circuit], chosen: rf.Params, cache: Any, device: str) -> None:
     """Every chain of every variant into the cache, in parallel (nvcc is the slow step)."""
 
-    def one(circuit: rf.Circuit, variant: str) -> None:
-        traced = rf.trace(circuit, params=chosen)
-        source = compiler.emit_source(traced, cache, target=device, variant=variant)
+    def one(k: int, variant: str) -> None:
+        traced = rf.trace(circuits[k - 1], params=chosen)
+        source = compiler.emit_source(traced, cache, target=device, variant=variant,
+                                      reserve_depth=len(circuits) - k)
         compiler.build_library(source, cache, target=device)
 
     started = time.perf_counter()
     with ThreadPoolExecutor() as pool:
-        jobs = [pool.submit(one, c, v) for c in circuits for v in VARIANTS]
+        jobs = [pool.submit(one, k, v) for k in range(1, len(circuits) + 1) for v in VARIANTS]
         for job in jobs:
             job.result()
     print(f"built {len(jobs)} programs in {time.perf_counter() - started:.0f} s", file=sys.stderr)
@@ -117,6 +120,11 @@ def build(circuits: Sequence[rf.Circuit], chosen: rf.Params, cache: Any, device:
 def measure(steps: int, device: str, cache: Any, seed: int) -> dict[str, Any]:
     chosen = params()
     circuits = [chain(k) for k in range(1, steps + 1)]
+    leveled = levels(circuits[-1], chosen, 0)
+    for k, circuit in enumerate(circuits, 1):
+        if levels(circuit, chosen, steps - k) != leveled[:k]:
+            raise AssertionError(f"lhps: the chain of {k} products does not share the levels "
+                                 f"of the first {k} of {steps} ({leveled})")
     build(circuits, chosen, cache, device)
     keys = chosen.keygen()
     rng = np.random.default_rng(seed)
@@ -129,7 +137,7 @@ def measure(steps: int, device: str, cache: Any, seed: int) -> dict[str, Any]:
         for k, circuit in enumerate(circuits, 1):
             expected = expected * ys % T
             program = rf.compile(circuit, target=device, params=chosen, variant=variant,
-                                 cache_dir=cache.root)
+                                 reserve_depth=steps - k, cache_dir=cache.root)
             program.set_evaluation_keys(keys.relin_key)
             out = program(x, y)
             if not np.array_equal(keys.decrypt(out), expected):
@@ -144,7 +152,7 @@ def measure(steps: int, device: str, cache: Any, seed: int) -> dict[str, Any]:
         print(f"{variant}: {[round(t) for t in totals]} us", file=sys.stderr, flush=True)
         steps_us = [totals[0]] + [b - a for a, b in zip(totals, totals[1:])]
         results[variant] = {
-            "levels": levels(circuits[-1], chosen) if variant == "lhps" else [Q_PRIMES] * steps,
+            "levels": leveled if variant == "lhps" else [Q_PRIMES] * steps,
             "chain_median_us": totals,
             "step_us": [round(value, 3) for value in steps_us],
             "noise_budget_bits": budgets,

@@ -1,7 +1,9 @@
 //===- BFVChooseLevels.cpp - the level of each leveled-HPS product --------===//
 //
 // The compiler sees the whole circuit, so the level of every multiplication
-// is fixed here, from the noise estimates, rather than by a runtime rule.
+// is fixed here, from the noise estimates, rather than by a runtime rule: a
+// product may spend on its rounding whatever noise the outputs can still
+// afford, not only what its own operands would hide.
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/BFV/IR/BFVOps.h"
@@ -32,6 +34,14 @@ int64_t levelFor(ArrayRef<uint64_t> q, double droppable) {
   return level;
 }
 
+/// The bits of q's primes past the first `level`.
+double droppedBits(ArrayRef<uint64_t> q, int64_t level) {
+  double bits = 0;
+  for (uint64_t prime : q.drop_front(level))
+    bits += std::log2(double(prime));
+  return bits;
+}
+
 struct BFVChooseLevels : public impl::BFVChooseLevelsBase<BFVChooseLevels> {
   using Base::Base;
 
@@ -48,20 +58,38 @@ struct BFVChooseLevels : public impl::BFVChooseLevelsBase<BFVChooseLevels> {
     }
     const unsigned n = params.getRingDegree();
     const uint64_t t = params.getPlaintextModulus();
-    llvm::DenseMap<Value, double> noise =
-        CircuitNoiseAnalysis(module).noiseBits(n, t);
-    const double floor =
-        CircuitNoiseAnalysis::roundingNoiseBits(n, t) + marginBits;
-    module.walk([&](bfv::MulOp mul) {
-      double operandNoise = std::max(noise.lookup(mul.getLhs()),
-                                     noise.lookup(mul.getRhs()));
-      int64_t level = levelFor(q, operandNoise - floor);
-      if (level < int64_t(q.size())) {
-        mul.setLevel(level);
-        ++numLeveled;
-      } else {
-        mul.removeLevelAttr();
+    const CircuitNoiseAnalysis analysis(module);
+    const llvm::DenseMap<Value, double> allowance =
+        analysis.allowanceBits(n, t, droppedBits(q, 0) - outputMarginBits,
+                               reserveDepth, analysis.noiseBits(n, t));
+    const double rounding = CircuitNoiseAnalysis::roundingNoiseBits(n, t);
+    const double product = CircuitNoiseAnalysis::productNoiseBits(n, t);
+    // In program order, so that each product sees its operands' noise as
+    // the levels chosen before it left them.
+    analysis.noiseBits(n, t, [&](bfv::MulOp mul, double operandNoise) {
+      // Dropping d bits of Q makes the rounding noise 2^(rounding + d) at Q's
+      // scale. Always allowed: d that leaves the operands' noise marginBits
+      // above it (the product's noise grows by a fraction of a bit).
+      double droppable = operandNoise - rounding - marginBits;
+      // Beyond that: d whose rounding noise, added to the operands', keeps
+      // the product within its allowance.
+      if (auto it = allowance.find(mul.getResult()); it != allowance.end()) {
+        const double allowed = it->second - product;
+        if (allowed > operandNoise)
+          droppable = std::max(
+              droppable, allowed +
+                             std::log2(1 - std::exp2(operandNoise - allowed)) -
+                             rounding);
       }
+      const int64_t level = levelFor(q, droppable);
+      if (level == int64_t(q.size())) {
+        mul.removeLevelAttr();
+        return operandNoise;
+      }
+      mul.setLevel(level);
+      ++numLeveled;
+      return CircuitNoiseAnalysis::sumOfMagnitudes(
+          operandNoise, rounding + droppedBits(q, level));
     });
   }
 };

@@ -61,7 +61,7 @@ struct BFVChooseVariant : public impl::BFVChooseVariantBase<BFVChooseVariant> {
     module->setAttr("ringfuse.variant_costs", DictionaryAttr::get(&getContext(), costs));
     if (best == "lhps") {
       OpPassManager levels(ModuleOp::getOperationName());
-      levels.addPass(createBFVChooseLevels());
+      addLevelChoice(levels, reserveDepth);
       if (failed(runPipeline(levels, module)))
         signalPassFailure();
     }
@@ -79,7 +79,7 @@ struct BFVChooseVariant : public impl::BFVChooseVariantBase<BFVChooseVariant> {
     for (Operation *op : originals)
       copy.getBody()->push_back(op->clone());
     OpPassManager lowering(ModuleOp::getOperationName());
-    addVariantLowering(lowering, variant);
+    addVariantLowering(lowering, variant, reserveDepth);
     if (failed(runPipeline(lowering, copy))) {
       copy.erase();
       return module.emitError() << "bfv-choose-variant: the circuit does not lower with "

@@ -32,7 +32,9 @@ struct BFVSelectParameters
     uint64_t t = traced.getPlaintextModulus();
 
     if (!traced.getCiphertextModulus().empty()) {
-      unsigned need = noise.requiredBits(traced.getRingDegree(), t) + marginBits;
+      unsigned need =
+          noise.requiredBits(traced.getRingDegree(), t, reserveDepth) +
+          marginBits;
       unsigned have = 0;
       for (uint64_t q : traced.getCiphertextModulus())
         have += 64 - __builtin_clzll(q);
@@ -106,7 +108,7 @@ struct BFVSelectParameters
       // Rotations by k need rows longer than k; constants need their slots.
       if (n / 2 <= noise.largestRotation() || n < noise.longestConstant())
         continue;
-      unsigned need = noise.requiredBits(n, t) + marginBits;
+      unsigned need = noise.requiredBits(n, t, reserveDepth) + marginBits;
       unsigned bound = *runtime::maxSecureModulusBits(n);
       // The widest primes that fit: fewer limbs for the same Q.
       for (unsigned bits = 60; bits >= 25; --bits) {

@@ -4,14 +4,36 @@
 #include "dialects/BFV/IR/BFVOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 
 namespace ringfuse {
+
+namespace {
+
+/// The estimate's constants at one (N, t), in bits of Q.
+struct Growth {
+  Growth(unsigned n, uint64_t plaintextModulus) {
+    const double logT = std::log2(double(plaintextModulus));
+    const double halfLogN = 0.5 * llvm::Log2_64(n);
+    fresh = logT + halfLogN + 4;
+    product = logT + halfLogN + 8;
+    plainProduct = logT + halfLogN + 4;
+    slotSum = 2 * llvm::Log2_64(n);
+  }
+
+  double fresh, product, plainProduct, slotSum;
+  /// A key switch adds about a fresh encryption's noise.
+  static constexpr double kKeySwitch = 1;
+};
+
+} // namespace
 
 CircuitNoiseAnalysis::CircuitNoiseAnalysis(ModuleOp module) : module_(module) {
   llvm::DenseMap<Value, unsigned> depth;
@@ -39,40 +61,93 @@ CircuitNoiseAnalysis::CircuitNoiseAnalysis(ModuleOp module) : module_(module) {
 }
 
 llvm::DenseMap<Value, double>
-CircuitNoiseAnalysis::noiseBits(unsigned n, uint64_t plaintextModulus) const {
-  const double logT = std::log2(double(plaintextModulus));
-  const double halfLogN = 0.5 * llvm::Log2_64(n);
-  const double fresh = logT + halfLogN + 4;
-  const double product = logT + halfLogN + 8;
-  const double plainProduct = logT + halfLogN + 4;
+CircuitNoiseAnalysis::noiseBits(unsigned n, uint64_t plaintextModulus,
+                                RoundedOperands rounded) const {
+  const Growth growth(n, plaintextModulus);
   llvm::DenseMap<Value, double> noise;
   ModuleOp module = module_;
   // Pre-order: a function's arguments get their fresh noise before its body.
   module.walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (auto func = dyn_cast<func::FuncOp>(op)) {
       for (BlockArgument arg : func.getArguments())
-        noise[arg] = isa<bfv::CiphertextType>(arg.getType()) ? fresh : 0;
+        noise[arg] = isa<bfv::CiphertextType>(arg.getType()) ? growth.fresh : 0;
       return;
     }
     double in = 0;
     for (Value operand : op->getOperands())
       in = std::max(in, noise.lookup(operand));
     double out = in;
-    if (isa<bfv::MulOp>(op))
-      out = in + product;
+    if (auto mul = dyn_cast<bfv::MulOp>(op))
+      out = (rounded ? rounded(mul, in) : in) + growth.product;
     else if (isa<bfv::MulPlainOp>(op))
-      out = in + plainProduct;
+      out = in + growth.plainProduct;
     else if (isa<bfv::AddOp, bfv::SubOp>(op))
-      out = std::log2(std::exp2(noise.lookup(op->getOperand(0))) +
-                      std::exp2(noise.lookup(op->getOperand(1))));
+      out = sumOfMagnitudes(noise.lookup(op->getOperand(0)),
+                            noise.lookup(op->getOperand(1)));
     else if (isa<bfv::RotateOp, bfv::SwapRowsOp, bfv::RelinearizeOp>(op))
-      out = std::max(in, fresh) + 1; // the key switch adds about a fresh noise
+      out = std::max(in, growth.fresh) + Growth::kKeySwitch;
     else if (isa<bfv::SumSlotsOp>(op))
-      out = std::max(in, fresh) + 2 * llvm::Log2_64(n);
+      out = std::max(in, growth.fresh) + growth.slotSum;
     for (Value result : op->getResults())
       noise[result] = out;
   });
   return noise;
+}
+
+llvm::DenseMap<Value, double> CircuitNoiseAnalysis::allowanceBits(
+    unsigned n, uint64_t plaintextModulus, double outputLimit,
+    unsigned reserveDepth, const llvm::DenseMap<Value, double> &noise) const {
+  const Growth growth(n, plaintextModulus);
+  // The inverse of afterReservedProducts.
+  const double atOutputs =
+      outputLimit - reserveDepth * (growth.product + Growth::kKeySwitch);
+  llvm::DenseMap<Value, double> allowance;
+  auto tighten = [&](Value value, double limit) {
+    auto [it, inserted] = allowance.try_emplace(value, limit);
+    if (!inserted)
+      it->second = std::min(it->second, limit);
+  };
+  SmallVector<Operation *> ops;
+  ModuleOp module = module_;
+  module.walk<WalkOrder::PreOrder>([&](Operation *op) { ops.push_back(op); });
+  // Each op after every use of its results (a circuit is straight-line code).
+  for (Operation *op : llvm::reverse(ops)) {
+    if (isa<func::ReturnOp>(op)) {
+      for (Value output : op->getOperands())
+        tighten(output, isa<bfv::CiphertextType>(output.getType())
+                            ? atOutputs
+                            : outputLimit);
+      continue;
+    }
+    double out = std::numeric_limits<double>::infinity();
+    for (Value result : op->getResults())
+      if (auto it = allowance.find(result); it != allowance.end())
+        out = std::min(out, it->second);
+    if (std::isinf(out))
+      continue;
+    for (Value operand : op->getOperands()) {
+      double allowed = out;
+      if (isa<bfv::MulOp>(op))
+        allowed = out - growth.product;
+      else if (isa<bfv::MulPlainOp>(op))
+        allowed = out - growth.plainProduct;
+      else if (isa<bfv::AddOp, bfv::SubOp>(op))
+        // Shares proportional to the terms' estimates add up to the sum's
+        // allowance: 2^(out + a - s) + 2^(out + b - s) = 2^out.
+        allowed = out + noise.lookup(operand) - noise.lookup(op->getResult(0));
+      else if (isa<bfv::RotateOp, bfv::SwapRowsOp, bfv::RelinearizeOp>(op))
+        allowed = out - Growth::kKeySwitch;
+      else if (isa<bfv::SumSlotsOp>(op))
+        allowed = out - growth.slotSum;
+      tighten(operand, allowed);
+    }
+  }
+  return allowance;
+}
+
+double CircuitNoiseAnalysis::sumOfMagnitudes(double a, double b) {
+  const double larger = std::max(a, b);
+  return larger + std::log2(1 + std::exp2(std::min(a, b) - larger));
 }
 
 double CircuitNoiseAnalysis::roundingNoiseBits(unsigned n,
@@ -82,14 +157,33 @@ double CircuitNoiseAnalysis::roundingNoiseBits(unsigned n,
   return std::log2(double(plaintextModulus)) + 0.5 * llvm::Log2_64(n) + 1;
 }
 
+double CircuitNoiseAnalysis::productNoiseBits(unsigned n,
+                                              uint64_t plaintextModulus) {
+  return Growth(n, plaintextModulus).product;
+}
+
+double CircuitNoiseAnalysis::afterReservedProducts(double noise, unsigned depth,
+                                                   unsigned n,
+                                                   uint64_t plaintextModulus) {
+  const Growth growth(n, plaintextModulus);
+  for (unsigned i = 0; i < depth; ++i)
+    noise = std::max(noise, growth.fresh) + growth.product + Growth::kKeySwitch;
+  return noise;
+}
+
 unsigned CircuitNoiseAnalysis::requiredBits(unsigned n,
-                                            uint64_t plaintextModulus) const {
+                                            uint64_t plaintextModulus,
+                                            unsigned reserveDepth) const {
   llvm::DenseMap<Value, double> noise = noiseBits(n, plaintextModulus);
   double worst = 0;
   ModuleOp module = module_;
   module.walk([&](func::ReturnOp op) {
-    for (Value operand : op.getOperands())
-      worst = std::max(worst, noise.lookup(operand));
+    for (Value operand : op.getOperands()) {
+      double need = noise.lookup(operand);
+      if (isa<bfv::CiphertextType>(operand.getType()))
+        need = afterReservedProducts(need, reserveDepth, n, plaintextModulus);
+      worst = std::max(worst, need);
+    }
   });
   return unsigned(std::ceil(worst));
 }

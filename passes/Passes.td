@@ -36,11 +36,16 @@ def BFVSelectParameters : Pass<"bfv-select-parameters", "::mlir::ModuleOp"> {
     while log2(QP) stays within the 2024 security bound for N. Slots (rotations,
     vector constants) restrict N to t = 1 mod 2N. Every bfv type is rewritten
     to the chosen `#bfv.params<t, N, Q, P, dnum>`. If Q is already given it is
-    kept; an estimate beyond it is reported as a warning.
+    kept; an estimate beyond it is reported as a warning. With
+    `reserve-depth`, Q also leaves room at the outputs for that many further
+    products by fresh ciphertexts, each relinearized (for a caller that will
+    multiply the outputs again).
   }];
   let options = [
     Option<"marginBits", "margin-bits", "unsigned", /*default=*/"10",
-           "Noise budget (bits) left at the outputs beyond the estimate">
+           "Noise budget (bits) left at the outputs beyond the estimate">,
+    Option<"reserveDepth", "reserve-depth", "unsigned", /*default=*/"0",
+           "Further products by fresh ciphertexts the outputs must allow">
   ];
   let dependentDialects = ["::ringfuse::bfv::BFVDialect"];
 }
@@ -58,14 +63,17 @@ def BFVChooseVariant : Pass<"bfv-choose-variant", "::mlir::ModuleOp"> {
     tie goes to the earlier candidate. The module records the choice in
     `ringfuse.variant` (which bfv-to-poly and poly-to-rns read for
     variant=auto) and every estimate in `ringfuse.variant_costs` (us). For
-    lhps it also sets the products' levels, as bfv-choose-levels does. Needs
-    chosen parameters.
+    lhps it also sets the products' levels, as bfv-choose-levels does (with
+    its `reserve-depth`). Needs chosen parameters.
   }];
   let options = [
     ListOption<"candidates", "candidates", "std::string",
                "The variants to compare, in order of preference on a tie">,
     Option<"costTable", "cost-table", "std::string", /*default=*/"\"\"",
-           "The autotuner's transform table (default: the one built in)">
+           "The autotuner's transform table (default: the one built in)">,
+    Option<"reserveDepth", "reserve-depth", "unsigned", /*default=*/"0",
+           "Further products by fresh ciphertexts the outputs must allow "
+           "(bfv-choose-levels)">
   ];
   let dependentDialects = ["::ringfuse::bfv::BFVDialect",
                            "::ringfuse::poly::PolyDialect",
@@ -78,17 +86,32 @@ def BFVChooseLevels : Pass<"bfv-choose-levels", "::mlir::ModuleOp"> {
     Sets `level = l` on each `bfv.mul` that can be computed on the first l
     primes of Q (leveled HPS). Rounding an operand from Q to Q_l adds noise of
     about log2 t + log2(N)/2 + 1 bits (CircuitNoiseAnalysis::roundingNoise-
-    Bits), whatever the level; the operands' own noise, scaled by Q_l / Q,
-    shrinks by the dropped primes' bits. The pass drops the most trailing
-    primes whose bits leave the noisier operand's noise at least
-    `margin-bits` above that rounding noise, so the product's noise grows by
-    a small fraction of a bit (estimates from CircuitNoiseAnalysis at the
-    chosen N and t). A product that cannot drop a prime keeps no level. Needs
-    chosen parameters (run bfv-select-parameters first).
+    Bits) at Q_l's scale, that is the dropped primes' bits more at Q's; the
+    operands' own noise is unchanged at Q's scale. Every output must keep
+    `output-margin-bits` of noise budget (bfv-select-parameters' margin),
+    and room for `reserve-depth` further products by fresh ciphertexts, each
+    relinearized. Walking back from the outputs, the pass gives each product
+    an allowance, the most noise its result may carry
+    (CircuitNoiseAnalysis::allowanceBits); then, in program order, it drops
+    the most trailing primes whose rounding noise, added to the operands'
+    noise as the earlier products' levels left it, keeps the product within
+    its allowance. Products early in a circuit whose outputs have budget to
+    spare thus run on fewer primes, and every later one too. A product may
+    always drop the primes whose bits leave its noisier operand's noise
+    `margin-bits` above the rounding noise (its noise grows by a small
+    fraction of a bit), also when no budget is to spare. A product that
+    cannot drop a prime keeps no level. Needs chosen parameters (run
+    bfv-select-parameters first).
   }];
   let options = [
     Option<"marginBits", "margin-bits", "unsigned", /*default=*/"16",
-           "Bits the scaled operand noise must keep above the rounding noise">
+           "Bits the scaled operand noise must keep above the rounding noise "
+           "to drop primes that the outputs' budget does not pay for">,
+    Option<"outputMarginBits", "output-margin-bits", "unsigned",
+           /*default=*/"10",
+           "Noise budget (bits) every output keeps beyond the estimate">,
+    Option<"reserveDepth", "reserve-depth", "unsigned", /*default=*/"0",
+           "Further products by fresh ciphertexts the outputs must allow">
   ];
   let dependentDialects = ["::ringfuse::bfv::BFVDialect"];
   let statistics = [

@@ -9,9 +9,16 @@
 
 namespace ringfuse {
 
-void addVariantLowering(mlir::OpPassManager &pm, llvm::StringRef variant) {
+void addLevelChoice(mlir::OpPassManager &pm, unsigned reserveDepth) {
+  BFVChooseLevelsOptions options;
+  options.reserveDepth = reserveDepth;
+  pm.addPass(createBFVChooseLevels(options));
+}
+
+void addVariantLowering(mlir::OpPassManager &pm, llvm::StringRef variant,
+                        unsigned reserveDepth) {
   if (variant == "lhps")
-    pm.addPass(createBFVChooseLevels());
+    addLevelChoice(pm, reserveDepth);
   pm.addPass(createBFVToPoly(BFVToPolyOptions{variant.str()}));
   // Leveled HPS: a product's scale-up and the next product's rounding merge.
   pm.addPass(mlir::createCanonicalizerPass());
@@ -26,11 +33,16 @@ void addVariantLowering(mlir::OpPassManager &pm, llvm::StringRef variant) {
 
 void buildRingfusePipeline(mlir::OpPassManager &pm,
                            const RingfusePipelineOptions &options) {
-  pm.addPass(createBFVSelectParameters());
+  BFVSelectParametersOptions parameters;
+  parameters.reserveDepth = options.reserveDepth;
+  pm.addPass(createBFVSelectParameters(parameters));
   pm.addPass(createBFVExpandSlotSums());
-  if (options.variant == "auto")
-    pm.addPass(createBFVChooseVariant());
-  addVariantLowering(pm, options.variant);
+  if (options.variant == "auto") {
+    BFVChooseVariantOptions variants;
+    variants.reserveDepth = options.reserveDepth;
+    pm.addPass(createBFVChooseVariant(variants));
+  }
+  addVariantLowering(pm, options.variant, options.reserveDepth);
   // Last before the kernels: canonicalization may rebuild transforms (and
   // would drop their chosen shapes).
   pm.addPass(createRNSChooseTransform());

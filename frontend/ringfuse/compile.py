@@ -47,6 +47,8 @@ __all__ = ["SUPPORTED_TARGETS", "SUPPORTED_VARIANTS", "compile"]
 
 SUPPORTED_TARGETS = ("cpu", "cuda", "auto")
 SUPPORTED_VARIANTS = ("hps", "lhps", "chps", "behz", "auto")
+# Further products a caller may reserve room for (Q grows about 30 bits each).
+MAX_RESERVE_DEPTH = 1000
 
 CACHE_DIR_VARIABLE = "RINGFUSE_CACHE_DIR"
 OPT = "ringfuse-opt"
@@ -72,6 +74,7 @@ def compile(
     params: Params | None = None,
     dump_ir: str | os.PathLike[str] | None = None,
     variant: str = "hps",
+    reserve_depth: int = 0,
     cache_dir: str | os.PathLike[str] | None = None,
 ) -> Program:
     """Compile a circuit into a `Program` that runs on encrypted inputs.
@@ -81,13 +84,18 @@ def compile(
     folder that receives the traced IR and the IR after every pass
     (`00-traced.mlir`, `01-bfv-select-parameters.mlir`, ...). `variant` is the
     BFV multiplication's algorithm: "hps" (every product at the full Q),
-    "lhps" (leveled HPS: each product on as few primes of Q as its operands'
-    noise allows, chosen at compile time), "chps" (compact HPS: one operand
+    "lhps" (leveled HPS: each product on as few primes of Q as the circuit's
+    noise allows, chosen at compile time; products early in a circuit whose
+    outputs have budget to spare spend it), "chps" (compact HPS: one operand
     switched to an auxiliary base R ~ Q, the product divided by R straight
     into Q), "behz" (Bajard-Eynard-Hasan-Zucca: fast conversions corrected
     through redundant moduli instead of HPS's fixed-point rounding) or
     "auto" (the one the compiler's GPU cost model prices lowest for this
-    circuit). `cache_dir` overrides
+    circuit). `reserve_depth` is how many more products by fresh
+    ciphertexts (each relinearized) the caller will take of the outputs:
+    the parameters leave room for them, and leveled HPS does not spend that
+    room (by default the outputs need only decrypt, with a 10-bit margin).
+    `cache_dir` overrides
     `$RINGFUSE_CACHE_DIR` / `~/.cache/ringfuse`.
 
     `target` is "cpu", "cuda" (the GPU; CUDA source built with nvcc) or
@@ -99,10 +107,14 @@ def compile(
     >>> keys.decrypt(out)
     """
     check_variant(variant)
+    check_reserve_depth(reserve_depth)
     device = resolve_target(target)
     traced = trace(circuit, params=params)
     cache = Cache.at(cache_dir)
-    source_path = emit_source(traced, cache, target=device, variant=variant, dump_ir=dump_ir)
+    source_path = emit_source(
+        traced, cache, target=device, variant=variant, reserve_depth=reserve_depth,
+        dump_ir=dump_ir,
+    )
     library_path = build_library(source_path, cache, target=device)
     if device == "cuda" and not runtime().cuda_available():
         raise RuntimeError(
@@ -130,6 +142,19 @@ def resolve_target(target: object) -> str:
         return "cuda"
     print("ringfuse: target='auto' compiles for the CPU (no usable CUDA device)", file=sys.stderr)
     return "cpu"
+
+
+def check_reserve_depth(reserve_depth: object) -> None:
+    """A ValueError unless `reserve_depth` is a count of products (0 to 1000)."""
+    if (
+        not isinstance(reserve_depth, int)
+        or isinstance(reserve_depth, bool)
+        or not 0 <= reserve_depth <= MAX_RESERVE_DEPTH
+    ):
+        raise ValueError(
+            f"reserve_depth must be a whole number of products from 0 to "
+            f"{MAX_RESERVE_DEPTH}, not {reserve_depth!r}"
+        )
 
 
 def check_variant(variant: object) -> None:
@@ -204,6 +229,7 @@ def emit_source(
     *,
     target: str = "cpu",
     variant: str = "hps",
+    reserve_depth: int = 0,
     dump_ir: str | os.PathLike[str] | None = None,
 ) -> Path:
     """The path of the C++ source emitted for `traced`, from the cache when it is there.
@@ -214,7 +240,7 @@ def emit_source(
     """
     tools = [_file_identity(driver.find_tool(name)) for name in (OPT, TRANSLATE)]
     emit_args = EMIT_ARGS[target]
-    pipeline_args = pipeline_arguments(variant)
+    pipeline_args = pipeline_arguments(variant, reserve_depth)
     key = _digest("source", traced.mlir, target, tools, pipeline_args, emit_args)
     path = cache.entry("sources", key, SOURCE_SUFFIX[target])
     if dump_ir is None and path.exists():
@@ -229,10 +255,14 @@ def emit_source(
     return path
 
 
-def pipeline_arguments(variant: str = "hps") -> tuple[str, ...]:
+def pipeline_arguments(variant: str = "hps", reserve_depth: int = 0) -> tuple[str, ...]:
     """ringfuse-opt's arguments for the whole pipeline with `variant`."""
     check_variant(variant)
-    return (PIPELINE if variant == "hps" else f"{PIPELINE}=variant={variant}",)
+    check_reserve_depth(reserve_depth)
+    options = ([] if variant == "hps" else [f"variant={variant}"]) + (
+        [f"reserve-depth={reserve_depth}"] if reserve_depth else []
+    )
+    return (f"{PIPELINE}={' '.join(options)}" if options else PIPELINE,)
 
 
 def _run_pipeline(mlir: str, pipeline_args: tuple[str, ...], dump_dir: Path | None) -> str:

@@ -28,6 +28,7 @@ from .circuit import Circuit, Trace, TraceError, trace
 from .compile import (
     RUNTIME_INCLUDE_DIR,
     Cache,
+    check_reserve_depth,
     check_variant,
     cuda_compiler,
     cxx_compiler,
@@ -89,6 +90,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             arguments.output,
             target=arguments.target,
             variant=arguments.variant,
+            reserve_depth=arguments.reserve_depth,
             circuit_name=arguments.circuit,
         )
     except (RingfusecError, CompilerError, TraceError, TypeError, ValueError) as error:
@@ -119,6 +121,11 @@ def _parser() -> argparse.ArgumentParser:
         "(the cheapest by the compiler's cost model)",
     )
     parser.add_argument(
+        "--reserve-depth", type=int, default=0, metavar="K",
+        help="room the outputs keep for K more products by fresh ciphertexts (default 0: "
+        "the outputs need only decrypt)",
+    )
+    parser.add_argument(
         "--circuit", metavar="NAME", help="which circuit, if the file defines several"
     )
     return parser
@@ -142,6 +149,7 @@ def build(
     *,
     target: str = "cpu",
     variant: str = "hps",
+    reserve_depth: int = 0,
     circuit_name: str | None = None,
     cache_dir: str | os.PathLike[str] | None = None,
 ) -> Executable:
@@ -152,12 +160,15 @@ def build(
     [3, 16383]
     """
     check_variant(variant)
+    check_reserve_depth(reserve_depth)
     device = resolve_target(target)
     output = Path(output)
     _require_runtime_library()
     circuit = find_circuit(_import_file(Path(circuit_file)), circuit_name, Path(circuit_file))
     traced = trace(circuit)
-    source_path = emit_source(traced, Cache.at(cache_dir), target=device, variant=variant)
+    source_path = emit_source(
+        traced, Cache.at(cache_dir), target=device, variant=variant, reserve_depth=reserve_depth
+    )
     build_executable(source_path, output, device)
     return _write_client_files(output, traced)
 

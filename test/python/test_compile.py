@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -273,6 +274,26 @@ def test_unsupported_targets_are_clear_errors(target: object, message: str) -> N
 def test_unsupported_variants_are_clear_errors(variant: str, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         rf.compile(mix, variant=variant)
+
+
+@pytest.mark.parametrize("reserve_depth", [-1, 1001, 2.0, True, "2", None])
+def test_reserve_depths_that_are_no_count_of_products_are_clear_errors(
+    reserve_depth: object,
+) -> None:
+    with pytest.raises(
+        ValueError,
+        match=rf"reserve_depth must be a whole number of products from 0 to 1000, not {re.escape(repr(reserve_depth))}",
+    ):
+        rf.compile(mix, reserve_depth=reserve_depth)  # type: ignore[arg-type]
+
+
+def test_pipeline_arguments_name_the_variant_and_the_reserve() -> None:
+    assert compile_module.pipeline_arguments() == ("--ringfuse-pipeline",)
+    assert compile_module.pipeline_arguments("lhps") == ("--ringfuse-pipeline=variant=lhps",)
+    assert compile_module.pipeline_arguments("hps", 3) == ("--ringfuse-pipeline=reserve-depth=3",)
+    assert compile_module.pipeline_arguments("lhps", 2) == (
+        "--ringfuse-pipeline=variant=lhps reserve-depth=2",
+    )
 
 
 def test_params_of_another_plaintext_modulus_or_degree_are_refused(params: rf.Params) -> None:
@@ -846,6 +867,8 @@ def test_ringfusec_reports_errors_on_stderr_with_a_nonzero_exit(
     assert "unknown target 'tpu'" in capsys.readouterr().err
     assert ringfusec.main([str(broken), "-o", str(tmp_path / "c"), "--variant", "bfv"]) == 1
     assert "unknown variant 'bfv'" in capsys.readouterr().err
+    assert ringfusec.main([str(broken), "-o", str(tmp_path / "c"), "--reserve-depth", "-2"]) == 1
+    assert "reserve_depth must be a whole number of products" in capsys.readouterr().err
 
 
 def test_ringfusec_help_documents_the_client_files() -> None:

@@ -379,6 +379,43 @@ def test_variants_reach_the_same_depth_and_report_their_noise_budgets(
                 assert other >= hps - 6, budgets
 
 
+@rf.circuit(plaintext_modulus=T)
+def two_more_products(z: rf.Encrypted, y: rf.Encrypted):
+    return z * y * y
+
+
+def test_leveled_hps_spends_spare_budget_unless_the_caller_reserves_it(cache_dir: Path) -> None:
+    """Four products where Q holds about ten: leveled HPS runs them on fewer
+    primes and leaves the output a small budget; reserve_depth=2 keeps room
+    for two more products, which the caller then takes."""
+    params = rf.Params(**DEEP_PARAMS)
+    keys = params.keygen(seed=SEED)
+    x, y = (np.random.default_rng(seed).integers(0, T, params.slot_count) for seed in (52, 53))
+    expected = x.copy()
+    for i in range(5):
+        expected = expected * (y if i % 2 == 0 else x) % T
+    budgets = {}
+    for variant, reserve in (("hps", 0), ("lhps", 0), ("lhps", 2)):
+        program = rf.compile(CHAINS[5], target=TARGET, params=params, variant=variant,
+                             reserve_depth=reserve, cache_dir=cache_dir)
+        program.set_evaluation_keys(keys.relin_key)
+        out = program(keys.encrypt(x), keys.encrypt(y))
+        check(keys, out, expected)
+        budgets[variant, reserve] = keys.noise_budget(out)
+    # The spare budget (more than a prime of it) went into fewer primes.
+    assert 10 <= budgets["lhps", 0] < budgets["hps", 0] - 60, budgets
+    # Two products cost about 60 bits: reserved, most of that is kept.
+    assert budgets["lhps", 2] >= budgets["lhps", 0] + 50, budgets
+    follow = rf.compile(two_more_products, target=TARGET, params=params, cache_dir=cache_dir)
+    follow.set_evaluation_keys(keys.relin_key)
+    program = rf.compile(CHAINS[5], target=TARGET, params=params, variant="lhps",
+                         reserve_depth=2, cache_dir=cache_dir)
+    program.set_evaluation_keys(keys.relin_key)
+    out = follow(program(keys.encrypt(x), keys.encrypt(y)), keys.encrypt(y))
+    check(keys, out, expected * y % T * y % T)
+    assert keys.noise_budget(out) > 0
+
+
 def test_plaintext_inputs_and_numpy_constants(compiled: Compiled) -> None:
     program, keys = compiled(plain_ops)
     n = program.params.slot_count

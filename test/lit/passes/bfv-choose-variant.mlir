@@ -2,6 +2,7 @@
 // RUN: ringfuse-opt %s --split-input-file --bfv-choose-variant=candidates=hps,lhps | FileCheck %s --check-prefix=LEVELED
 // RUN: ringfuse-opt %s --split-input-file --bfv-choose-variant=candidates=chps | FileCheck %s --check-prefix=ONLY
 // RUN: ringfuse-opt %s --split-input-file --bfv-choose-variant=candidates=hps,lhps --bfv-to-poly=variant=auto --poly-to-rns=variant=auto | FileCheck %s --check-prefix=LOWERED
+// RUN: ringfuse-opt %s --split-input-file --bfv-choose-variant=reserve-depth=16 | FileCheck %s --check-prefix=RESERVED
 
 // Ten products at N = 2^14 over six 60-bit primes: the later products'
 // dropped primes save more than compact HPS's cheaper products, so leveled
@@ -41,8 +42,9 @@ func.func @chain(%x: !ct, %y: !ct) -> !ct {
 
 // -----
 
-// One product of fresh operands: no prime can go, so leveled HPS is HPS (a
-// tie, which goes to hps). After rns-fuse, which the candidates go through,
+// One product of fresh operands: leveled HPS spends the output's spare
+// budget on two primes, but at this size its roundings to Q_2 cost more than
+// they save, so hps is cheaper. After rns-fuse, which the candidates go through,
 // HPS's roundings into B and conversions back to Q are one kernel each, and
 // so are compact HPS's switches of x into B and extensions to Q u B: compact
 // HPS, whose product basis is smaller, is cheapest.
@@ -53,6 +55,7 @@ func.func @chain(%x: !ct, %y: !ct) -> !ct {
 // LOWERED: // {{[-]+}}
 // LOWERED-NOT: Q{{[0-9]+}}P
 // LOWERED: func.func @product
+// RESERVED: func.func @product
 func.func @product(%x: !bfv.ciphertext<#p, 2>, %y: !bfv.ciphertext<#p, 2>) -> !bfv.ciphertext<#p, 3> {
   %0 = bfv.mul %x, %y : !bfv.ciphertext<#p, 2> -> !bfv.ciphertext<#p, 3>
   return %0 : !bfv.ciphertext<#p, 3>
@@ -61,13 +64,20 @@ func.func @product(%x: !bfv.ciphertext<#p, 2>, %y: !bfv.ciphertext<#p, 2>) -> !b
 // -----
 
 // One product and its relinearization at N = 2^15 over eleven primes and one
-// special prime, (15, 660, 60): with eleven digits to switch, compact HPS's
+// special prime, (15, 660, 60). It needs about 70 of Q's 660 bits, so leveled
+// HPS runs it on two primes, far cheaper than any variant on all of Q. With
+// room reserved for 16 more products no budget is to spare, no prime can go
+// (leveled HPS is HPS), and with eleven digits to switch, compact HPS's
 // cheaper tensor wins, as measured.
 #q = #bfv.params<t = 786433, N = 32768, Q = [1152921504606584833, 1152921504598720513, 1152921504597016577, 1152921504595968001, 1152921504595640321, 1152921504593412097, 1152921504592822273, 1152921504592429057, 1152921504589938689, 1152921504586530817, 1152921504585547777], P = [1152921504583647233], dnum = 11>
-// CHECK: module attributes {ringfuse.variant = "chps"
-// LEVELED: module attributes {ringfuse.variant = "hps"
+// CHECK: module attributes {ringfuse.variant = "lhps"
+// CHECK: bfv.mul %{{.*}}, %{{.*}} {level = 2 : i64}
+// LEVELED: module attributes {ringfuse.variant = "lhps"
 // ONLY: module attributes {ringfuse.variant = "chps"
+// LOWERED: #rns.basis<Q2P:
 // LOWERED: func.func @hmult
+// RESERVED: module attributes {ringfuse.variant = "chps", ringfuse.variant_costs = {behz = {{[0-9.e+]+}} : f64, chps = {{[0-9.e+]+}} : f64, hps = [[HPS:[0-9.e+]+]] : f64, lhps = [[HPS]] : f64}}
+// RESERVED-NOT: level
 func.func @hmult(%x: !bfv.ciphertext<#q, 2>, %y: !bfv.ciphertext<#q, 2>) -> !bfv.ciphertext<#q, 2> {
   %0 = bfv.mul %x, %y : !bfv.ciphertext<#q, 2> -> !bfv.ciphertext<#q, 3>
   %1 = bfv.relinearize %0 : !bfv.ciphertext<#q, 3> -> !bfv.ciphertext<#q, 2>
