@@ -9,8 +9,9 @@ the CPU driver):
 
 1. HMult: the compiled circuit `x * y` (tensor product + relinearization) with
    HPS, compact HPS (`variant="chps"`) and BEHZ, at six parameter sets of
-   60-bit primes and t = 786433 (leveled HPS is HPS on fresh operands: see
-   recursive_mult.py);
+   60-bit primes and t = 786433 (not leveled HPS: a lone product, whose
+   output needs few of Q's bits, would run on a few primes, not the full-Q
+   multiplication compared here; see recursive_mult.py);
 2. Add: the compiled circuit `x + y` at the same sets;
 3. the forward NTT of 21 limbs of 60-bit primes at logN = 14 ... 17: a kernel
    program written as MLIR text (one `kernel.launch "ntt_forward"`), emitted
