@@ -789,6 +789,44 @@ __global__ void __launch_bounds__(tileThreads(MMA), tileBlocksPerSm(MMA))
                               tile, out, first, n));
 }
 
+/// scaleRoundKernel's words for a divisor of one prime d (key switching's
+/// division by a one-prime P), read straight from the input: each word is
+/// x_d omega_o + lambda_o x_k + round(x_d theta) mod its prime, plus the
+/// addend's (if any), and each thread takes a pair of coefficients of one
+/// output limb (blockIdx.y). There is no dot product for a tile to share: a
+/// tile's staging and barriers would only delay this short launch, which
+/// ends a key switch.
+__global__ void scaleRoundByOnePrimeKernel(ScaleRoundPlanView plan,
+                                           const uint64_t *addend,
+                                           const uint64_t *in, uint64_t *out,
+                                           size_t n) {
+  const size_t c = 2 * (size_t(blockIdx.x) * blockDim.x + threadIdx.x);
+  if (c >= n)
+    return;
+  const unsigned o = blockIdx.y;
+  const Modulus m = plan.outputs[o];
+  const Words<2> divisor =
+      Words<2>::load(in + size_t(plan.divisorLimbs[0]) * n + c);
+  const Words<2> kept =
+      plan.hasLambda ? Words<2>::load(in + size_t(plan.keptLimbs[o]) * n + c)
+                     : Words<2>{};
+  const Words<2> more =
+      addend ? Words<2>::load(addend + size_t(o) * n + c) : Words<2>{};
+  const uint64_t omega = plan.omega[size_t(o) * paddedRows(1)];
+  const uint64_t lambda = plan.hasLambda ? plan.lambda[o] : 0;
+  Words<2> words;
+  for (int e = 0; e < 2; ++e) {
+    FractionSum fraction;
+    fraction.add(divisor.word[e], plan.theta[0].high, plan.theta[0].low);
+    // Below 2^124: two products of words below 2^61 and a small sum.
+    const uint128_t sum = static_cast<uint128_t>(divisor.word[e]) * omega +
+                          static_cast<uint128_t>(kept.word[e]) * lambda +
+                          fraction.roundHalfUp();
+    words.word[e] = addMod(reduce128(sum, m), more.word[e], m.value);
+  }
+  words.store(out + size_t(o) * n + c);
+}
+
 /// scaleRoundKernel then convertKernel (exact) for a tile of coefficients:
 /// each rounded word is written if the conversion copies it, and scaled for
 /// the conversion as it is made and kept in shared memory, in a second tile
@@ -1038,6 +1076,15 @@ void launchScaleRound(const ScaleRoundPlanView &plan, size_t n,
                       const uint64_t *in, uint64_t *out, cudaStream_t stream,
                       const uint64_t *addend) {
   requireTileAligned("scaleRoundKernel", addend);
+  if (plan.divisorSize == 1 && plan.divisorScale == nullptr && n % 2 == 0) {
+    requireTileAligned("scaleRoundByOnePrimeKernel", in);
+    requireTileAligned("scaleRoundByOnePrimeKernel", out);
+    scaleRoundByOnePrimeKernel<<<
+        gridFor(n / 2, static_cast<unsigned>(plan.outputSize)), kThreads, 0,
+        stream>>>(plan, addend, in, out, n);
+    checkLaunch("scaleRoundByOnePrimeKernel");
+    return;
+  }
   launchTiled("scaleRoundKernel", scaleRoundKernel<false>,
               scaleRoundKernel<true>, plan.mmaOmega != nullptr,
               plan.divisorSize,
