@@ -416,6 +416,25 @@ def test_leveled_hps_spends_spare_budget_unless_the_caller_reserves_it(cache_dir
     assert keys.noise_budget(out) > 0
 
 
+@pytest.mark.parametrize("name", ["dot_product", "cubic"])
+def test_leveled_hps_spends_spare_budget_through_sums_and_rotations(
+    compiled: Compiled, name: str
+) -> None:
+    """The allowances run back through slot sums (rotations and additions),
+    plaintext terms and relinearizations: with Q's spare budget the products
+    run on two primes, and the outputs still decrypt with the margin left."""
+    program, keys = compiled(globals()[name], variant="lhps", params=rf.Params(**DEEP_PARAMS))
+    x, y = slots(program, 54), slots(program, 55)
+    if name == "dot_product":
+        out, expected = program(keys.encrypt(x), keys.encrypt(y)), np.full(x.size, (x * y % T).sum())
+    else:
+        square = x * x % T
+        out, expected = program(keys.encrypt(x)), square * x % T + 3 * square - x + 7
+    check(keys, out, expected)
+    assert keys.noise_budget(out) >= 10
+    assert re.search(r"// Q2P\b", program.source_path.read_text())
+
+
 def test_plaintext_inputs_and_numpy_constants(compiled: Compiled) -> None:
     program, keys = compiled(plain_ops)
     n = program.params.slot_count
