@@ -385,7 +385,7 @@ def two_more_products(z: rf.Encrypted, y: rf.Encrypted):
 
 
 def test_leveled_hps_spends_spare_budget_unless_the_caller_reserves_it(cache_dir: Path) -> None:
-    """Four products where Q holds about ten: leveled HPS runs them on fewer
+    """Five products where Q holds about ten: leveled HPS runs them on fewer
     primes and leaves the output a small budget; reserve_depth=2 keeps room
     for two more products, which the caller then takes."""
     params = rf.Params(**DEEP_PARAMS)
@@ -394,38 +394,35 @@ def test_leveled_hps_spends_spare_budget_unless_the_caller_reserves_it(cache_dir
     expected = x.copy()
     for i in range(5):
         expected = expected * (y if i % 2 == 0 else x) % T
-    budgets = {}
+    outputs, budgets = {}, {}
     for variant, reserve in (("hps", 0), ("lhps", 0), ("lhps", 2)):
         program = rf.compile(CHAINS[5], target=TARGET, params=params, variant=variant,
                              reserve_depth=reserve, cache_dir=cache_dir)
         program.set_evaluation_keys(keys.relin_key)
         out = program(keys.encrypt(x), keys.encrypt(y))
         check(keys, out, expected)
-        budgets[variant, reserve] = keys.noise_budget(out)
+        outputs[variant, reserve], budgets[variant, reserve] = out, keys.noise_budget(out)
     # The spare budget (more than a prime of it) went into fewer primes.
     assert 10 <= budgets["lhps", 0] < budgets["hps", 0] - 60, budgets
     # Two products cost about 60 bits: reserved, most of that is kept.
     assert budgets["lhps", 2] >= budgets["lhps", 0] + 50, budgets
     follow = rf.compile(two_more_products, target=TARGET, params=params, cache_dir=cache_dir)
     follow.set_evaluation_keys(keys.relin_key)
-    program = rf.compile(CHAINS[5], target=TARGET, params=params, variant="lhps",
-                         reserve_depth=2, cache_dir=cache_dir)
-    program.set_evaluation_keys(keys.relin_key)
-    out = follow(program(keys.encrypt(x), keys.encrypt(y)), keys.encrypt(y))
+    out = follow(outputs["lhps", 2], keys.encrypt(y))
     check(keys, out, expected * y % T * y % T)
     assert keys.noise_budget(out) > 0
 
 
-@pytest.mark.parametrize("name", ["dot_product", "cubic"])
+@pytest.mark.parametrize("circuit", [dot_product, cubic], ids=["dot_product", "cubic"])
 def test_leveled_hps_spends_spare_budget_through_sums_and_rotations(
-    compiled: Compiled, name: str
+    compiled: Compiled, circuit: rf.Circuit
 ) -> None:
     """The allowances run back through slot sums (rotations and additions),
     plaintext terms and relinearizations: with Q's spare budget the products
     run on two primes, and the outputs still decrypt with the margin left."""
-    program, keys = compiled(globals()[name], variant="lhps", params=rf.Params(**DEEP_PARAMS))
+    program, keys = compiled(circuit, variant="lhps", params=rf.Params(**DEEP_PARAMS))
     x, y = slots(program, 54), slots(program, 55)
-    if name == "dot_product":
+    if circuit is dot_product:
         out, expected = program(keys.encrypt(x), keys.encrypt(y)), np.full(x.size, (x * y % T).sum())
     else:
         square = x * x % T
