@@ -31,6 +31,31 @@ struct Growth {
   double fresh, product, plainProduct, slotSum;
   /// A key switch adds about a fresh encryption's noise.
   static constexpr double kKeySwitch = 1;
+
+  /// Whether op switches keys, so that its result carries at least a fresh
+  /// encryption's noise.
+  static bool switchesKeys(Operation *op) {
+    return isa<bfv::RotateOp, bfv::SwapRowsOp, bfv::RelinearizeOp,
+               bfv::SumSlotsOp>(op);
+  }
+
+  /// The bits op adds to its noisier operand's noise (after switchesKeys'
+  /// floor), for every op but a sum (sumOfMagnitudes): noiseBits adds them,
+  /// allowanceBits takes them off.
+  double addedBy(Operation *op) const {
+    if (isa<bfv::MulOp>(op))
+      return product;
+    if (isa<bfv::MulPlainOp>(op))
+      return plainProduct;
+    if (isa<bfv::SumSlotsOp>(op))
+      return slotSum;
+    if (switchesKeys(op))
+      return kKeySwitch;
+    return 0;
+  }
+
+  /// A product by a fresh ciphertext, relinearized.
+  double relinearizedProduct() const { return product + kKeySwitch; }
 };
 
 } // namespace
@@ -76,18 +101,17 @@ CircuitNoiseAnalysis::noiseBits(unsigned n, uint64_t plaintextModulus,
     double in = 0;
     for (Value operand : op->getOperands())
       in = std::max(in, noise.lookup(operand));
-    double out = in;
-    if (auto mul = dyn_cast<bfv::MulOp>(op))
-      out = (rounded ? rounded(mul, in) : in) + growth.product;
-    else if (isa<bfv::MulPlainOp>(op))
-      out = in + growth.plainProduct;
-    else if (isa<bfv::AddOp, bfv::SubOp>(op))
+    double out;
+    if (isa<bfv::AddOp, bfv::SubOp>(op)) {
       out = sumOfMagnitudes(noise.lookup(op->getOperand(0)),
                             noise.lookup(op->getOperand(1)));
-    else if (isa<bfv::RotateOp, bfv::SwapRowsOp, bfv::RelinearizeOp>(op))
-      out = std::max(in, growth.fresh) + Growth::kKeySwitch;
-    else if (isa<bfv::SumSlotsOp>(op))
-      out = std::max(in, growth.fresh) + growth.slotSum;
+    } else {
+      if (auto mul = dyn_cast<bfv::MulOp>(op); mul && rounded)
+        in = rounded(mul, in);
+      if (Growth::switchesKeys(op))
+        in = std::max(in, growth.fresh);
+      out = in + growth.addedBy(op);
+    }
     for (Value result : op->getResults())
       noise[result] = out;
   });
@@ -100,7 +124,7 @@ llvm::DenseMap<Value, double> CircuitNoiseAnalysis::allowanceBits(
   const Growth growth(n, plaintextModulus);
   // The inverse of afterReservedProducts.
   const double atOutputs =
-      outputLimit - reserveDepth * (growth.product + Growth::kKeySwitch);
+      outputLimit - reserveDepth * growth.relinearizedProduct();
   llvm::DenseMap<Value, double> allowance;
   auto tighten = [&](Value value, double limit) {
     auto [it, inserted] = allowance.try_emplace(value, limit);
@@ -126,19 +150,12 @@ llvm::DenseMap<Value, double> CircuitNoiseAnalysis::allowanceBits(
     if (std::isinf(out))
       continue;
     for (Value operand : op->getOperands()) {
-      double allowed = out;
-      if (isa<bfv::MulOp>(op))
-        allowed = out - growth.product;
-      else if (isa<bfv::MulPlainOp>(op))
-        allowed = out - growth.plainProduct;
-      else if (isa<bfv::AddOp, bfv::SubOp>(op))
-        // Shares proportional to the terms' estimates add up to the sum's
-        // allowance: 2^(out + a - s) + 2^(out + b - s) = 2^out.
-        allowed = out + noise.lookup(operand) - noise.lookup(op->getResult(0));
-      else if (isa<bfv::RotateOp, bfv::SwapRowsOp, bfv::RelinearizeOp>(op))
-        allowed = out - Growth::kKeySwitch;
-      else if (isa<bfv::SumSlotsOp>(op))
-        allowed = out - growth.slotSum;
+      // A sum's terms get shares proportional to their estimates, which add
+      // up to the sum's allowance: 2^(out + a - s) + 2^(out + b - s) = 2^out.
+      const double allowed =
+          isa<bfv::AddOp, bfv::SubOp>(op)
+              ? out + noise.lookup(operand) - noise.lookup(op->getResult(0))
+              : out - growth.addedBy(op);
       tighten(operand, allowed);
     }
   }
@@ -167,7 +184,7 @@ double CircuitNoiseAnalysis::afterReservedProducts(double noise, unsigned depth,
                                                    uint64_t plaintextModulus) {
   const Growth growth(n, plaintextModulus);
   for (unsigned i = 0; i < depth; ++i)
-    noise = std::max(noise, growth.fresh) + growth.product + Growth::kKeySwitch;
+    noise = std::max(noise, growth.fresh) + growth.relinearizedProduct();
   return noise;
 }
 
