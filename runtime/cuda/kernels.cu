@@ -268,7 +268,7 @@ __device__ Words<W> dotMod(const uint64_t *column, unsigned tile,
     Words<W> reduced;
 #pragma unroll
     for (int k = 0; k < W; ++k)
-      reduced.word[k] = reduce128(sums[k].value(), m);
+      reduced.word[k] = reduce128Quick(sums[k].value(), m);
     if (end == count)
       return reduced;
 #pragma unroll
@@ -285,12 +285,13 @@ __device__ Words<W> dotMod(const uint64_t *column, unsigned tile,
 // an integer matrix product over bytes, which mma.sync takes 16 outputs by
 // 8 coefficients by 32 inputs at a time (A: the weights' byte l, B: the
 // words' byte k), the (at most eight) (k, l) of one s summed in one
-// accumulator. Over 32 inputs D_s <= 8 * 32 * 255^2 < 2^24, so the D_s with
-// s = r mod 3, 24 bits apart, fill disjoint bit fields: their sum is bit
-// placement, and three 128-bit additions give the dot product (exact while
-// it is below 2^128, which mmaPays checks).
+// accumulator. Over 32 inputs D_s <= 8 * 32 * 255^2 < 2^24 < 2^32, so the
+// D_s with s = r mod 4, 32 bits apart, are the 32-bit words of one 128-bit
+// number with no instruction at all, and the dot product is the sum of the
+// four shifted by 8r (exact while it is below 2^128, which mmaPays checks;
+// the sums wrap modulo 2^128 on the way).
 
-constexpr int kBytePlanes = 8, kPlaneSums = 2 * kBytePlanes - 1, kClasses = 3;
+constexpr int kBytePlanes = 8, kPlaneSums = 2 * kBytePlanes - 1, kClasses = 4;
 constexpr unsigned kMmaOutputs = 16, kMmaCoefficients = 8;
 /// Threads of the tensor cores' blocks, and blocks per SM they are compiled
 /// for (see the kernels below).
@@ -347,17 +348,15 @@ __device__ __forceinline__ void loadWordPlanes(const uint64_t *column,
   }
 }
 
-/// sum_m sums[3m + r][e] 2^(24m), each sums[s][e] below 2^24: disjoint bit
-/// fields.
+/// sum_m sums[4m + r][e] 2^(32m): the sums as the words of one number.
 __device__ __forceinline__ uint128_t
-concatenateFields(const uint32_t (&sums)[kPlaneSums][4], int r, int e) {
+concatenateWords(const uint32_t (&sums)[kPlaneSums][4], int r, int e) {
   auto d = [&](int m) {
-    return 3 * m + r < kPlaneSums ? static_cast<uint64_t>(sums[3 * m + r][e])
+    return 4 * m + r < kPlaneSums ? static_cast<uint64_t>(sums[4 * m + r][e])
                                   : 0;
   };
-  const uint64_t low = d(0) | d(1) << 24 | d(2) << 48,
-                 high = d(2) >> 16 | d(3) << 8 | d(4) << 32;
-  return (static_cast<uint128_t>(high) << 64) | low;
+  return (static_cast<uint128_t>(d(2) | d(3) << 32) << 64) |
+         (d(0) | d(1) << 32);
 }
 
 /// dotMod on the tensor cores for every output j < outputs and coefficient
@@ -407,12 +406,12 @@ __device__ void mmaDotProducts(const Tile &t, unsigned tile, int rows,
       for (int e = 0; e < 4; ++e)
 #pragma unroll
         for (int r = 0; r < kClasses; ++r)
-          sum[e] += concatenateFields(sums, r, e) << (8 * r);
+          sum[e] += concatenateWords(sums, r, e) << (8 * r);
       if (chunk + 1 < chunks) {
 #pragma unroll
         for (int e = 0; e < 4; ++e)
           if (int(j[e / 2]) < outputs)
-            sum[e] = reduce128(sum[e], moduli[j[e / 2]]);
+            sum[e] = reduce128Quick(sum[e], moduli[j[e / 2]]);
         continue;
       }
       const unsigned c = first + 2 * quad;
@@ -424,7 +423,8 @@ __device__ void mmaDotProducts(const Tile &t, unsigned tile, int rows,
         Words<2> reduced;
 #pragma unroll
         for (int w = 0; w < 2; ++w)
-          reduced.word[w] = reduce128(sum[2 * h + w] + addend(j[h], c + w), m);
+          reduced.word[w] =
+              reduce128Quick(sum[2 * h + w] + addend(j[h], c + w), m);
         emit(j[h], c, reduced);
       }
     }
@@ -638,7 +638,7 @@ __device__ void scaleRoundTile(const Tile &t, unsigned tile,
     if (!floors)
       for (int e = 0; e < 2; ++e)
         sum.word[e] =
-            addMod(reduce128(t.rounded[c + e], m), sum.word[e], m.value);
+            addMod(reduce128Quick(t.rounded[c + e], m), sum.word[e], m.value);
     emit(o, c, sum);
   }
 }
@@ -822,7 +822,7 @@ __global__ void scaleRoundByOnePrimeKernel(ScaleRoundPlanView plan,
     const uint128_t sum = static_cast<uint128_t>(divisor.word[e]) * omega +
                           static_cast<uint128_t>(kept.word[e]) * lambda +
                           fraction.roundHalfUp();
-    words.word[e] = addMod(reduce128(sum, m), more.word[e], m.value);
+    words.word[e] = addMod(reduce128Quick(sum, m), more.word[e], m.value);
   }
   words.store(out + size_t(o) * n + c);
 }
@@ -931,8 +931,8 @@ __global__ void keySwitchKernel(KeySwitchPlan plan, uint64_t *out0,
       sum0 += static_cast<uint128_t>(d) * b[keyWord];
       sum1 += static_cast<uint128_t>(d) * a[keyWord];
     }
-    sum0 = reduce128(sum0, m);
-    sum1 = reduce128(sum1, m);
+    sum0 = reduce128Quick(sum0, m);
+    sum1 = reduce128Quick(sum1, m);
   }
   out0[w] = static_cast<uint64_t>(sum0);
   out1[w] = static_cast<uint64_t>(sum1);

@@ -29,6 +29,33 @@ TEST(ModularArithmetic, BarrettReductionMatchesDivisionFor128BitInputs) {
   }
 }
 
+TEST(ModularArithmetic, QuickReductionMatchesDivisionFor128BitInputs) {
+  // The largest 62-bit modulus leaves its estimate the least room below 4q;
+  // all-ones halves make every dropped carry happen; the last two moduli
+  // take the exact path.
+  const uint64_t moduli[] = {2,
+                             65537,
+                             1152921504606846883ull,
+                             (uint64_t(1) << 62) - 57,
+                             (uint64_t(1) << 62) + 1,
+                             (uint64_t(1) << 63) - 25};
+  const uint64_t halves[] = {0, 1, ~0ull, ~0ull - 1, uint64_t(1) << 63};
+  for (uint64_t q : moduli) {
+    Modulus m(q);
+    auto expectQuick = [&](uint128_t x) {
+      ASSERT_EQ(reduce128Quick(x, m), static_cast<uint64_t>(x % q))
+          << q << " " << static_cast<uint64_t>(x >> 64) << " "
+          << static_cast<uint64_t>(x);
+    };
+    for (uint64_t high : halves)
+      for (uint64_t low : halves)
+        expectQuick((static_cast<uint128_t>(high) << 64) | low);
+    for (int i = 0; i < 20000; ++i)
+      expectQuick((static_cast<uint128_t>(randomBelow(~0ull)) << 64) |
+                  randomBelow(~0ull));
+  }
+}
+
 TEST(ModularArithmetic, ShoupMultiplicationMatchesDivision) {
   for (uint64_t q : {uint64_t(65537), uint64_t(1152921504606846883ull),
                      (uint64_t(1) << 62) - 57}) {
