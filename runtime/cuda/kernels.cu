@@ -7,6 +7,7 @@
 // the CPU's.
 //
 //===----------------------------------------------------------------------===//
+#include "dependent_launch.cuh"
 #include "kernels.cuh"
 
 #include "ringfuse/runtime/error.h"
@@ -268,7 +269,7 @@ __device__ Words<W> dotMod(const uint64_t *column, unsigned tile,
     Words<W> reduced;
 #pragma unroll
     for (int k = 0; k < W; ++k)
-      reduced.word[k] = reduce128Quick(sums[k].value(), m);
+      reduced.word[k] = reduce128(sums[k].value(), m);
     if (end == count)
       return reduced;
 #pragma unroll
@@ -411,7 +412,7 @@ __device__ void mmaDotProducts(const Tile &t, unsigned tile, int rows,
 #pragma unroll
         for (int e = 0; e < 4; ++e)
           if (int(j[e / 2]) < outputs)
-            sum[e] = reduce128Quick(sum[e], moduli[j[e / 2]]);
+            sum[e] = reduce128(sum[e], moduli[j[e / 2]]);
         continue;
       }
       const unsigned c = first + 2 * quad;
@@ -424,7 +425,7 @@ __device__ void mmaDotProducts(const Tile &t, unsigned tile, int rows,
 #pragma unroll
         for (int w = 0; w < 2; ++w)
           reduced.word[w] =
-              reduce128Quick(sum[2 * h + w] + addend(j[h], c + w), m);
+              reduce128(sum[2 * h + w] + addend(j[h], c + w), m);
         emit(j[h], c, reduced);
       }
     }
@@ -638,7 +639,7 @@ __device__ void scaleRoundTile(const Tile &t, unsigned tile,
     if (!floors)
       for (int e = 0; e < 2; ++e)
         sum.word[e] =
-            addMod(reduce128Quick(t.rounded[c + e], m), sum.word[e], m.value);
+            addMod(reduce128(t.rounded[c + e], m), sum.word[e], m.value);
     emit(o, c, sum);
   }
 }
@@ -753,6 +754,8 @@ __global__ void __launch_bounds__(tileThreads(MMA), tileBlocksPerSm(MMA))
   extern __shared__ uint128_t tileMemory[];
   const Tile t(tileMemory, tile, conversionShape(plan), MMA);
   const size_t first = size_t(blockIdx.x) * tile;
+  awaitPreviousKernel();
+  allowNextKernel();
   if (!copyAndScaleTile(t, tile, plan, in, out, first, n,
                         tileRows(plan.fromSize, MMA)))
     return;
@@ -783,6 +786,8 @@ __global__ void __launch_bounds__(tileThreads(MMA), tileBlocksPerSm(MMA))
   extern __shared__ uint128_t tileMemory[];
   const Tile t(tileMemory, tile, scaleRoundShape(plan, addend != nullptr), MMA);
   const size_t first = size_t(blockIdx.x) * tile;
+  awaitPreviousKernel();
+  allowNextKernel();
   stageDivisorTile(t, tile, plan, in, addend, first, n);
   roundTile<MMA>(t, tile, plan,
                  writeRounded(plan,
@@ -802,6 +807,8 @@ __global__ void scaleRoundByOnePrimeKernel(ScaleRoundPlanView plan,
                                            const uint64_t *in, uint64_t *out,
                                            size_t n) {
   const size_t c = 2 * (size_t(blockIdx.x) * blockDim.x + threadIdx.x);
+  awaitPreviousKernel();
+  allowNextKernel();
   if (c >= n)
     return;
   const unsigned o = blockIdx.y;
@@ -823,7 +830,7 @@ __global__ void scaleRoundByOnePrimeKernel(ScaleRoundPlanView plan,
     const uint128_t sum = static_cast<uint128_t>(divisor.word[e]) * omega +
                           static_cast<uint128_t>(kept.word[e]) * lambda +
                           fraction.roundHalfUp();
-    words.word[e] = addMod(reduce128Quick(sum, m), more.word[e], m.value);
+    words.word[e] = addMod(reduce128(sum, m), more.word[e], m.value);
   }
   words.store(out + size_t(o) * n + c);
 }
@@ -844,6 +851,8 @@ __global__ void __launch_bounds__(tileThreads(MMA), tileBlocksPerSm(MMA))
                             conversionTileOffset(roundingShape, MMA, tile),
                         tile, conversionShape(convert), MMA);
   const size_t first = size_t(blockIdx.x) * tile;
+  awaitPreviousKernel();
+  allowNextKernel();
   stageDivisorTile(rounding, tile, scale, in, nullptr, first, n);
   conversion.clearPaddingTo(convert.fromSize, tileRows(convert.fromSize, MMA),
                             tile);
@@ -932,8 +941,8 @@ __global__ void keySwitchKernel(KeySwitchPlan plan, uint64_t *out0,
       sum0 += static_cast<uint128_t>(d) * b[keyWord];
       sum1 += static_cast<uint128_t>(d) * a[keyWord];
     }
-    sum0 = reduce128Quick(sum0, m);
-    sum1 = reduce128Quick(sum1, m);
+    sum0 = reduce128(sum0, m);
+    sum1 = reduce128(sum1, m);
   }
   out0[w] = static_cast<uint64_t>(sum0);
   out1[w] = static_cast<uint64_t>(sum1);
@@ -1055,9 +1064,9 @@ void launchTiled(const char *name, Kernel cudaCores, Kernel tensorCores,
   if (launch.tile == 0)
     throw Error(std::string(name) + ": a basis of " + std::to_string(rows) +
                 " limbs does not fit the kernel's shared memory");
-  launch.kernel<<<static_cast<unsigned>(n / launch.tile), launch.threads,
-                  launch.bytes, stream>>>(plans..., in, out, n, launch.tile);
-  checkLaunch(name);
+  launchDependent(name, launch.kernel,
+                  dim3(static_cast<unsigned>(n / launch.tile)), launch.threads,
+                  launch.bytes, stream, plans..., in, out, n, launch.tile);
 }
 
 /// A tile of that shape.
@@ -1080,10 +1089,9 @@ void launchScaleRound(const ScaleRoundPlanView &plan, size_t n,
   if (plan.divisorSize == 1 && plan.divisorScale == nullptr && n % 2 == 0) {
     requireTileAligned("scaleRoundByOnePrimeKernel", in);
     requireTileAligned("scaleRoundByOnePrimeKernel", out);
-    scaleRoundByOnePrimeKernel<<<
-        gridFor(n / 2, static_cast<unsigned>(plan.outputSize)), kThreads, 0,
-        stream>>>(plan, addend, in, out, n);
-    checkLaunch("scaleRoundByOnePrimeKernel");
+    launchDependent("scaleRoundByOnePrimeKernel", scaleRoundByOnePrimeKernel,
+                    gridFor(n / 2, static_cast<unsigned>(plan.outputSize)),
+                    kThreads, 0, stream, plan, addend, in, out, n);
     return;
   }
   launchTiled("scaleRoundKernel", scaleRoundKernel<false>,

@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 #include "ntt.cuh"
 
+#include "dependent_launch.cuh"
 #include "kernels.cuh"
 
 #include "ringfuse/runtime/error.h"
@@ -265,23 +266,12 @@ round(unsigned j, unsigned s0, BeforeLoad beforeLoad, Load load,
       store(base[m], i << logD, x[m * kSpan + i], m * kSpan + i);
 }
 
-/// Programmatic dependent launch (the steps are launched with it, see
-/// launchStep): a step may start while the stream's previous kernel is
-/// still running, so it reads only its twiddle tables (written long before)
-/// until the previous kernel has finished and its writes are visible.
-__device__ __forceinline__ void awaitPreviousKernel() {
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-}
-
-/// Lets the stream's next kernel start once every block of this grid has
-/// called it (or exited): called after awaitPreviousKernel (so that at most
-/// two grids overlap) and before the last round, so that the next
-/// kernel's blocks fill the SMs that this grid's last blocks leave idle and
-/// fetch their twiddles meanwhile, but not so early that they crowd SMs
-/// unevenly while this grid still runs.
-__device__ __forceinline__ void allowNextKernel() {
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-}
+// The steps are launched with launchDependent (dependent_launch.cuh): they
+// read only their twiddle tables until awaitPreviousKernel, and call
+// allowNextKernel before their last round, so that the next kernel's blocks
+// fill the SMs that this grid's last blocks leave idle and fetch their
+// twiddles meanwhile, but not so early that they crowd SMs unevenly while
+// this grid still runs.
 
 /// All rounds of one M-word transform: log R stages each, the first round
 /// (in forward order) taking what is left over. The first round run calls
@@ -680,8 +670,8 @@ __global__ void __launch_bounds__(
       auto reduceSums = [&] {
 #pragma unroll
         for (unsigned slot = 0; slot < R; ++slot) {
-          sum0[slot] = reduce128Quick(sum0[slot], modulus);
-          sum1[slot] = reduce128Quick(sum1[slot], modulus);
+          sum0[slot] = reduce128(sum0[slot], modulus);
+          sum1[slot] = reduce128(sum1[slot], modulus);
         }
       };
       auto accumulateInto = [&](int t) {
@@ -731,36 +721,13 @@ __global__ void __launch_bounds__(
         uint64_t *out = products.outputs[k] + rowOffset;
 #pragma unroll
         for (unsigned slot = 0; slot < R; ++slot)
-          out[at[slot]] = reduce128Quick(sum[slot], modulus);
+          out[at[slot]] = reduce128(sum[slot], modulus);
       }
     }
   }
 }
 
 // Launching ----------------------------------------------------------------
-
-/// Launches a step allowing programmatic dependent launch (see
-/// awaitPreviousKernel); throws Error naming it if the launch fails.
-template <typename... Params, typename... Args>
-void launchStep(const char *name, void (*kernel)(Params...), dim3 grid,
-                unsigned threads, size_t sharedBytes, cudaStream_t stream,
-                Args... args) {
-  cudaLaunchAttribute overlap{};
-  overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  overlap.val.programmaticStreamSerializationAllowed = 1;
-  cudaLaunchConfig_t config{};
-  config.gridDim = grid;
-  config.blockDim = dim3(threads);
-  config.dynamicSmemBytes = sharedBytes;
-  config.stream = stream;
-  config.attrs = &overlap;
-  config.numAttrs = 1;
-  const cudaError_t launched = cudaLaunchKernelEx(&config, kernel, args...);
-  checkLaunch(name); // reports (and clears) a failed launch as the last error
-  if (launched != cudaSuccess)
-    throw Error(std::string("CUDA kernel ") + name +
-                " failed to launch: " + cudaGetErrorString(launched));
-}
 
 /// The column step over `batches` (grid z) of plan's limbs.
 template <typename Word, bool FORWARD, unsigned LOG_M, unsigned R, typename Io>
@@ -769,10 +736,10 @@ void launchColumnSized(const BasicNttPlan<Word> &plan, unsigned logN, Io io,
   const unsigned columns = 1u << (logN - LOG_M);
   const dim3 grid(columns / kNttBlockColumns,
                   static_cast<unsigned>(plan.limbCount), batches);
-  launchStep(FORWARD ? "nttColumnStep (forward)" : "nttColumnStep (inverse)",
-             columnStep<Word, FORWARD, LOG_M, R, Io>, grid,
-             nttColumnThreads(LOG_M, R),
-             nttColumnSharedBytes(sizeof(Word), LOG_M), stream, plan, io, logN);
+  launchDependent(
+      FORWARD ? "nttColumnStep (forward)" : "nttColumnStep (inverse)",
+      columnStep<Word, FORWARD, LOG_M, R, Io>, grid, nttColumnThreads(LOG_M, R),
+      nttColumnSharedBytes(sizeof(Word), LOG_M), stream, plan, io, logN);
 }
 
 /// A row-step block's shared memory: per row its words and its twiddles,
@@ -854,11 +821,12 @@ void launchRowSized(const BasicNttPlan<Word> &plan, unsigned logN1,
                                       rowsPerBlock(sizeof(Word), 31, LOG_M, R,
                                                    Io::kBlockThreads),
                                       kOt));
-      launchStep(Io::kKind == RowKind::keySwitch  ? "nttRowStep (key switching)"
-                 : Io::kKind == RowKind::products ? "nttRowStep (products)"
-                 : FORWARD                        ? "nttRowStep (forward)"
-                                                  : "nttRowStep (inverse)",
-                 kernel, grid, threads, bytes, stream, plan, io, logN1, rows);
+      launchDependent(
+          Io::kKind == RowKind::keySwitch  ? "nttRowStep (key switching)"
+          : Io::kKind == RowKind::products ? "nttRowStep (products)"
+          : FORWARD                        ? "nttRowStep (forward)"
+                                           : "nttRowStep (inverse)",
+          kernel, grid, threads, bytes, stream, plan, io, logN1, rows);
     } else {
       throw Error("more OT stages than row-step stages");
     }
