@@ -269,7 +269,7 @@ __device__ Words<W> dotMod(const uint64_t *column, unsigned tile,
     Words<W> reduced;
 #pragma unroll
     for (int k = 0; k < W; ++k)
-      reduced.word[k] = reduce128(sums[k].value(), m);
+      reduced.word[k] = reduce128Quick(sums[k].value(), m);
     if (end == count)
       return reduced;
 #pragma unroll
@@ -412,7 +412,7 @@ __device__ void mmaDotProducts(const Tile &t, unsigned tile, int rows,
 #pragma unroll
         for (int e = 0; e < 4; ++e)
           if (int(j[e / 2]) < outputs)
-            sum[e] = reduce128(sum[e], moduli[j[e / 2]]);
+            sum[e] = reduce128Quick(sum[e], moduli[j[e / 2]]);
         continue;
       }
       const unsigned c = first + 2 * quad;
@@ -425,7 +425,7 @@ __device__ void mmaDotProducts(const Tile &t, unsigned tile, int rows,
 #pragma unroll
         for (int w = 0; w < 2; ++w)
           reduced.word[w] =
-              reduce128(sum[2 * h + w] + addend(j[h], c + w), m);
+              reduce128Quick(sum[2 * h + w] + addend(j[h], c + w), m);
         emit(j[h], c, reduced);
       }
     }
@@ -639,7 +639,7 @@ __device__ void scaleRoundTile(const Tile &t, unsigned tile,
     if (!floors)
       for (int e = 0; e < 2; ++e)
         sum.word[e] =
-            addMod(reduce128(t.rounded[c + e], m), sum.word[e], m.value);
+            addMod(reduce128Quick(t.rounded[c + e], m), sum.word[e], m.value);
     emit(o, c, sum);
   }
 }
@@ -830,7 +830,7 @@ __global__ void scaleRoundByOnePrimeKernel(ScaleRoundPlanView plan,
     const uint128_t sum = static_cast<uint128_t>(divisor.word[e]) * omega +
                           static_cast<uint128_t>(kept.word[e]) * lambda +
                           fraction.roundHalfUp();
-    words.word[e] = addMod(reduce128(sum, m), more.word[e], m.value);
+    words.word[e] = addMod(reduce128Quick(sum, m), more.word[e], m.value);
   }
   words.store(out + size_t(o) * n + c);
 }
@@ -941,8 +941,8 @@ __global__ void keySwitchKernel(KeySwitchPlan plan, uint64_t *out0,
       sum0 += static_cast<uint128_t>(d) * b[keyWord];
       sum1 += static_cast<uint128_t>(d) * a[keyWord];
     }
-    sum0 = reduce128(sum0, m);
-    sum1 = reduce128(sum1, m);
+    sum0 = reduce128Quick(sum0, m);
+    sum1 = reduce128Quick(sum1, m);
   }
   out0[w] = static_cast<uint64_t>(sum0);
   out1[w] = static_cast<uint64_t>(sum1);

@@ -670,8 +670,8 @@ __global__ void __launch_bounds__(
       auto reduceSums = [&] {
 #pragma unroll
         for (unsigned slot = 0; slot < R; ++slot) {
-          sum0[slot] = reduce128(sum0[slot], modulus);
-          sum1[slot] = reduce128(sum1[slot], modulus);
+          sum0[slot] = reduce128Quick(sum0[slot], modulus);
+          sum1[slot] = reduce128Quick(sum1[slot], modulus);
         }
       };
       auto accumulateInto = [&](int t) {
@@ -721,7 +721,7 @@ __global__ void __launch_bounds__(
         uint64_t *out = products.outputs[k] + rowOffset;
 #pragma unroll
         for (unsigned slot = 0; slot < R; ++slot)
-          out[at[slot]] = reduce128(sum[slot], modulus);
+          out[at[slot]] = reduce128Quick(sum[slot], modulus);
       }
     }
   }

@@ -29,21 +29,11 @@ struct Modulus {
   }
 };
 
-/// floor(a * b / 2^64).
-RF_HOST_DEVICE inline uint64_t mulHigh(uint64_t a, uint64_t b) {
-#ifdef __CUDA_ARCH__
-  return __umul64hi(a, b);
-#else
-  return static_cast<uint64_t>((static_cast<uint128_t>(a) * b) >> 64);
-#endif
-}
-
-/// x mod q for any 128-bit x and any q, with the full quotient estimate
-/// floor(x * ratio / 2^128): the true quotient or one less (ratio is below
-/// 2^128/q by at most 1 and x < 2^128), so one conditional subtraction
-/// finishes; only the low 64 bits of the quotient matter because the
-/// remainder fits in 64 bits.
-RF_HOST_DEVICE inline uint64_t reduce128Exact(uint128_t x, const Modulus &m) {
+/// x mod q for any 128-bit x. The estimated quotient floor(x * ratio / 2^128)
+/// is the true one or one less (ratio is below 2^128/q by at most 1 and
+/// x < 2^128), so one conditional subtraction finishes; only the low 64 bits
+/// of the quotient matter because the remainder fits in 64 bits.
+RF_HOST_DEVICE inline uint64_t reduce128(uint128_t x, const Modulus &m) {
   uint64_t x0 = static_cast<uint64_t>(x), x1 = static_cast<uint64_t>(x >> 64);
   uint128_t p00 = static_cast<uint128_t>(x0) * m.ratioLow;
   uint128_t p01 = static_cast<uint128_t>(x0) * m.ratioHigh;
@@ -57,15 +47,24 @@ RF_HOST_DEVICE inline uint64_t reduce128Exact(uint128_t x, const Modulus &m) {
   return r >= m.value ? r - m.value : r;
 }
 
-/// x mod q for any 128-bit x. For q < 2^62 (every RNS prime) the quotient
-/// comes from three of the four partial products of x * ratio: dropping the
-/// low-by-low one and the carries out of the middle word leaves it short by
-/// at most 3, so x - estimate q is below 4q, which fits a word, and two
-/// conditional subtractions finish. Larger moduli take reduce128Exact.
-RF_HOST_DEVICE inline uint64_t reduce128(uint128_t x, const Modulus &m) {
+/// floor(a * b / 2^64).
+RF_HOST_DEVICE inline uint64_t mulHigh(uint64_t a, uint64_t b) {
+#ifdef __CUDA_ARCH__
+  return __umul64hi(a, b);
+#else
+  return static_cast<uint64_t>((static_cast<uint128_t>(a) * b) >> 64);
+#endif
+}
+
+/// reduce128 with a cheaper quotient, for the GPU's sums of products: the
+/// low-by-low partial product and the carries out of the middle word are
+/// dropped, so the estimate falls short by at most 3 and x - estimate q is
+/// below 4q, which fits a word for q < 2^62 (every RNS prime); two
+/// conditional subtractions finish. Other moduli take reduce128.
+RF_HOST_DEVICE inline uint64_t reduce128Quick(uint128_t x, const Modulus &m) {
   constexpr uint64_t kQuickBound = uint64_t(1) << 62;
   if (m.value >= kQuickBound)
-    return reduce128Exact(x, m);
+    return reduce128(x, m);
   const uint64_t x0 = static_cast<uint64_t>(x),
                  x1 = static_cast<uint64_t>(x >> 64);
   const uint64_t quotient =
@@ -125,7 +124,8 @@ struct ShoupConstant {
 /// x * w mod q in [0, 2q), for any 64-bit x (Harvey's lazy form).
 RF_HOST_DEVICE inline uint64_t mulShoupLazy(uint64_t x, ShoupConstant w,
                                             uint64_t q) {
-  uint64_t estimate = mulHigh(x, w.quotient);
+  uint64_t estimate =
+      static_cast<uint64_t>((static_cast<uint128_t>(x) * w.quotient) >> 64);
   return x * w.value - estimate * q;
 }
 
