@@ -96,15 +96,20 @@ def scale_round_plans(source: str) -> list[list[str]]:
     return [entry.split(", ") for entry in entries]
 
 
+def converts_result(fields: list[str]) -> bool:
+    """Whether a scale_round plan converts its result (rns-fuse's via)."""
+    return fields[6] == "1"
+
+
 def fused_plans(source: str) -> list[list[str]]:
-    """The scale_round plans that convert their result (rns-fuse's via)."""
-    return [fields for fields in scale_round_plans(source) if fields[6] == "1"]
+    """The scale_round plans that convert their result."""
+    return [fields for fields in scale_round_plans(source) if converts_result(fields)]
 
 
 def conversions(source: str) -> int:
     """Base conversions an emitted program runs: convert calls, and the
     scale_round calls whose plan converts its result."""
-    fused = {k for k, fields in enumerate(scale_round_plans(source)) if fields[6] == "1"}
+    fused = {k for k, fields in enumerate(scale_round_plans(source)) if converts_result(fields)}
     calls = re.findall(r"k->scale_round\(rt, (\d+),", source)
     return source.count("k->convert(") + sum(int(plan) in fused for plan in calls)
 
