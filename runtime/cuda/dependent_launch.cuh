@@ -1,5 +1,4 @@
-//===- dependent_launch.cuh - kernels that overlap their predecessor -*- CUDA
-//-*-===//
+//===- dependent_launch.cuh - launching kernels that overlap ---*- CUDA -*-===//
 //
 // Programmatic dependent launch: a kernel launched with launchDependent may be
 // scheduled while the stream's previous kernel still runs (once every block
@@ -22,6 +21,8 @@
 
 namespace ringfuse::runtime::cuda {
 
+/// Throws Error naming `kernel` if the launch just made failed (bad
+/// configuration, no kernel image for this GPU, an earlier sticky fault).
 void checkLaunch(const char *kernel);
 
 /// Waits until the stream's previous kernel has finished and its writes are

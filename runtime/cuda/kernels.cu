@@ -7,7 +7,6 @@
 // the CPU's.
 //
 //===----------------------------------------------------------------------===//
-#include "dependent_launch.cuh"
 #include "kernels.cuh"
 
 #include "ringfuse/runtime/error.h"

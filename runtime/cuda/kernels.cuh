@@ -15,6 +15,7 @@
 #ifndef RINGFUSE_RUNTIME_CUDA_KERNELS_CUH
 #define RINGFUSE_RUNTIME_CUDA_KERNELS_CUH
 
+#include "dependent_launch.cuh"
 #include "ntt.cuh"
 
 #include "ringfuse/runtime/fixed_point.h"
@@ -194,10 +195,6 @@ struct NttProducts {
   uint64_t *outputs[kMaxProductOutputs];
   const Modulus *moduli;
 };
-
-/// Throws Error naming `kernel` if the launch just made failed (bad
-/// configuration, no kernel image for this GPU, an earlier sticky fault).
-void checkLaunch(const char *kernel);
 
 // Launchers: enqueue on `stream`, throw Error if a launch fails.
 

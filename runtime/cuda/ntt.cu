@@ -16,7 +16,6 @@
 //===----------------------------------------------------------------------===//
 #include "ntt.cuh"
 
-#include "dependent_launch.cuh"
 #include "kernels.cuh"
 
 #include "ringfuse/runtime/error.h"
