@@ -93,6 +93,18 @@ bool isFusedShape(rns::TransformAttr shape, rns::PolyType type) {
   return runtime::isSupportedFusedNttShape(logN, nttShape);
 }
 
+/// The shape a fused forward NTT launches for its transforms' `shape`:
+/// ntt_shape.h's fusedNttShape, whose rows are shorter than a lone NTT's.
+rns::TransformAttr fusedTransform(rns::TransformAttr shape,
+                                  rns::PolyType type) {
+  runtime::NttShape fused = runtime::fusedNttShape(
+      llvm::Log2_64(type.getDegree()),
+      {shape.getLogN1(), shape.getRadix(), shape.getOt()});
+  return rns::TransformAttr::get(shape.getContext(), shape.getKind(),
+                                 shape.getWord(), fused.logN1, fused.radix,
+                                 fused.otStages);
+}
+
 /// Whether the inner product runs in its digits' NTTs (ntt_key_switch): every
 /// digit a forward NTT that only it reads, all of one shape that the fused
 /// kernel runs.
@@ -537,7 +549,8 @@ private:
     auto kernel = launch("ntt_key_switch", sources, outs);
     kernel.setKey(op.getKey());
     if (rns::TransformAttr shape = transforms.front().getTransformAttr())
-      kernel.setTransformAttr(shape);
+      kernel.setTransformAttr(
+          fusedTransform(shape, transforms.front().getType()));
     return success();
   }
 
@@ -553,7 +566,7 @@ private:
     kernel.setProductsAttr(builder_.getDenseI32ArrayAttr(set.products));
     rns::NttOp first = set.factors.front();
     if (rns::TransformAttr shape = first.getTransformAttr())
-      kernel.setTransformAttr(shape);
+      kernel.setTransformAttr(fusedTransform(shape, first.getType()));
     return success();
   }
 

@@ -288,7 +288,9 @@ KeySwitchCall checkKeySwitch(const RfRuntime *s, int key, int basis,
 /// A shape the fused NTTs (ntt_key_switch, ntt_products) run.
 static NttShape checkFusedNttShape(const RfRuntime *s, int logN1, int radix,
                                    int otStages, const char *what) {
-  const NttShape shape = checkNttShape(s, logN1, radix, otStages);
+  NttShape shape = checkNttShape(s, logN1, radix, otStages);
+  if (logN1 == 0 && radix == 0 && otStages == 0) // the default, rows cut
+    shape = fusedNttShape(logDegree(s), shape);
   std::string why;
   if (!isSupportedFusedNttShape(logDegree(s), shape, &why))
     throw Error(std::string("NTT shape not supported for ") + what + ": " +

@@ -129,6 +129,29 @@ inline bool isSupportedFusedNttShape(unsigned logN, const NttShape &shape,
   return false;
 }
 
+/// Rows of a fused forward NTT's row step are at most 2^kFusedMaxRowLog
+/// words. Its threads hold the inner product's sums or every factor's words
+/// beside the transform, which limits its blocks per SM, so stages moved to
+/// the column step cost less there: on an H200, HMult with both fused NTTs'
+/// rows cut from 2^10 to 2^8 words took 262.1 us instead of 268.8 at
+/// (logN, log Q, log P) = (15, 660, 60), 210.7 instead of 216.7 at
+/// (15, 540, 180) and 1000.7 instead of 1020.3 at (16, 1440, 240), while
+/// rows of 2^7 at logN 13 and 14 were slower than 2^8 (docs/gpu-results.md).
+constexpr unsigned kFusedMaxRowLog = 8;
+
+/// The shape a fused forward NTT runs for a transform chosen as `shape`: its
+/// column step made long enough for rows of at most 2^kFusedMaxRowLog words,
+/// where the column step allows it. A one-step shape (logN1 = 0) is kept.
+inline NttShape fusedNttShape(unsigned logN, const NttShape &shape) {
+  if (shape.logN1 == 0 || logN <= kFusedMaxRowLog + shape.logN1)
+    return shape;
+  NttShape fused = shape;
+  fused.logN1 = logN - kFusedMaxRowLog;
+  if (fused.logN1 > kNttMaxColumnLog)
+    fused.logN1 = kNttMaxColumnLog;
+  return isSupportedFusedNttShape(logN, fused) ? fused : shape;
+}
+
 /// ntt_products' bounds: a row-step thread keeps every factor's words in
 /// registers, and a sum of products of canonical words (below 2^122) fits
 /// 128 bits for up to 64 of them.
