@@ -140,16 +140,21 @@ inline bool isSupportedFusedNttShape(unsigned logN, const NttShape &shape,
 constexpr unsigned kFusedMaxRowLog = 8;
 
 /// The shape a fused forward NTT runs for a transform chosen as `shape`: its
-/// column step made long enough for rows of at most 2^kFusedMaxRowLog words,
-/// where the column step allows it. A one-step shape (logN1 = 0) is kept.
+/// column step lengthened towards rows of 2^kFusedMaxRowLog words, as far as
+/// the column step allows. A one-step shape (logN1 = 0) is kept.
 inline NttShape fusedNttShape(unsigned logN, const NttShape &shape) {
-  if (shape.logN1 == 0 || logN <= kFusedMaxRowLog + shape.logN1)
+  if (shape.logN1 == 0)
     return shape;
   NttShape fused = shape;
-  fused.logN1 = logN - kFusedMaxRowLog;
-  if (fused.logN1 > kNttMaxColumnLog)
-    fused.logN1 = kNttMaxColumnLog;
-  return isSupportedFusedNttShape(logN, fused) ? fused : shape;
+  for (unsigned logN1 = shape.logN1 + 1;
+       logN1 < logN && logN - logN1 >= kFusedMaxRowLog; ++logN1) {
+    NttShape longer = shape;
+    longer.logN1 = logN1;
+    if (!isSupportedFusedNttShape(logN, longer))
+      break;
+    fused = longer;
+  }
+  return fused;
 }
 
 /// ntt_products' bounds: a row-step thread keeps every factor's words in
