@@ -80,6 +80,11 @@ rns::NttOp transformOfConversion(rns::ConvertOp op) {
   return transform;
 }
 
+/// The runtime's description of a transform attribute's NTT shape.
+runtime::NttShape nttShapeOf(rns::TransformAttr shape) {
+  return {shape.getLogN1(), shape.getRadix(), shape.getOt()};
+}
+
 /// Whether a fused forward NTT (ntt_key_switch, ntt_products) runs the
 /// transform attribute's shape, or without one the default.
 bool isFusedShape(rns::TransformAttr shape, rns::PolyType type) {
@@ -88,7 +93,7 @@ bool isFusedShape(rns::TransformAttr shape, rns::PolyType type) {
   if (shape) {
     if (!shape.runsInPrograms())
       return false;
-    nttShape = {shape.getLogN1(), shape.getRadix(), shape.getOt()};
+    nttShape = nttShapeOf(shape);
   }
   return runtime::isSupportedFusedNttShape(logN, nttShape);
 }
@@ -98,8 +103,7 @@ bool isFusedShape(rns::TransformAttr shape, rns::PolyType type) {
 rns::TransformAttr fusedTransform(rns::TransformAttr shape,
                                   rns::PolyType type) {
   runtime::NttShape fused = runtime::fusedNttShape(
-      llvm::Log2_64(type.getDegree()),
-      {shape.getLogN1(), shape.getRadix(), shape.getOt()});
+      llvm::Log2_64(type.getDegree()), nttShapeOf(shape));
   return rns::TransformAttr::get(shape.getContext(), shape.getKind(),
                                  shape.getWord(), fused.logN1, fused.radix,
                                  fused.otStages);

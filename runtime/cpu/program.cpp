@@ -169,9 +169,14 @@ static unsigned logDegree(const RfRuntime *s) {
   return logN;
 }
 
+/// Whether a program's shape arguments ask for the default shape (all 0).
+static bool asksForDefaultShape(int logN1, int radix, int otStages) {
+  return logN1 == 0 && radix == 0 && otStages == 0;
+}
+
 NttShape checkNttShape(const RfRuntime *s, int logN1, int radix, int otStages) {
   const unsigned logN = logDegree(s);
-  if (logN1 == 0 && radix == 0 && otStages == 0)
+  if (asksForDefaultShape(logN1, radix, otStages))
     return defaultNttShape(sizeof(uint64_t), logN);
   if (logN1 < 0 || radix < 0 || otStages < 0)
     throw Error("NTT shape not supported: negative parameters (logN1 = " +
@@ -289,7 +294,7 @@ KeySwitchCall checkKeySwitch(const RfRuntime *s, int key, int basis,
 static NttShape checkFusedNttShape(const RfRuntime *s, int logN1, int radix,
                                    int otStages, const char *what) {
   NttShape shape = checkNttShape(s, logN1, radix, otStages);
-  if (logN1 == 0 && radix == 0 && otStages == 0) // the default, rows cut
+  if (asksForDefaultShape(logN1, radix, otStages)) // its rows cut
     shape = fusedNttShape(logDegree(s), shape);
   std::string why;
   if (!isSupportedFusedNttShape(logDegree(s), shape, &why))
