@@ -80,11 +80,6 @@ rns::NttOp transformOfConversion(rns::ConvertOp op) {
   return transform;
 }
 
-/// The runtime's description of a transform attribute's NTT shape.
-runtime::NttShape nttShapeOf(rns::TransformAttr shape) {
-  return {shape.getLogN1(), shape.getRadix(), shape.getOt()};
-}
-
 /// Whether a fused forward NTT (ntt_key_switch, ntt_products) runs the
 /// transform attribute's shape, or without one the default.
 bool isFusedShape(rns::TransformAttr shape, rns::PolyType type) {
@@ -93,7 +88,7 @@ bool isFusedShape(rns::TransformAttr shape, rns::PolyType type) {
   if (shape) {
     if (!shape.runsInPrograms())
       return false;
-    nttShape = nttShapeOf(shape);
+    nttShape = shape.nttShape();
   }
   return runtime::isSupportedFusedNttShape(logN, nttShape);
 }
@@ -102,8 +97,8 @@ bool isFusedShape(rns::TransformAttr shape, rns::PolyType type) {
 /// ntt_shape.h's fusedNttShape, whose rows are shorter than a lone NTT's.
 rns::TransformAttr fusedTransform(rns::TransformAttr shape,
                                   rns::PolyType type) {
-  runtime::NttShape fused = runtime::fusedNttShape(
-      llvm::Log2_64(type.getDegree()), nttShapeOf(shape));
+  runtime::NttShape fused =
+      runtime::fusedNttShape(llvm::Log2_64(type.getDegree()), shape.nttShape());
   return rns::TransformAttr::get(shape.getContext(), shape.getKind(),
                                  shape.getWord(), fused.logN1, fused.radix,
                                  fused.otStages);

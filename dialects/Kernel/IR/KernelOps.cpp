@@ -176,10 +176,8 @@ FailureOr<BufferType> verifyFusedNtt(LaunchOp op, StringRef source) {
   }
   if (rns::TransformAttr shape = op.getTransformAttr()) {
     std::string why;
-    ringfuse::runtime::NttShape nttShape{shape.getLogN1(), shape.getRadix(),
-                                         shape.getOt()};
     if (!ringfuse::runtime::isSupportedFusedNttShape(
-            llvm::Log2_64(type.getDegree()), nttShape, &why))
+            llvm::Log2_64(type.getDegree()), shape.nttShape(), &why))
       return op.emitOpError() << "cannot run " << shape << ": " << why;
   }
   return type;

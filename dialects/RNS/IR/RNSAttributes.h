@@ -4,6 +4,7 @@
 
 #include "dialects/RNS/IR/RNSDialect.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "ringfuse/runtime/ntt_shape.h"
 
 #include <string>
 

@@ -83,6 +83,10 @@ def RNS_TransformAttr : AttrDef<RNS_Dialect, "Transform"> {
     bool runsInPrograms() const {
       return getKind() == TransformKind::ntt && getWord() == 64;
     }
+    /// The runtime's description of this decomposition (ntt_shape.h).
+    ::ringfuse::runtime::NttShape nttShape() const {
+      return {getLogN1(), getRadix(), getOt()};
+    }
     /// Why this transform cannot run on limbs of `degree` words over
     /// `moduli`; empty if it can.
     std::string problemFor(unsigned degree, ::llvm::ArrayRef<uint64_t> moduli) const {
