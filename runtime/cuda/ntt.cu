@@ -423,6 +423,12 @@ struct KeySwitchRows : SourceRows {
 /// sums of their products written out.
 struct ProductRows : SourceRows {
   static constexpr RowKind kKind = RowKind::products;
+  // Its sums live in a loop over outputs, not beside the transform: at 1024
+  // threads an SM (64 registers) its grids at logN 15 and 16 are fewer waves
+  // deep than at 768, and HMult at (15, 660, 60) and (16, 1440, 240) was
+  // 0.5 to 0.7% faster; key switching stays at 768 (64 registers spill its
+  // sums: 5% slower at (15, 660, 60)).
+  static constexpr unsigned kMinThreadsPerSm = 1024;
   NttProducts products;
 };
 
