@@ -426,8 +426,8 @@ struct ProductRows : SourceRows {
   // Its sums live in a loop over outputs, not beside the transform: at 1024
   // threads an SM (64 registers) its grids at logN 15 and 16 are fewer waves
   // deep than at 768, and HMult at (15, 660, 60) and (16, 1440, 240) was
-  // 0.5 to 0.7% faster; key switching stays at 768 (64 registers spill its
-  // sums: 5% slower at (15, 660, 60)).
+  // 0.5 to 0.7% faster. Key switching stays at 768: at 896 and 1024 HMult at
+  // (15, 660, 60) was 2 and 5% slower (docs/gpu-results.md).
   static constexpr unsigned kMinThreadsPerSm = 1024;
   NttProducts products;
 };
