@@ -168,8 +168,8 @@ struct KeySwitchPlan {
   const uint64_t *digitData[kMaxDigits];
 };
 
-/// Products of canonical words (below 2^122: primes below 2^61) that a
-/// 128-bit sum takes before it is reduced.
+/// Products of a word below 4q and a canonical one (below 2^124: primes
+/// below 2^61) that a 128-bit sum takes before it is reduced.
 constexpr int kKeySwitchDigitsPerSum = 15;
 
 /// The sources of a fused forward NTT (ntt_key_switch's digits,

@@ -63,8 +63,8 @@ template <typename Word> struct LazyModulus;
 template <> struct LazyModulus<uint32_t> {
   uint32_t q, bound;
 
-  __device__ explicit LazyModulus(uint32_t modulus)
-      : q(modulus), bound(2 * modulus) {}
+  __device__ explicit LazyModulus(const BasicNttLimb<uint32_t> &limb)
+      : q(limb.q), bound(2 * limb.q) {}
   __device__ __forceinline__ uint32_t times(uint32_t y,
                                             ShoupConstant32 w) const {
     return mulShoupLazy(y, w, q);
@@ -85,9 +85,19 @@ template <> struct LazyModulus<uint32_t> {
 /// than 64-bit multiplies (which ptxas splits into independent halves).
 template <> struct LazyModulus<uint64_t> {
   uint64_t q, bound, negQ;
+  uint32_t quotientInputShift, quotientRatio, quotientShift;
 
-  __device__ explicit LazyModulus(uint64_t modulus)
-      : q(modulus), bound(4 * modulus), negQ(0 - modulus) {}
+  __device__ explicit LazyModulus(const BasicNttLimb<uint64_t> &limb)
+      : q(limb.q), bound(4 * limb.q), negQ(0 - limb.q),
+        quotientInputShift(limb.quotientInputShift),
+        quotientRatio(limb.quotientRatio), quotientShift(limb.quotientShift) {}
+  /// floor(x / q) or one less, for x < 8q (makeNttLimb's estimate).
+  __device__ __forceinline__ uint32_t quotientEstimate(uint64_t x) const {
+    const uint32_t top = __funnelshift_rc(static_cast<uint32_t>(x),
+                                          static_cast<uint32_t>(x >> 32),
+                                          quotientInputShift);
+    return __umulhi(top, quotientRatio) >> quotientShift;
+  }
   __device__ __forceinline__ uint64_t times(uint64_t y,
                                             ShoupConstant w) const {
     uint64_t r;
@@ -128,6 +138,17 @@ __device__ __forceinline__ Word canonical(Word x, const LazyModulus<Word> &m) {
   if constexpr (sizeof(Word) == 8)
     x = subtractIfAtLeast(x, 2 * m.q);
   return subtractIfAtLeast(x, m.q);
+}
+
+/// canonical for 64-bit words by the estimated multiple of q (makeNttLimb),
+/// then q if it fell one short: ten instructions where canonical takes
+/// fifteen, but four of them on the multiply pipe. ntt_products' row step
+/// gains by it (HMult up to 1% faster); the plain forward row step, whose
+/// multiply pipe is busier, ran 4% slower (docs/gpu-results.md).
+__device__ __forceinline__ uint64_t
+canonicalByQuotient(uint64_t x, const LazyModulus<uint64_t> &m) {
+  // x - k q as x + k (2^64 - q), k being below 8.
+  return subtractIfAtLeast(x + uint64_t(m.quotientEstimate(x)) * m.negQ, m.q);
 }
 
 // Butterflies --------------------------------------------------------------
@@ -470,7 +491,7 @@ __global__ void __launch_bounds__(minOf(1024,
     sourceWords = io.input(blockIdx.y, logN) + firstColumn;
     asm("" : "+l"(sourceWords));
   }
-  const LazyModulus<Word> m(limb.q);
+  const LazyModulus<Word> m(limb);
   const Shoup<Word> inverseDegree = limb.inverseDegree;
   auto load = [&](unsigned b, unsigned o) {
     return sourceWords[(b + o) << logRowLength];
@@ -556,7 +577,7 @@ __global__ void __launch_bounds__(
       FORWARD ? limb.rootPowers : limb.inverseRootPowers;
   // Lets the compiler use global loads rather than generic ones for the table.
   __builtin_assume(__isGlobal(powers));
-  const LazyModulus<Word> m(limb.q);
+  const LazyModulus<Word> m(limb);
   constexpr unsigned kOtFrom = LOG_M - OT_STAGES;
   const unsigned firstRow = blockIdx.x * rowsPerBlock;
   // Entry k of a row's table: stage log2(k), group k - 2^stage; entry 0 is
@@ -638,8 +659,8 @@ __global__ void __launch_bounds__(
     // A fused NTT: each source's row in turn. The twiddles are fetched once,
     // before the first source's loads, and the loop's body is one copy of the
     // transform (small enough for three blocks an SM). keepOf(t) gives the
-    // last round's store for source t, which gets each output word (canonical)
-    // and its index in the row; afterSource(t) runs after source t.
+    // last round's store for source t, which gets each output word (lazy,
+    // below 2B) and its index in the row; afterSource(t) runs after source t.
     auto eachSource = [&](auto keepOf, auto afterSource) {
       fetchTwiddles();
       storeTwiddles();
@@ -650,7 +671,7 @@ __global__ void __launch_bounds__(
         auto load = [&](unsigned b, unsigned o) { return sourceRow[b + o]; };
         auto keep = keepOf(t);
         auto store = [&](unsigned c, unsigned o, uint64_t w, unsigned slot) {
-          keep(c + o, canonical(w, m), slot);
+          keep(c + o, w, slot);
         };
         // The previous source's last round has read shared memory before
         // this source's first round writes it.
@@ -684,6 +705,9 @@ __global__ void __launch_bounds__(
         const uint64_t *a = b + key.componentWords;
         return [&, a, b](unsigned i, uint64_t w, unsigned slot) {
           at[slot] = i;
+          // Below B = 4q, not canonical: the products stay below 2^124, as
+          // kKeySwitchDigitsPerSum asks, for five instructions, not fifteen.
+          w = m.belowBound(w);
           sum0[slot] += static_cast<uint128_t>(w) * b[i];
           sum1[slot] += static_cast<uint128_t>(w) * a[i];
         };
@@ -708,7 +732,7 @@ __global__ void __launch_bounds__(
       auto keepAs = [&](int t) {
         return [&, t](unsigned i, uint64_t w, unsigned slot) {
           at[slot] = i;
-          words[t][slot] = w;
+          words[t][slot] = canonicalByQuotient(w, m);
         };
       };
       eachSource(keepAs, [](int) {});
@@ -1010,7 +1034,23 @@ BasicNttLimb<Word> makeNttLimb(Word q, const Shoup<Word> *rootPowers,
     throw Error("the GPU NTT takes 64-bit primes below 2^" +
                 std::to_string(kMaxRnsPrimeBits) + ", not " +
                 std::to_string(q));
-  return {q, rootPowers, inverseRootPowers, inverseDegree};
+  BasicNttLimb<Word> limb{q, rootPowers, inverseRootPowers, inverseDegree,
+                          0, 0, 0};
+  if constexpr (sizeof(Word) == 8) {
+    // With q of L bits and x < 8q < 2^(L+3): t = x >> s keeps x's top 32
+    // bits (s = max(L - 29, 0)), and r = floor(2^(s+E) / q) with E = L + 31 - s
+    // is below 2^32. t r / 2^E never exceeds x / q and falls short of it by
+    // less than 2^-27 (2^-28 for the bits of x below s, 2^-28 for r's
+    // truncation), so its floor is floor(x / q) or one less.
+    const unsigned bits = 64 - static_cast<unsigned>(__builtin_clzll(q));
+    const unsigned inputShift = bits > 29 ? bits - 29 : 0;
+    const unsigned exponent = bits + 31 - inputShift;
+    limb.quotientInputShift = inputShift;
+    limb.quotientRatio = static_cast<uint32_t>(
+        (static_cast<uint128_t>(1) << (inputShift + exponent)) / q);
+    limb.quotientShift = exponent - 32;
+  }
+  return limb;
 }
 
 template NttLimb makeNttLimb<uint64_t>(uint64_t, const ShoupConstant *,

@@ -48,6 +48,10 @@ template <typename Word> struct BasicNttLimb {
   const Shoup<Word> *rootPowers;
   const Shoup<Word> *inverseRootPowers;
   Shoup<Word> inverseDegree;
+  /// 64-bit words: floor(x / q) for a lazy x < 8q, estimated as
+  /// ((x >> quotientInputShift) * quotientRatio) >> (32 + quotientShift)
+  /// (see makeNttLimb); unused for 32-bit words.
+  uint32_t quotientInputShift, quotientRatio, quotientShift;
 };
 
 /// The limb of prime q, its twiddle tables already on the device. Throws

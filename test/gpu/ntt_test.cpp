@@ -42,8 +42,11 @@ template <typename Word> class LimbSet {
 public:
   using Tables = typename NttTablesFor<Word>::type;
 
-  LimbSet(unsigned logN, size_t limbs) : n_(size_t(1) << logN) {
-    const unsigned bits = sizeof(Word) == 8 ? 61 : 30;
+  /// Primes below 2^bits (0: the widest the word size takes).
+  LimbSet(unsigned logN, size_t limbs, unsigned bits = 0)
+      : n_(size_t(1) << logN) {
+    if (bits == 0)
+      bits = sizeof(Word) == 8 ? 61 : 30;
     for (uint64_t q : findPrimesBelow(bits, limbs, 2 * n_,
                                       [](uint64_t) { return false; }))
       primes_.push_back(static_cast<Word>(q));
@@ -54,8 +57,9 @@ public:
           std::make_unique<DeviceBuffer<Shoup>>(tables_.back()->rootPowers()));
       inversePowers_.push_back(std::make_unique<DeviceBuffer<Shoup>>(
           tables_.back()->inverseRootPowers()));
-      plan.push_back({q, powers_.back()->data(), inversePowers_.back()->data(),
-                      tables_.back()->inverseDegree()});
+      plan.push_back(cuda::makeNttLimb<Word>(q, powers_.back()->data(),
+                                             inversePowers_.back()->data(),
+                                             tables_.back()->inverseDegree()));
     }
     limbs_ = std::make_unique<DeviceBuffer<cuda::BasicNttLimb<Word>>>(plan);
   }
@@ -98,9 +102,10 @@ std::string describe(unsigned logN, const cuda::NttShape &shape) {
          std::to_string(shape.otStages);
 }
 
-/// Every supported shape at logN, forward and inverse, against the CPU.
-template <typename Word> void checkEveryShape(unsigned logN) {
-  const LimbSet<Word> limbs(logN, logN >= 16 ? 3 : 4);
+/// Every supported shape at logN, forward and inverse, against the CPU, with
+/// primes below 2^bits (0: the widest).
+template <typename Word> void checkEveryShape(unsigned logN, unsigned bits = 0) {
+  const LimbSet<Word> limbs(logN, logN >= 16 ? 3 : 4, bits);
   const size_t n = size_t(1) << logN;
   const std::vector<Word> input = limbs.randomWords();
   const std::vector<Word> expected = limbs.cpuForward(input);
@@ -129,6 +134,18 @@ TEST(GpuNtt, EveryShapeMatchesTheCpuReferenceWith64BitWords) {
   ASSERT_TRUE(haveDevice()) << "no CUDA device";
   for (unsigned logN = 1; logN <= 17; ++logN)
     checkEveryShape<uint64_t>(logN);
+}
+
+// 64-bit words hold primes of any width below 2^61: the lazy bounds are
+// multiples of q, and makeNttLimb's quotient constants (which ntt_products
+// uses) take another form below 30 bits.
+TEST(GpuNtt, NarrowPrimesIn64BitWordsMatchTheCpuReference) {
+  ASSERT_TRUE(haveDevice()) << "no CUDA device";
+  for (unsigned bits : {20u, 29u, 30u, 31u, 45u, 60u})
+    for (unsigned logN : {5u, 12u, 15u}) {
+      SCOPED_TRACE("primes below 2^" + std::to_string(bits));
+      checkEveryShape<uint64_t>(logN, bits);
+    }
 }
 
 TEST(GpuNtt, EveryShapeMatchesTheCpuReferenceWith32BitWords) {

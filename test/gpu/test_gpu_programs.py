@@ -107,6 +107,23 @@ def test_fused_tensor_products_are_the_cpu_outputs(variant: str, tmp_path: Path)
                           params=test_e2e.LARGE_PARAMS)
 
 
+# Q of primes from 24 to 50 bits: ntt_products reduces each transformed factor
+# by a quotient estimated from its prime's length (cuda::makeNttLimb), with
+# constants of another form below 30 bits; key switching's digits reach the
+# 61-bit P.
+MIXED_WIDTH_PARAMS = rf.Params(poly_modulus_degree=1 << 15, plaintext_modulus=test_e2e.T,
+                               coeff_modulus_bits=[24, 29, 31, 45, 50],
+                               special_modulus_bits=[61], allow_insecure=True)
+
+
+@pytest.mark.parametrize("variant", ["hps", "behz"])
+def test_fused_tensor_products_over_primes_of_every_width_are_the_cpu_outputs(
+    variant: str, tmp_path: Path
+) -> None:
+    compare_cuda_with_cpu(test_e2e.CHAINS[1], tmp_path, variant=variant,
+                          params=MIXED_WIDTH_PARAMS)
+
+
 # Narrow bases: key switching's digits of one, three and two limbs (Q of two,
 # three and four primes, P of one, three and two), so that its inner product
 # sums one to three digits, and lifts of Q from two to four limbs.
