@@ -864,6 +864,164 @@ __global__ void __launch_bounds__(tileThreads(MMA), tileBlocksPerSm(MMA))
     convertScaledTile(conversion, tile, convert, out, first, n);
 }
 
+// Narrow bases, one coefficient per thread -----------------------------------
+//
+// A conversion or rounding from at most kColumnRows limbs (key switching's
+// digits and its division by P at the usual sizes of P) does little work per
+// output word: the tile's staging, barriers and (output, pair) tasks cost
+// more than the dot products they share. There, once N gives enough threads,
+// a thread keeps one coefficient's words in registers, scaled once, sums its
+// own fractions and forms its output limbs from them, two at a time (two
+// independent sums in flight); a warp's weights are one broadcast load.
+// Wider bases stay on the tiles, which measured faster (docs/gpu-results.md).
+
+constexpr int kColumnRows = 4;
+constexpr size_t kColumnMinCoefficients = size_t(1) << 15;
+
+/// A coefficient's words of a narrow basis, zero past the basis (the weight
+/// rows' padding multiplies them).
+struct Column {
+  uint64_t word[kColumnRows] = {};
+};
+
+/// (extra[k] extraWeight[k] + plus + sum_i x[i] weights_k[i]) mod moduli[k]
+/// for the weight rows of two outputs (k = 1 only if `two`).
+__device__ __forceinline__ void
+columnDotMod2(const Column &x, int count, const uint64_t *weights0,
+              const uint64_t *weights1, bool two, const Modulus &m0,
+              const Modulus &m1, const uint64_t (&extra)[2],
+              const uint64_t (&extraWeight)[2], uint128_t plus,
+              uint64_t (&out)[2]) {
+  ProductSum sum0, sum1;
+  sum0.add(extra[0], extraWeight[0]);
+  sum1.add(extra[1], extraWeight[1]);
+#pragma unroll
+  for (int i = 0; i < kColumnRows; i += kDotUnroll) {
+    if (i >= count)
+      break;
+    const ulonglong2 w0 = *reinterpret_cast<const ulonglong2 *>(weights0 + i);
+    sum0.add(x.word[i], w0.x);
+    sum0.add(x.word[i + 1], w0.y);
+    if (two) {
+      const ulonglong2 w1 = *reinterpret_cast<const ulonglong2 *>(weights1 + i);
+      sum1.add(x.word[i], w1.x);
+      sum1.add(x.word[i + 1], w1.y);
+    }
+  }
+  out[0] = reduce128Quick(sum0.value() + plus, m0);
+  out[1] = two ? reduce128Quick(sum1.value() + plus, m1) : 0;
+}
+
+/// The first output limb and the count a column kernel's thread takes
+/// (blockIdx.y's group of perGroup).
+struct OutputGroup {
+  int first, end;
+
+  __device__ OutputGroup(int outputs, int perGroup)
+      : first(int(blockIdx.y) * perGroup),
+        end(::min(outputs, first + perGroup)) {}
+};
+
+/// convertKernel for a fast or exact conversion from a narrow basis: the
+/// copied limbs (group 0), then the group's missing limbs.
+__global__ void convertColumnsKernel(ConvertPlan plan, const uint64_t *in,
+                                     uint64_t *out, size_t n, int perGroup) {
+  const size_t c = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  awaitPreviousKernel();
+  allowNextKernel();
+  if (c >= n)
+    return;
+  Column x;
+#pragma unroll
+  for (int i = 0; i < kColumnRows; ++i)
+    if (i < plan.fromSize) {
+      x.word[i] = in[size_t(i) * n + c];
+      if (blockIdx.y == 0 && plan.copyTo[i] >= 0)
+        out[size_t(plan.copyTo[i]) * n + c] = x.word[i];
+    }
+  const OutputGroup group(plan.missingSize, perGroup);
+  FractionSum fraction;
+#pragma unroll
+  for (int i = 0; i < kColumnRows; ++i)
+    if (i < plan.fromSize) {
+      x.word[i] =
+          mulShoup(x.word[i], plan.puncturedInverse[i], plan.fromModuli[i]);
+      if (plan.method == RF_CONVERT_EXACT)
+        fraction.add(x.word[i], plan.inverseOfFrom[i].high,
+                     plan.inverseOfFrom[i].low);
+    }
+  // The multiple of [A]_{b_j} to subtract, added as a multiple of
+  // [-A]_{b_j} (convertScaledTile's): at most the input count, its own
+  // residue.
+  const uint64_t multiple = plan.method == RF_CONVERT_EXACT
+                                ? static_cast<uint64_t>(fraction.roundHalfUp())
+                                : 0;
+  const int row = paddedRows(plan.fromSize);
+  for (int j = group.first; j < group.end; j += 2) {
+    const bool two = j + 1 < group.end;
+    const int j1 = two ? j + 1 : j;
+    const Modulus m0 = plan.missingModuli[j], m1 = plan.missingModuli[j1];
+    const uint64_t extra[2] = {multiple, multiple};
+    const uint64_t extraWeight[2] = {m0.value - plan.productModTo[j],
+                                     m1.value - plan.productModTo[j1]};
+    uint64_t words[2];
+    columnDotMod2(x, plan.fromSize, plan.puncturedModTo + size_t(j) * row,
+                  plan.puncturedModTo + size_t(j1) * row, two, m0, m1, extra,
+                  extraWeight, 0, words);
+    out[size_t(plan.missingLimbs[j]) * n + c] = words[0];
+    if (two)
+      out[size_t(plan.missingLimbs[j1]) * n + c] = words[1];
+  }
+}
+
+/// scaleRoundKernel (not a fast floor) for a narrow divisor: the group's
+/// output limbs, each with its kept limb's term and the rounded fraction sum
+/// in its one reduction, plus the addend's word (if any).
+__global__ void scaleRoundColumnsKernel(ScaleRoundPlanView plan,
+                                        const uint64_t *addend,
+                                        const uint64_t *in, uint64_t *out,
+                                        size_t n, int perGroup) {
+  const size_t c = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  awaitPreviousKernel();
+  allowNextKernel();
+  if (c >= n)
+    return;
+  const OutputGroup group(plan.outputSize, perGroup);
+  Column x;
+  FractionSum fraction;
+#pragma unroll
+  for (int i = 0; i < kColumnRows; ++i)
+    if (i < plan.divisorSize) {
+      x.word[i] = in[size_t(plan.divisorLimbs[i]) * n + c];
+      fraction.add(x.word[i], plan.theta[i].high, plan.theta[i].low);
+    }
+  // Below |divisor| 2^61: room that columnsFit leaves in the sum.
+  const uint128_t rounded = fraction.roundHalfUp();
+  const int row = paddedRows(plan.divisorSize);
+  auto kept = [&](int o) {
+    return plan.hasLambda ? in[size_t(plan.keptLimbs[o]) * n + c] : 0;
+  };
+  for (int o = group.first; o < group.end; o += 2) {
+    const bool two = o + 1 < group.end;
+    const int o1 = two ? o + 1 : o;
+    const uint64_t extra[2] = {kept(o), kept(o1)};
+    const uint64_t extraWeight[2] = {plan.hasLambda ? plan.lambda[o] : 0,
+                                     plan.hasLambda ? plan.lambda[o1] : 0};
+    uint64_t words[2];
+    columnDotMod2(x, plan.divisorSize, plan.omega + size_t(o) * row,
+                  plan.omega + size_t(o1) * row, two, plan.outputs[o],
+                  plan.outputs[o1], extra, extraWeight, rounded, words);
+    for (int k = 0; k < (two ? 2 : 1); ++k) {
+      const int limb = k ? o1 : o;
+      uint64_t word = words[k];
+      if (addend)
+        word = addMod(word, addend[size_t(limb) * n + c],
+                      plan.outputs[limb].value);
+      out[size_t(limb) * n + c] = word;
+    }
+  }
+}
+
 /// program.cpp's scaleUpKernel for coefficient j: floor(Q/t) m +
 /// floor((2 (Q mod t) m + t) / 2t) mod each output prime.
 __global__ void scaleUpKernel(ScaleUpPlanView plan, const uint64_t *in,
@@ -1074,8 +1232,40 @@ auto shapedTile(const TileShape &shape) {
       [shape](unsigned tile, bool mma) { return tileBytes(shape, mma, tile); };
 }
 
+/// Whether a dot product of `inputs` words over n coefficients goes to a
+/// column kernel: a narrow basis, enough coefficients for the threads, and
+/// one 128-bit sum for its products, the extra one and a rounded sum (perSum
+/// is productsPerSum's count).
+bool columnsFit(int inputs, int perSum, size_t n) {
+  return inputs <= kColumnRows && n >= kColumnMinCoefficients &&
+         paddedRows(inputs) + kDotUnroll <= perSum;
+}
+
+/// A column kernel over n coefficients and `outputs` output limbs. Below
+/// 2^16 coefficients a thread takes at most four outputs (three times the
+/// threads for a digit's nine): at logN 15 that was fastest, at logN 16 all
+/// of them in one thread.
+template <typename Kernel, typename... Args>
+void launchColumns(const char *name, Kernel kernel, size_t n, int outputs,
+                   cudaStream_t stream, Args... args) {
+  constexpr unsigned kColumnThreads = 128;
+  const int perGroup = n >= 65536 ? std::max(outputs, 1) : 4;
+  const unsigned groups = unsigned((std::max(outputs, 1) + perGroup - 1) / perGroup);
+  launchDependent(name, kernel,
+                  dim3(static_cast<unsigned>(n / kColumnThreads), groups),
+                  kColumnThreads, 0, stream, args..., perGroup);
+}
+
 void launchConvert(const ConvertPlan &plan, size_t n, const uint64_t *in,
                    uint64_t *out, cudaStream_t stream) {
+  // BEHZ's corrected conversions stay on the tiles.
+  if (plan.mmaWeights == nullptr &&
+      (plan.method == RF_CONVERT_FAST || plan.method == RF_CONVERT_EXACT) &&
+      columnsFit(plan.fromSize, plan.productsPerSum, n)) {
+    launchColumns("convertColumnsKernel", convertColumnsKernel, n,
+                  plan.missingSize, stream, plan, in, out, n);
+    return;
+  }
   launchTiled("convertKernel", convertKernel<false>, convertKernel<true>,
               plan.mmaWeights != nullptr, plan.fromSize,
               shapedTile(conversionShape(plan)), n, in, out, stream, plan);
@@ -1091,6 +1281,13 @@ void launchScaleRound(const ScaleRoundPlanView &plan, size_t n,
     launchDependent("scaleRoundByOnePrimeKernel", scaleRoundByOnePrimeKernel,
                     gridFor(n / 2, static_cast<unsigned>(plan.outputSize)),
                     kThreads, 0, stream, plan, addend, in, out, n);
+    return;
+  }
+  // A fast floor (BEHZ) stays on the tiles.
+  if (plan.mmaOmega == nullptr && plan.divisorScale == nullptr &&
+      columnsFit(plan.divisorSize, plan.productsPerSum, n)) {
+    launchColumns("scaleRoundColumnsKernel", scaleRoundColumnsKernel, n,
+                  plan.outputSize, stream, plan, addend, in, out, n);
     return;
   }
   launchTiled("scaleRoundKernel", scaleRoundKernel<false>,

@@ -144,6 +144,28 @@ def test_conversions_from_narrow_bases_are_the_cpu_outputs(
     compare_cuda_with_cpu(test_e2e.CHAINS[2], tmp_path, variant=variant, params=params)
 
 
+# Narrow bases at N >= 2^15, where conversions and roundings from at most four
+# limbs take one coefficient per thread (cuda::convertColumnsKernel and
+# scaleRoundColumnsKernel): key switching's digits of four and three limbs and
+# its division by P, HPS's lift of three. Below 2^16 a thread takes four
+# outputs, from 2^16 on all of them.
+NARROW_COLUMN_CASES = [("chps", 15, 8, 4), ("lhps", 15, 4, 2), ("hps", 16, 3, 3)]
+
+
+@pytest.mark.parametrize(
+    "variant, log_n, q_primes, p_primes",
+    NARROW_COLUMN_CASES,
+    ids=[f"{variant}-n{log_n}-q{q}-p{p}" for variant, log_n, q, p in NARROW_COLUMN_CASES],
+)
+def test_narrow_conversions_one_coefficient_per_thread_are_the_cpu_outputs(
+    variant: str, log_n: int, q_primes: int, p_primes: int, tmp_path: Path
+) -> None:
+    params = rf.Params(poly_modulus_degree=1 << log_n, plaintext_modulus=test_e2e.T,
+                       coeff_modulus_bits=[60] * q_primes,
+                       special_modulus_bits=[60] * p_primes, allow_insecure=True)
+    compare_cuda_with_cpu(test_e2e.CHAINS[2], tmp_path, variant=variant, params=params)
+
+
 def compare_cuda_with_cpu(circuit: rf.Circuit, tmp_path: Path, **compile_args: object) -> None:
     cpu = rf.compile(circuit, target="cpu", cache_dir=tmp_path, **compile_args)  # type: ignore[arg-type]
     gpu = rf.compile(circuit, target="cuda", cache_dir=tmp_path, **compile_args)  # type: ignore[arg-type]
