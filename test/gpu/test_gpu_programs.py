@@ -124,40 +124,26 @@ def test_fused_tensor_products_over_primes_of_every_width_are_the_cpu_outputs(
                           params=MIXED_WIDTH_PARAMS)
 
 
-# Narrow bases: key switching's digits of one, three and two limbs (Q of two,
-# three and four primes, P of one, three and two), so that its inner product
-# sums one to three digits, and lifts of Q from two to four limbs.
-NARROW_BASE_CASES = [("hps", 2, 1), ("chps", 3, 3), ("lhps", 4, 2), ("behz", 4, 2)]
-
-
-@pytest.mark.parametrize(
-    "variant, q_primes, p_primes",
-    NARROW_BASE_CASES,
-    ids=[f"{variant}-q{q}-p{p}" for variant, q, p in NARROW_BASE_CASES],
-)
-def test_conversions_from_narrow_bases_are_the_cpu_outputs(
-    variant: str, q_primes: int, p_primes: int, tmp_path: Path
-) -> None:
-    params = rf.Params(poly_modulus_degree=1024, plaintext_modulus=test_e2e.T,
-                       coeff_modulus_bits=[60] * q_primes,
-                       special_modulus_bits=[60] * p_primes, allow_insecure=True)
-    compare_cuda_with_cpu(test_e2e.CHAINS[2], tmp_path, variant=variant, params=params)
-
-
-# Narrow bases at N >= 2^15, where conversions and roundings from at most four
-# limbs take one coefficient per thread (cuda::convertColumnsKernel and
+# Narrow bases at N = 2^10: key switching's digits of one, three and two limbs
+# (Q of two, three and four primes, P of one, three and two), so that its inner
+# product sums one to three digits, and lifts of Q from two to four limbs, on
+# the tiles. At N >= 2^15 conversions and roundings from at most four limbs take
+# one coefficient per thread instead (cuda::convertColumnsKernel and
 # scaleRoundColumnsKernel): key switching's digits of four and three limbs and
 # its division by P, HPS's lift of three. Below 2^16 a thread takes four
 # outputs, from 2^16 on all of them.
-NARROW_COLUMN_CASES = [("chps", 15, 8, 4), ("lhps", 15, 4, 2), ("hps", 16, 3, 3)]
+NARROW_BASE_CASES = [
+    ("hps", 10, 2, 1), ("chps", 10, 3, 3), ("lhps", 10, 4, 2), ("behz", 10, 4, 2),
+    ("chps", 15, 8, 4), ("lhps", 15, 4, 2), ("hps", 16, 3, 3),
+]
 
 
 @pytest.mark.parametrize(
     "variant, log_n, q_primes, p_primes",
-    NARROW_COLUMN_CASES,
-    ids=[f"{variant}-n{log_n}-q{q}-p{p}" for variant, log_n, q, p in NARROW_COLUMN_CASES],
+    NARROW_BASE_CASES,
+    ids=[f"{variant}-n{log_n}-q{q}-p{p}" for variant, log_n, q, p in NARROW_BASE_CASES],
 )
-def test_narrow_conversions_one_coefficient_per_thread_are_the_cpu_outputs(
+def test_conversions_from_narrow_bases_are_the_cpu_outputs(
     variant: str, log_n: int, q_primes: int, p_primes: int, tmp_path: Path
 ) -> None:
     params = rf.Params(poly_modulus_degree=1 << log_n, plaintext_modulus=test_e2e.T,
