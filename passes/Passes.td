@@ -362,9 +362,13 @@ def KernelConcurrent : Pass<"kernel-concurrent", "::mlir::ModuleOp"> {
     after the first op that does, the group stays above it and later launches
     join by moving up, if they depend on none of the ops they pass (their
     allocations and views move up with them). Each group of two or more (at
-    most 16, looking 64 ops ahead) becomes one `kernel.concurrent`. Runs
-    before kernel-plan-slots: only true dependencies, a buffer one op writes
-    and another reads or writes, order the launches.
+    most 16, looking 64 ops ahead) becomes one `kernel.concurrent`, its
+    launches ordered by the longest chain of dependent kernel ops that starts
+    at each (longest first, program order among equals): the CUDA driver
+    starts launches in that order and overlaps them with whatever they do not
+    depend on, so the critical path gets the GPU first. Runs before
+    kernel-plan-slots: only true dependencies, a buffer one op writes and
+    another reads or writes, order the launches.
   }];
   let dependentDialects = ["::ringfuse::kernel::KernelDialect"];
   let statistics = [

@@ -8,11 +8,13 @@
 //
 // Plans and twiddles are uploaded at load, keys at bind; a run restores the
 // constants, copies its inputs in (from pinned staging), runs the schedule,
-// copies its outputs out and synchronizes once. Every library kernel runs on
-// the program's stream, which RfKernels' stream() hands to emitted CUDA for
-// its generated kernels. The first run launches the schedule's kernels one by
-// one; the second captures the schedule into a CUDA graph, and every later run
-// replays it (the copies in and out stay outside the graph).
+// copies its outputs out and synchronizes once. Library kernels run by
+// dataflow: each on one of the side streams, after only the earlier launches
+// whose words it shares (see beginLaunch). The program's stream, which
+// RfKernels' stream() hands to emitted CUDA for its generated kernels, waits
+// for every library launch. The first run launches the schedule's kernels one
+// by one; the second captures the schedule into a CUDA graph, and every later
+// run replays it (the copies in and out stay outside the graph).
 //
 // Argument checks and the rule for kernel errors are the CPU driver's
 // (program_internal.h): the first error is recorded, later kernel calls do
@@ -107,9 +109,40 @@ std::vector<int> asInts(const std::vector<size_t> &values) {
 
 namespace ringfuse::runtime::detail {
 
-/// Side streams of a concurrent region (the compiler groups up to 16
-/// launches; more than 8 small kernels at once rarely help).
-constexpr int kSideStreams = 8;
+/// Streams the library kernels go to: as many as kernel-concurrent puts in
+/// a group. HMult was up to 3.5% faster with 16 than with 8, and 4 were
+/// slower at logN 16 (docs/gpu-results.md).
+constexpr int kSideStreams = 16;
+
+/// Launches a schedule tracks before it joins its streams back: each new
+/// launch is compared with every tracked one.
+constexpr size_t kTrackedLaunches = 64;
+
+/// Words of device memory a library launch reads or writes.
+struct Span {
+  const uint64_t *data;
+  size_t words;
+};
+
+struct Accesses {
+  std::vector<Span> reads, writes;
+};
+
+bool overlapsAny(const std::vector<Span> &a, const std::vector<Span> &b) {
+  for (const Span &x : a)
+    for (const Span &y : b)
+      if (overlaps(x.data, x.words, y.data, y.words))
+        return true;
+  return false;
+}
+
+/// Whether `later` must wait for `earlier`: it reads what earlier writes,
+/// or writes what earlier reads or writes.
+bool dependsOn(const Accesses &later, const Accesses &earlier) {
+  return overlapsAny(later.reads, earlier.writes) ||
+         overlapsAny(later.writes, earlier.writes) ||
+         overlapsAny(later.writes, earlier.reads);
+}
 
 struct CudaState {
   int device = 0;
@@ -126,13 +159,27 @@ struct CudaState {
   std::vector<const Modulus *> basisModuli;    // per basis
   std::vector<const uint64_t *> constantWords; // per constant
 
-  // Concurrent regions: library kernels go round-robin to side streams,
-  // each forked from `stream` at its first use in the region and joined back
-  // at the region's end.
+  // Dataflow: each library kernel goes to a side stream and waits, by their
+  // events, only for the earlier launches it depends on (dependsOn), so that
+  // independent work overlaps across the compiler's concurrent regions, not
+  // only within them. `stream` waits for every launch as it is made, so that
+  // the generated kernels emitted CUDA puts on it (it may ask for the stream
+  // once, before them all) and the schedule's end come after everything
+  // before them. The sides fork from `stream` (the `start` event) at their
+  // first launch and again after each generated kernel (checkLaunchKernel).
+  struct Launched {
+    Accesses accesses;
+    size_t side;
+  };
   std::vector<cudaStream_t> sides;
-  cudaEvent_t fork = nullptr;
-  std::vector<cudaEvent_t> joins; // per side stream
-  size_t sidesUsed = 0;           // launches in the open region
+  std::vector<Launched> launched; // since the sides last forked
+  std::vector<cudaEvent_t> done;  // launched[i] records done[i] (a pool)
+  std::vector<size_t> lastOnSide; // index into launched, or kNone
+  std::vector<bool> forked;       // the side has waited for `start`
+  cudaEvent_t start = nullptr;
+  bool startRecorded = false;
+  size_t nextSide = 0;
+  static constexpr size_t kNone = ~size_t(0);
 
   uint64_t *scratch = nullptr; // an output staged when it overlaps the input
   uint64_t *keys = nullptr;    // key k at keys + k * keyWords
@@ -170,10 +217,10 @@ struct CudaState {
       cudaFree(memory);
     if (pinned)
       cudaFreeHost(pinned);
-    for (cudaEvent_t join : joins)
-      cudaEventDestroy(join);
-    if (fork)
-      cudaEventDestroy(fork);
+    for (cudaEvent_t event : done)
+      cudaEventDestroy(event);
+    if (start)
+      cudaEventDestroy(start);
     for (cudaStream_t side : sides)
       cudaStreamDestroy(side);
     if (stream)
@@ -364,17 +411,74 @@ void placeTables(const RfRuntime &s,
 
 CudaState &stateOf(RfRuntime *s) { return *s->cuda; }
 
-/// Where the next library kernel goes: the program's stream, or inside a
-/// concurrent region the next side stream (which waits for the fork first).
-cudaStream_t launchStream(RfRuntime *s) {
+/// Forgets the launches made so far: what comes next forks from `stream`
+/// again, which has waited for all of them (endLaunch).
+void forkAgain(CudaState &d) {
+  d.launched.clear();
+  std::fill(d.lastOnSide.begin(), d.lastOnSide.end(), CudaState::kNone);
+  d.startRecorded = false;
+}
+
+/// The stream of a library kernel with these accesses, after it has waited
+/// for the launches it depends on. It goes behind the latest of them that
+/// is still its side's last launch (a chain stays on one stream, where
+/// dependent launches overlap their predecessors' tails), else to the next
+/// side. endLaunch must follow its launches.
+cudaStream_t beginLaunch(RfRuntime *s, Accesses accesses) {
   CudaState &d = stateOf(s);
-  if (!s->concurrent)
-    return d.stream;
-  const size_t side = d.sidesUsed++ % d.sides.size();
-  if (d.sidesUsed <= d.sides.size())
-    check(cudaStreamWaitEvent(d.sides[side], d.fork, 0),
-          "forking a side stream");
-  return d.sides[side];
+  if (d.launched.size() == kTrackedLaunches)
+    forkAgain(d);
+  if (!d.startRecorded) {
+    check(cudaEventRecord(d.start, d.stream), "forking the side streams");
+    std::fill(d.forked.begin(), d.forked.end(), false);
+    d.startRecorded = true;
+  }
+  std::vector<size_t> dependencies;
+  for (size_t i = 0; i < d.launched.size(); ++i)
+    if (dependsOn(accesses, d.launched[i].accesses))
+      dependencies.push_back(i);
+  size_t side = CudaState::kNone;
+  for (auto it = dependencies.rbegin(); it != dependencies.rend(); ++it)
+    if (d.lastOnSide[d.launched[*it].side] == *it) {
+      side = d.launched[*it].side;
+      break;
+    }
+  if (side == CudaState::kNone)
+    side = d.nextSide++ % d.sides.size();
+  cudaStream_t stream = d.sides[side];
+  if (!d.forked[side]) {
+    check(cudaStreamWaitEvent(stream, d.start, 0), "forking a side stream");
+    d.forked[side] = true;
+  }
+  for (size_t i : dependencies)
+    if (d.launched[i].side != side)
+      check(cudaStreamWaitEvent(stream, d.done[i], 0),
+            "waiting for an earlier launch");
+  const size_t index = d.launched.size();
+  if (index == d.done.size()) {
+    d.done.emplace_back();
+    check(cudaEventCreateWithFlags(&d.done.back(), cudaEventDisableTiming),
+          "creating a launch's event");
+  }
+  d.launched.push_back({std::move(accesses), side});
+  d.lastOnSide[side] = index;
+  return stream;
+}
+
+/// After the launches of the kernel beginLaunch placed: its event, which
+/// the program's stream waits for.
+void endLaunch(RfRuntime *s) {
+  CudaState &d = stateOf(s);
+  const size_t index = d.launched.size() - 1;
+  check(cudaEventRecord(d.done[index], d.sides[d.launched[index].side]),
+        "recording a launch's event");
+  check(cudaStreamWaitEvent(d.stream, d.done[index], 0),
+        "joining a launch to the program's stream");
+}
+
+/// A polynomial's words over a basis.
+size_t basisWords(const RfRuntime *s, int basis) {
+  return s->bases[basis].moduli.size() * s->n;
 }
 
 /// Where a kernel writes `out`: in place, or staged in the scratch buffer
@@ -398,10 +502,13 @@ void nttKernel(RfRuntime *s, int basis, uint64_t *data, int logN1, int radix,
     // Refuses, naming the shape, what ntt.cu does not instantiate.
     const NttShape shape = checkNttShape(s, logN1, radix, otStages);
     CudaState &d = stateOf(s);
+    const Span words{data, basisWords(s, basis)};
+    cudaStream_t stream = beginLaunch(s, {{words}, {words}});
     if (forward)
-      cuda::launchNttForward(d.ntt[basis], s->n, shape, data, launchStream(s));
+      cuda::launchNttForward(d.ntt[basis], s->n, shape, data, stream);
     else
-      cuda::launchNttInverse(d.ntt[basis], s->n, shape, data, launchStream(s));
+      cuda::launchNttInverse(d.ntt[basis], s->n, shape, data, stream);
+    endLaunch(s);
   });
 }
 
@@ -421,16 +528,30 @@ void nttForwardFromKernel(RfRuntime *s, int basis, int inBasis,
   guarded(s, "ntt_forward_from", [&] {
     checkNttFrom(s, basis, inBasis, in, out);
     const NttShape shape = checkNttShape(s, logN1, radix, otStages);
-    cuda::launchNttForward(stateOf(s).ntt[basis], s->n, shape, out,
-                           launchStream(s), in);
+    cudaStream_t stream =
+        beginLaunch(s, {{{in, basisWords(s, inBasis)}},
+                        {{out, basisWords(s, basis)}}});
+    cuda::launchNttForward(stateOf(s).ntt[basis], s->n, shape, out, stream,
+                           in);
+    endLaunch(s);
   });
 }
 
 /// The staged output back where the schedule asked for it.
-void copyFromScratch(CudaState &d, uint64_t *out, size_t words) {
+void copyFromScratch(CudaState &d, uint64_t *out, size_t words,
+                     cudaStream_t stream) {
   check(cudaMemcpyAsync(out, d.scratch, words * sizeof(uint64_t),
-                        cudaMemcpyDeviceToDevice, d.stream),
+                        cudaMemcpyDeviceToDevice, stream),
         "copying a staged output into place");
+}
+
+/// A launch that reads `in` and writes `out` (through the scratch buffer
+/// when they overlap).
+Accesses inToOut(const CudaState &d, Span in, Span out, bool overlapping) {
+  Accesses accesses{{in}, {out}};
+  if (overlapping)
+    accesses.writes.push_back({d.scratch, out.words});
+  return accesses;
 }
 
 void convertKernel(RfRuntime *s, int index, const uint64_t *in, uint64_t *out) {
@@ -438,9 +559,13 @@ void convertKernel(RfRuntime *s, int index, const uint64_t *in, uint64_t *out) {
     const ConvertCall call = checkConvert(s, index, in, out);
     CudaState &d = stateOf(s);
     uint64_t *target = targetOf(s, call.overlapping, out);
-    cuda::launchConvert(d.converters[index], s->n, in, target, launchStream(s));
+    cudaStream_t stream =
+        beginLaunch(s, inToOut(d, {in, call.inWords}, {out, call.outWords},
+                               call.overlapping));
+    cuda::launchConvert(d.converters[index], s->n, in, target, stream);
     if (call.overlapping)
-      copyFromScratch(d, out, call.outWords);
+      copyFromScratch(d, out, call.outWords, stream);
+    endLaunch(s);
   });
 }
 
@@ -452,15 +577,21 @@ void launchScaleRoundCall(RfRuntime *s, int index, const ScaleRoundCall &call,
                           uint64_t *out) {
   CudaState &d = stateOf(s);
   uint64_t *target = targetOf(s, call.overlapping, out);
+  Accesses accesses = inToOut(d, {in, call.inWords}, {out, call.outWords},
+                              call.overlapping);
+  if (addend)
+    accesses.reads.push_back({addend, call.outWords});
+  cudaStream_t stream = beginLaunch(s, std::move(accesses));
   const int converter = call.entry->converter;
   if (converter < 0)
-    cuda::launchScaleRound(d.scaleRounds[index], s->n, in, target,
-                           launchStream(s), addend);
+    cuda::launchScaleRound(d.scaleRounds[index], s->n, in, target, stream,
+                           addend);
   else
     cuda::launchScaleRoundConvert(d.scaleRounds[index], d.converters[converter],
-                                  s->n, in, target, launchStream(s));
+                                  s->n, in, target, stream);
   if (call.overlapping)
-    copyFromScratch(d, out, call.outWords);
+    copyFromScratch(d, out, call.outWords, stream);
+  endLaunch(s);
 }
 
 void scaleRoundKernel(RfRuntime *s, int index, const uint64_t *in,
@@ -486,9 +617,12 @@ void scaleUpKernel(RfRuntime *s, int index, const uint64_t *in, uint64_t *out) {
     const ScaleUpCall call = checkScaleUp(s, index, in, out);
     CudaState &d = stateOf(s);
     uint64_t *target = targetOf(s, call.overlapping, out);
-    cuda::launchScaleUp(d.scaleUps[index], s->n, in, target, launchStream(s));
+    cudaStream_t stream = beginLaunch(
+        s, inToOut(d, {in, s->n}, {out, call.limbs * s->n}, call.overlapping));
+    cuda::launchScaleUp(d.scaleUps[index], s->n, in, target, stream);
     if (call.overlapping)
-      copyFromScratch(d, out, call.limbs * s->n);
+      copyFromScratch(d, out, call.limbs * s->n, stream);
+    endLaunch(s);
   });
 }
 
@@ -496,9 +630,12 @@ void automorphismKernel(RfRuntime *s, int basis, uint64_t galoisElement,
                         const uint64_t *in, uint64_t *out) {
   guarded(s, "automorphism", [&] {
     const BasisPlan &plan = checkAutomorphism(s, basis, galoisElement, in, out);
+    const size_t words = basisWords(s, basis);
+    cudaStream_t stream = beginLaunch(s, {{{in, words}}, {{out, words}}});
     cuda::launchAutomorphism(s->moduliData[basis],
                              static_cast<int>(plan.moduli.size()), s->n,
-                             galoisElement, in, out, launchStream(s));
+                             galoisElement, in, out, stream);
+    endLaunch(s);
   });
 }
 
@@ -507,9 +644,11 @@ void automorphismEvaluationKernel(RfRuntime *s, int basis,
                                   uint64_t *out) {
   guarded(s, "automorphism_evaluation", [&] {
     const BasisPlan &plan = checkAutomorphism(s, basis, galoisElement, in, out);
+    const size_t words = basisWords(s, basis);
+    cudaStream_t stream = beginLaunch(s, {{{in, words}}, {{out, words}}});
     cuda::launchEvaluationAutomorphism(static_cast<int>(plan.moduli.size()),
-                                       s->n, galoisElement, in, out,
-                                       launchStream(s));
+                                       s->n, galoisElement, in, out, stream);
+    endLaunch(s);
   });
 }
 
@@ -538,10 +677,29 @@ void keySwitchInnerProductKernel(RfRuntime *s, int key, int basis,
     plan.key = keyView(s, key, call);
     plan.digits = static_cast<int>(call.digits);
     // By value: a captured graph keeps the pointers, not the host array.
-    for (int j = 0; j < plan.digits; ++j)
+    const size_t words = call.limbs * s->n;
+    Accesses accesses{{}, {{out0, words}, {out1, words}}};
+    for (int j = 0; j < plan.digits; ++j) {
       plan.digitData[j] = digits[j];
-    cuda::launchKeySwitchInnerProduct(plan, s->n, out0, out1, launchStream(s));
+      accesses.reads.push_back({digits[j], words});
+    }
+    cudaStream_t stream = beginLaunch(s, std::move(accesses));
+    cuda::launchKeySwitchInnerProduct(plan, s->n, out0, out1, stream);
+    endLaunch(s);
   });
+}
+
+/// What a fused NTT's sources (`words` each, or n if one limb) and their
+/// scratch polynomials (`words` each) have it read and write.
+Accesses sourceAccesses(const RfRuntime *s, const uint64_t *const *sources,
+                        uint64_t *const *scratch,
+                        const std::vector<bool> &oneLimb, size_t words) {
+  Accesses accesses;
+  for (size_t j = 0; j < oneLimb.size(); ++j) {
+    accesses.reads.push_back({sources[j], oneLimb[j] ? s->n : words});
+    accesses.writes.push_back({scratch[j], words});
+  }
+  return accesses;
 }
 
 /// A fused NTT's sources, by value: a captured graph keeps the pointers,
@@ -567,10 +725,17 @@ void nttKeySwitchKernel(RfRuntime *s, int key, int basis, const int *digitBases,
     const NttKeySwitchCall call =
         checkNttKeySwitch(s, key, basis, digitBases, digits, scratch,
                           digitCount, out0, out1, logN1, radix, otStages);
+    const size_t words = call.keySwitch.limbs * s->n;
+    Accesses accesses =
+        sourceAccesses(s, digits, scratch, call.oneLimb, words);
+    accesses.writes.push_back({out0, words});
+    accesses.writes.push_back({out1, words});
+    cudaStream_t stream = beginLaunch(s, std::move(accesses));
     cuda::launchNttKeySwitch(keyView(s, key, call.keySwitch),
                              stateOf(s).ntt[basis], s->n, call.shape,
                              sourcesOf(digits, scratch, call.oneLimb), out0,
-                             out1, launchStream(s));
+                             out1, stream);
+    endLaunch(s);
   });
 }
 
@@ -587,66 +752,54 @@ void nttProductsKernel(RfRuntime *s, int basis, const int *factorBases,
     cuda::NttProducts products{};
     products.outputCount = outputCount;
     products.moduli = d.basisModuli[basis];
-    for (int k = 0; k < outputCount; ++k)
+    Accesses accesses =
+        sourceAccesses(s, factors, scratch, call.oneLimb, call.words);
+    for (int k = 0; k < outputCount; ++k) {
       products.outputs[k] = outputs[k];
+      accesses.writes.push_back({outputs[k], call.words});
+    }
     for (int p = 0; p < pairCount; ++p) {
       products.firstPair[pairs[3 * p] + 1] = p + 1;
       products.first[p] = pairs[3 * p + 1];
       products.second[p] = pairs[3 * p + 2];
     }
+    cudaStream_t stream = beginLaunch(s, std::move(accesses));
     cuda::launchNttProducts(d.ntt[basis], s->n, call.shape,
                             sourcesOf(factors, scratch, call.oneLimb), products,
-                            launchStream(s));
+                            stream);
+    endLaunch(s);
   });
 }
 
+/// Emitted CUDA's stream for its generated kernels: each runs after every
+/// library kernel before it (endLaunch) and before every one after it
+/// (checkLaunchKernel).
 void *streamKernel(RfRuntime *s) { return stateOf(s).stream; }
 
 /// After each launch of emitted CUDA: a failed launch is the run's error
 /// (the first one), named after the generated kernel. The program reports its
 /// own cudaGetLastError(): it may link a CUDA runtime of its own.
 void checkLaunchKernel(RfRuntime *s, const char *kernel, int cudaError) {
+  // A generated kernel went to the program's stream: later library kernels
+  // fork behind it.
+  forkAgain(stateOf(s));
   cudaError_t error = static_cast<cudaError_t>(cudaError);
   if (error != cudaSuccess)
     fail(s, std::string(kernel ? kernel : "(unnamed kernel)") +
                 ": CUDA kernel failed to launch: " + describe(error));
 }
 
-/// Records a failed fork or join as the run's error.
-void checkRegion(RfRuntime *s, cudaError_t error, const char *what) {
-  if (error != cudaSuccess)
-    fail(s, std::string(what) + ": " + describe(error));
-}
+/// Concurrent regions need nothing from this driver beyond the common
+/// checks: dataflow (beginLaunch) already runs their launches side by side.
+void concurrentBegin(RfRuntime *s) { enterConcurrentRegion(s); }
 
-/// The side streams used since concurrent_begin, joined back.
-void joinSides(RfRuntime *s) {
-  CudaState &d = stateOf(s);
-  const size_t used = std::min(d.sidesUsed, d.sides.size());
-  for (size_t i = 0; i < used; ++i) {
-    checkRegion(s, cudaEventRecord(d.joins[i], d.sides[i]), "concurrent_end");
-    checkRegion(s, cudaStreamWaitEvent(d.stream, d.joins[i], 0), "concurrent_end");
-  }
-  d.sidesUsed = 0;
-}
+void concurrentEnd(RfRuntime *s) { leaveConcurrentRegion(s); }
 
-void concurrentBegin(RfRuntime *s) {
-  if (!enterConcurrentRegion(s))
-    return;
-  CudaState &d = stateOf(s);
-  d.sidesUsed = 0;
-  checkRegion(s, cudaEventRecord(d.fork, d.stream), "concurrent_begin");
-}
-
-void concurrentEnd(RfRuntime *s) {
-  if (leaveConcurrentRegion(s))
-    joinSides(s);
-}
-
-/// A schedule's end: a region left open is an error, and its forks are
-/// joined all the same (a capture must end on one stream).
+/// A schedule's end: a region left open is an error. The program's stream
+/// has waited for every launch (a capture ends on it).
 void finishSchedule(RfRuntime &s) {
-  if (closeOpenRegion(s))
-    joinSides(&s);
+  closeOpenRegion(s);
+  forkAgain(*s.cuda);
 }
 
 const RfKernels kCudaKernels = {
@@ -845,16 +998,15 @@ void cudaAttach(RfRuntime &s) {
 
   check(cudaStreamCreateWithFlags(&d.stream, cudaStreamNonBlocking),
         "creating the program's stream");
-  check(cudaEventCreateWithFlags(&d.fork, cudaEventDisableTiming),
-        "creating the concurrent regions' fork event");
+  check(cudaEventCreateWithFlags(&d.start, cudaEventDisableTiming),
+        "creating the side streams' fork event");
   for (int i = 0; i < kSideStreams; ++i) {
     d.sides.emplace_back();
     check(cudaStreamCreateWithFlags(&d.sides.back(), cudaStreamNonBlocking),
           "creating a side stream");
-    d.joins.emplace_back();
-    check(cudaEventCreateWithFlags(&d.joins.back(), cudaEventDisableTiming),
-          "creating a side stream's join event");
   }
+  d.lastOnSide.assign(d.sides.size(), CudaState::kNone);
+  d.forked.assign(d.sides.size(), false);
   cudaError_t allocated =
       cudaMalloc(reinterpret_cast<void **>(&d.memory), totalBytes);
   if (allocated != cudaSuccess) {

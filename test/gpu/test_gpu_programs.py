@@ -152,7 +152,9 @@ def test_conversions_from_narrow_bases_are_the_cpu_outputs(
     compare_cuda_with_cpu(test_e2e.CHAINS[2], tmp_path, variant=variant, params=params)
 
 
-def compare_cuda_with_cpu(circuit: rf.Circuit, tmp_path: Path, **compile_args: object) -> None:
+def compare_cuda_with_cpu(
+    circuit: rf.Circuit, tmp_path: Path, runs: int = 3, **compile_args: object
+) -> None:
     cpu = rf.compile(circuit, target="cpu", cache_dir=tmp_path, **compile_args)  # type: ignore[arg-type]
     gpu = rf.compile(circuit, target="cuda", cache_dir=tmp_path, **compile_args)  # type: ignore[arg-type]
     assert gpu.device == "cuda" and cpu.params == gpu.params
@@ -166,9 +168,28 @@ def compare_cuda_with_cpu(circuit: rf.Circuit, tmp_path: Path, **compile_args: o
         return [ciphertext.residues() for ciphertext in results]
 
     expected = outputs(cpu)
-    for run in range(3):  # eager, captured, replayed
+    for run in range(runs):  # eager, captured, replayed
         for got, want in zip(outputs(gpu), expected, strict=True):
             np.testing.assert_array_equal(got, want, err_msg=f"run {run}")
+
+
+# Q of four 60-bit primes and P of two: the digits are converted before key
+# switching, so every kind of library call runs, with generated sums between.
+SCHEDULE_PARAMS = rf.Params(poly_modulus_degree=16384, plaintext_modulus=test_e2e.T,
+                            coeff_modulus_bits=[60] * 4, special_modulus_bits=[60] * 2)
+
+
+@pytest.mark.parametrize("circuit", [test_e2e.dot_product, test_e2e.three_outputs],
+                         ids=lambda circuit: circuit.name)
+def test_dataflow_schedule_keeps_every_dependency_over_many_replays(
+    circuit: rf.Circuit, tmp_path: Path
+) -> None:
+    # The CUDA driver starts each library kernel once the earlier ones whose
+    # words it shares are done, and lets the rest overlap it. A dependency it
+    # missed would be a race that one run may not show: twenty replays of the
+    # captured graph, at N = 2^14 where kernels are long enough to overlap,
+    # each the CPU's words.
+    compare_cuda_with_cpu(circuit, tmp_path, runs=20, params=SCHEDULE_PARAMS)
 
 
 def test_outputs_kept_on_the_gpu_feed_the_next_run(tmp_path: Path) -> None:

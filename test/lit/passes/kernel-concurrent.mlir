@@ -72,3 +72,25 @@ func.func @hoisted(%x: !rns.poly<16, #Q, coeff>, %y: !rns.poly<16, #Q, coeff>) -
   %b = rns.convert %y : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #B, coeff>
   return %n, %b : !rns.poly<16, #B, coeff>, !rns.poly<16, #B, coeff>
 }
+
+// -----
+
+// A group's launches go longest chain first: the second transform's output
+// goes on to a conversion and a transform, the first's only to the copy that
+// returns it, so the second leads.
+#Q = #rns.basis<Q: [97, 193]>
+#B = #rns.basis<B: [353]>
+// CHECK-LABEL: func.func @longest_chain_first
+// CHECK: kernel.concurrent {
+// CHECK-NEXT: kernel.launch "ntt_inverse" outs(%arg1
+// CHECK-NEXT: kernel.launch "ntt_inverse" outs(%arg0
+// CHECK-NEXT: {{^ +}$}}
+// CHECK-NEXT: kernel.launch "convert" ins(%arg1
+// CHECK-NEXT: kernel.launch "ntt_forward"
+func.func @longest_chain_first(%x: !rns.poly<16, #Q, eval>, %y: !rns.poly<16, #Q, eval>) -> (!rns.poly<16, #Q, coeff>, !rns.poly<16, #B, eval>) {
+  %a = rns.intt %x : !rns.poly<16, #Q, eval> -> !rns.poly<16, #Q, coeff>
+  %b = rns.intt %y : !rns.poly<16, #Q, eval> -> !rns.poly<16, #Q, coeff>
+  %c = rns.convert %b : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #B, coeff>
+  %e = rns.ntt %c : !rns.poly<16, #B, coeff> -> !rns.poly<16, #B, eval>
+  return %a, %e : !rns.poly<16, #Q, coeff>, !rns.poly<16, #B, eval>
+}

@@ -182,7 +182,9 @@ typedef struct RfKernels {
                                    uint64_t *out1);
   /* The CUDA driver's stream (a cudaStream_t) on which emitted CUDA launches
    * its generated kernels; NULL for the CPU driver, whose buffers are host
-   * memory that generated loops touch directly. */
+   * memory that generated loops touch directly. The program may ask once and
+   * keep it: each generated kernel on it runs after every library kernel
+   * called before it and before every one called after its check_launch. */
   void *(*stream)(RfRuntime *);
   /* Called by emitted CUDA right after each generated kernel launch with
    * what its own cudaGetLastError() returned (a cudaError_t; 0 is success):
@@ -191,9 +193,10 @@ typedef struct RfKernels {
    * the CUDA runtime. A no-op for the CPU driver. */
   void (*check_launch)(RfRuntime *, const char *kernel, int cuda_error);
   /* The library kernels called between concurrent_begin and concurrent_end
-   * touch disjoint buffers and may run at the same time (the CUDA driver
-   * forks them onto side streams and joins them back; the CPU driver runs
-   * them in order). No generated kernel runs inside; regions do not nest. */
+   * touch disjoint buffers and may run at the same time (the CPU driver runs
+   * them in order; the CUDA driver runs every library kernel as soon as the
+   * earlier ones whose buffers it shares allow, inside a region or not). No
+   * generated kernel runs inside; regions do not nest. */
   void (*concurrent_begin)(RfRuntime *);
   void (*concurrent_end)(RfRuntime *);
   /* ntt_forward into out (a buffer of `basis`) of the fast conversion from
