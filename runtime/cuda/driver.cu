@@ -114,8 +114,9 @@ namespace ringfuse::runtime::detail {
 /// slower at logN 16 (docs/gpu-results.md).
 constexpr int kSideStreams = 16;
 
-/// Launches a schedule tracks before it joins its streams back: each new
-/// launch is compared with every tracked one.
+/// Launches a schedule tracks before it forks its side streams again from
+/// the program's stream (which has waited for them all): each new launch is
+/// compared with every tracked one.
 constexpr size_t kTrackedLaunches = 64;
 
 /// Words of device memory a library launch reads or writes.
