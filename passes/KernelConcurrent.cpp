@@ -3,10 +3,11 @@
 // A straight-line kernel program launches one small kernel after another;
 // at small N each fills a fraction of the GPU. Launches that touch disjoint
 // buffers may run at the same time: this pass gathers each run of them into
-// a `kernel.concurrent`, which the CUDA driver forks onto side streams
-// (gathered as KernelGroups.h says). A group's launches go longest chain
-// first: the driver starts them in that order and overlaps each with the
-// work it does not depend on, so the critical path gets the GPU first.
+// a `kernel.concurrent` (gathered as KernelGroups.h says), which the CPU
+// driver runs in order. The CUDA driver finds the same independence itself
+// (it schedules every launch by dataflow) but starts launches in program
+// order, so a group's launches go longest chain first: the critical path
+// gets the GPU first.
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/Kernel/IR/KernelOps.h"
