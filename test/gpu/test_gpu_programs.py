@@ -175,8 +175,8 @@ def compare_cuda_with_cpu(
 
 # Q of four 60-bit primes and P of two: the digits are converted before key
 # switching. A product, its relinearization and a slot sum's rotations run
-# library kernels with generated sums between them, and three outputs from
-# shared inputs give launches that overwrite what others read.
+# library kernels with generated sums between them; three outputs of the
+# same inputs give a product beside generated kernels that read its inputs.
 SCHEDULE_PARAMS = rf.Params(poly_modulus_degree=16384, plaintext_modulus=test_e2e.T,
                             coeff_modulus_bits=[60] * 4, special_modulus_bits=[60] * 2)
 
