@@ -483,8 +483,9 @@ size_t basisWords(const RfRuntime *s, int basis) {
 }
 
 /// Where a kernel writes `out`: in place, or staged in the scratch buffer
-/// when it overlaps the input (never inside a concurrent region, whose
-/// kernels would share the scratch).
+/// when it overlaps the input. Refused inside a concurrent region, whose
+/// calls the compiler promises independent: two staged outputs would share
+/// the scratch (dataflow would order them, but the promise would be false).
 uint64_t *targetOf(RfRuntime *s, bool overlapping, uint64_t *out) {
   if (!overlapping)
     return out;
