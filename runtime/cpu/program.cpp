@@ -192,7 +192,7 @@ NttShape checkNttShape(const RfRuntime *s, int logN1, int radix, int otStages) {
 ConvertCall checkConvert(const RfRuntime *s, int index, const uint64_t *in,
                          const uint64_t *out) {
   const ConverterPlan &plan = planAt(s->converters, index, "converter");
-  const size_t inWords = s->bases[plan.from].moduli.size() * s->n;
+  const size_t inWords = basisWords(s, plan.from);
   const size_t outWords = plan.copyFrom.size() * s->n;
   requireSpan(s, in, inWords, "the input");
   requireSpan(s, out, outWords, "the output");
@@ -203,10 +203,10 @@ ScaleRoundCall checkScaleRound(const RfRuntime *s, int index,
                                const uint64_t *in, const uint64_t *out) {
   const ScaleRoundEntry &entry =
       planAt(s->scaleRounds, index, "scale_round plan");
-  const size_t inWords = s->bases[entry.input].moduli.size() * s->n;
+  const size_t inWords = basisWords(s, entry.input);
   // The kept basis's size, which a modulus switch (no kept limbs in its
   // input) has too, or the fused conversion's target's.
-  const size_t outWords = s->bases[entry.output].moduli.size() * s->n;
+  const size_t outWords = basisWords(s, entry.output);
   requireSpan(s, in, inWords, "the input");
   requireSpan(s, out, outWords, "the output");
   return {&entry, inWords, outWords, overlaps(in, inWords, out, outWords)};
@@ -623,7 +623,7 @@ void scaleRound(RfRuntime *s, const ScaleRoundCall &call, const uint64_t *in,
     entry.plan->apply(divisor, kept, n, target);
   } else {
     // Over the kept basis, which a modulus switch's input lacks.
-    std::vector<uint64_t> rounded(s->bases[entry.kept].moduli.size() * n);
+    std::vector<uint64_t> rounded(basisWords(s, entry.kept));
     entry.plan->apply(divisor, kept, n, rounded.data());
     convertWith(s->converters[entry.converter], rounded.data(), n, target);
   }

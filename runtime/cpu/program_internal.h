@@ -169,6 +169,12 @@ void guarded(RfRuntime *s, const char *kernel, Body &&body) {
 bool overlaps(const uint64_t *a, size_t aWords, const uint64_t *b,
               size_t bWords);
 
+/// A polynomial's words over basis `basis`, an index the manifest's loader
+/// has checked (a call's own basis argument goes through its check first).
+inline size_t basisWords(const RfRuntime *s, int basis) {
+  return s->bases[basis].moduli.size() * s->n;
+}
+
 // The argument checks of each kernel, the same for every driver. Each throws
 // an Error that says what was wrong.
 

@@ -477,11 +477,6 @@ void endLaunch(RfRuntime *s) {
         "joining a launch to the program's stream");
 }
 
-/// A polynomial's words over a basis.
-size_t basisWords(const RfRuntime *s, int basis) {
-  return s->bases[basis].moduli.size() * s->n;
-}
-
 /// Where a kernel writes `out`: in place, or staged in the scratch buffer
 /// when it overlaps the input. Refused inside a concurrent region, whose
 /// calls the compiler promises independent: two staged outputs would share
@@ -987,7 +982,7 @@ void cudaAttach(RfRuntime &s) {
   for (size_t k = 0; k < s.converters.size(); ++k)
     scratchWords = std::max(scratchWords, s.converters[k].copyFrom.size() * n);
   for (const ScaleRoundEntry &entry : s.scaleRounds)
-    scratchWords = std::max(scratchWords, s.bases[entry.output].moduli.size() * n);
+    scratchWords = std::max(scratchWords, basisWords(&s, entry.output));
   for (const ScaleUpPlan &plan : s.scaleUps)
     scratchWords = std::max(scratchWords, plan.outputModuli.size() * n);
   const size_t scratchOffset = offset;
