@@ -119,6 +119,20 @@ struct Tile {
       f(k >> pairsLog, 2 * (k & ((1u << pairsLog) - 1)));
   }
 
+  /// The pair of neighbouring coefficients c, c + 1 this thread takes in a
+  /// tile's outputs, and the first output it takes: blockDim.x is a multiple
+  /// of the tile's pairs (both powers of two), so a thread keeps its pair and
+  /// steps through the outputs by outputLanes().
+  __device__ unsigned ownPair() const {
+    return 2 * (threadIdx.x & ((1u << (logWidth - 1)) - 1));
+  }
+  __device__ unsigned firstOutput() const {
+    return threadIdx.x >> (logWidth - 1);
+  }
+  __device__ unsigned outputLanes() const {
+    return blockDim.x >> (logWidth - 1);
+  }
+
   /// Starts staging `rows` rows of the tile's coefficients into `to` (row r
   /// at to + r tile), row r read from rowStart(r) (16-byte aligned: the tile
   /// is even).
@@ -477,23 +491,22 @@ __device__ void convertScaledTile(const Tile &t, unsigned tile,
                                   const ConvertPlan &plan, uint64_t *out,
                                   size_t first, size_t n) {
   const bool corrected = roundOrCorrect(t, tile, plan);
-  // Each thread takes a pair of neighbouring coefficients (the tile is even).
-  const unsigned pairs = tile / 2;
-  for (unsigned k = threadIdx.x; k < plan.missingSize * pairs;
-       k += blockDim.x) {
-    const unsigned j = k / pairs, c = 2 * (k % pairs);
+  const unsigned c = t.ownPair();
+  // The multiple of [A]_{b_j} to subtract, added as multiple ([-A]_{b_j}):
+  // an exact conversion's rounded sum is at most the number of input limbs
+  // (each x_i / a_i < 1), so it is its own residue for every output.
+  Words<2> exactMultiple{};
+  if (plan.method == RF_CONVERT_EXACT)
+    for (int e = 0; e < 2; ++e)
+      exactMultiple.word[e] = static_cast<uint64_t>(t.rounded[c + e]);
+  for (unsigned j = t.firstOutput(); j < unsigned(plan.missingSize);
+       j += t.outputLanes()) {
     const Modulus target = plan.missingModuli[j];
-    // The multiple of [A]_{b_j} to subtract, added as multiple ([-A]_{b_j}):
-    // an exact conversion's rounded sum is at most the number of input
-    // limbs (each x_i / a_i < 1), so it is its own residue.
-    Words<2> multiple{};
-    for (int e = 0; e < 2; ++e) {
-      if (plan.method == RF_CONVERT_EXACT)
-        multiple.word[e] = static_cast<uint64_t>(t.rounded[c + e]);
-      else if (corrected)
+    Words<2> multiple = exactMultiple;
+    if (corrected)
+      for (int e = 0; e < 2; ++e)
         multiple.word[e] =
             signedResidue(correctionOf(t.rounded[c + e]), target);
-    }
     dotMod<2>(t.words + c, tile,
               plan.puncturedModTo + size_t(j) * paddedRows(plan.fromSize),
               paddedRows(plan.fromSize), plan.productsPerSum, target, multiple,
@@ -621,10 +634,13 @@ __device__ void scaleRoundTile(const Tile &t, unsigned tile,
                                const ScaleRoundPlanView &plan, Emit emit) {
   const bool floors =
       finishDivisorTile(t, tile, plan, paddedRows(plan.divisorSize));
-  // Each thread takes a pair of neighbouring coefficients (the tile is even).
-  const unsigned pairs = tile / 2;
-  for (unsigned k = threadIdx.x; k < plan.outputSize * pairs; k += blockDim.x) {
-    const unsigned o = k / pairs, c = 2 * (k % pairs);
+  const unsigned c = t.ownPair();
+  uint128_t rounded[2] = {};
+  if (!floors)
+    for (int e = 0; e < 2; ++e)
+      rounded[e] = t.rounded[c + e];
+  for (unsigned o = t.firstOutput(); o < unsigned(plan.outputSize);
+       o += t.outputLanes()) {
     const Modulus m = plan.outputs[o];
     // The kept limb's term joins the dot product.
     const Words<2> kept = plan.hasLambda
@@ -638,7 +654,7 @@ __device__ void scaleRoundTile(const Tile &t, unsigned tile,
     if (!floors)
       for (int e = 0; e < 2; ++e)
         sum.word[e] =
-            addMod(reduce128Quick(t.rounded[c + e], m), sum.word[e], m.value);
+            addMod(reduce128Quick(rounded[e], m), sum.word[e], m.value);
     emit(o, c, sum);
   }
 }
