@@ -41,6 +41,9 @@ dim3 gridFor(size_t threads, unsigned rows = 1) {
 /// conversions run beside its NTTs (kernel-concurrent), is 2 to 3% faster at
 /// logN 15: narrower blocks fit the SMs those leave (docs/gpu-results.md).
 constexpr unsigned kTileCoefficients = 64, kTileThreads = 128;
+// A tile's output loops (Tile::ownPair) need every tile's pairs to divide
+// the block: tiles are powers of two up to kTileCoefficients.
+static_assert(kTileThreads % (kTileCoefficients / 2) == 0);
 constexpr size_t kTileSharedLimit = 48 * 1024;
 
 /// Rows of a tile of `rows` words per coefficient: padded for the CUDA
