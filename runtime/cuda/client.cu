@@ -286,7 +286,8 @@ private:
         keep(cuda::weightRows(plan.omega(), view.divisorSize, view.outputSize),
              name);
     view.productsPerSum = cuda::productsPerSum(
-        cuda::largestModulus(input), cuda::largestModulus(plan.outputModuli()));
+        cuda::largestModulus(input), cuda::largestModulus(plan.outputModuli()),
+        cuda::roundedSumBound(plan.divisorSize(), cuda::largestModulus(input)));
     view.lambda = plan.lambda().empty() ? nullptr : keep(plan.lambda(), name);
     view.outputs = keep(plan.outputModuli(), name);
     return view;

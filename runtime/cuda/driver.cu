@@ -382,7 +382,8 @@ void placeTables(const RfRuntime &s,
       view.lambda = image.put(plan.lambda());
       view.outputs = image.put(plan.outputModuli());
       view.productsPerSum = cuda::productsPerSum(
-          wordBound, cuda::largestModulus(plan.outputModuli()));
+          wordBound, cuda::largestModulus(plan.outputModuli()),
+          cuda::roundedSumBound(plan.divisorSize(), wordBound));
       view.mmaOmega = putMmaWeights(plan.omega(), view.divisorSize,
                                     view.outputSize, view.productsPerSum);
     }

@@ -179,7 +179,9 @@ __device__ void roundFractionSums(const Tile &t, unsigned tile,
 /// (high is then below 2^64): productsPerSum says for how many products.
 class ProductSum {
 public:
-  __device__ explicit ProductSum(uint64_t start = 0) : low_(start) {}
+  __device__ explicit ProductSum(uint128_t start = 0)
+      : low_(static_cast<uint64_t>(start)),
+        high_(static_cast<uint64_t>(start >> 64)) {}
 
   __device__ __forceinline__ void add(uint64_t a, uint64_t b) {
     asm("{\n\t.reg .u32 a0, a1, b0, b1, l0, l1, m0, m1;\n\t"
@@ -215,7 +217,7 @@ public:
   }
 
 private:
-  uint64_t low_, middle_ = 0, high_ = 0;
+  uint64_t low_, middle_ = 0, high_;
   uint32_t lowCarries_ = 0, middleCarries_ = 0;
 };
 
@@ -250,22 +252,27 @@ template <int W> struct Words {
   }
 };
 
-/// Per coefficient k of W neighbours (column[k]): (extra_k extraWeight +
-/// sum_i column[i tile + k] weights[i]) mod m, over a padded row (count a
-/// multiple of kDotUnroll). A ProductSum takes `perSum` products
-/// (productsPerSum) and the extra one, and the sum is reduced between such
-/// runs. The extra product folds a correction (a multiple to subtract, a
-/// kept limb to add) into the one reduction at the end. Two coefficients per
-/// thread share each weight they load and load their words together.
+/// Per coefficient k of W neighbours (column[k]): (initial_k + extra_k
+/// extraWeight + sum_i column[i tile + k] weights[i]) mod m, over a padded
+/// row (count a multiple of kDotUnroll). A ProductSum takes `perSum`
+/// products (productsPerSum), the extra one and the initial value, and the
+/// sum is reduced between such runs. The extra product folds a correction
+/// (a multiple to subtract, a kept limb to add) into the one reduction at
+/// the end, and the initial value a scale-and-round's rounded sum. Two
+/// coefficients per thread share each weight they load and load their words
+/// together.
 template <int W>
 __device__ Words<W> dotMod(const uint64_t *column, unsigned tile,
                            const uint64_t *weights, int count, int perSum,
                            const Modulus &m, Words<W> extra = {},
-                           uint64_t extraWeight = 0) {
+                           uint64_t extraWeight = 0,
+                           const uint128_t (&initial)[W] = {}) {
   ProductSum sums[W];
 #pragma unroll
-  for (int k = 0; k < W; ++k)
+  for (int k = 0; k < W; ++k) {
+    sums[k] = ProductSum(initial[k]);
     sums[k].add(extra.word[k], extraWeight);
+  }
   for (int start = 0;; start += perSum) {
     const int end = min(count, start + perSum);
     // Not unrolled further: more carries in flight than predicates.
@@ -649,16 +656,13 @@ __device__ void scaleRoundTile(const Tile &t, unsigned tile,
     const Words<2> kept = plan.hasLambda
                               ? Words<2>::load(t.extra + size_t(o) * tile + c)
                               : Words<2>{};
-    Words<2> sum =
-        dotMod<2>(t.words + c, tile,
-                  plan.omega + size_t(o) * paddedRows(plan.divisorSize),
-                  paddedRows(plan.divisorSize), plan.productsPerSum, m, kept,
-                  plan.hasLambda ? plan.lambda[o] : 0);
-    if (!floors)
-      for (int e = 0; e < 2; ++e)
-        sum.word[e] =
-            addMod(reduce128Quick(rounded[e], m), sum.word[e], m.value);
-    emit(o, c, sum);
+    // The rounded sum joins the dot product's one reduction (productsPerSum
+    // left room for it).
+    emit(o, c,
+         dotMod<2>(t.words + c, tile,
+                   plan.omega + size_t(o) * paddedRows(plan.divisorSize),
+                   paddedRows(plan.divisorSize), plan.productsPerSum, m, kept,
+                   plan.hasLambda ? plan.lambda[o] : 0, rounded));
   }
 }
 
@@ -1173,7 +1177,11 @@ std::vector<uint32_t> mmaWeightFragments(const std::vector<uint64_t> &byInput,
   return fragments;
 }
 
-int productsPerSum(uint64_t wordBound, uint64_t weightBound) {
+int productsPerSum(uint64_t wordBound, uint64_t weightBound,
+                   uint128_t initialBound) {
+  if (weightBound >= kQuickReductionBound)
+    throw Error("GPU dot products reduce modulo moduli below 2^62, not " +
+                std::to_string(weightBound));
   if (wordBound == 0 || weightBound == 0)
     return kDotUnroll; // no words or no weights: no dot products
   const uint128_t product =
@@ -1181,7 +1189,7 @@ int productsPerSum(uint64_t wordBound, uint64_t weightBound) {
   const uint128_t extra =
       static_cast<uint128_t>(std::max(wordBound, weightBound) - 1) *
       (weightBound - 1);
-  const uint128_t room = ~uint128_t(0) - extra;
+  const uint128_t room = ~uint128_t(0) - extra - initialBound;
   const uint128_t fits = product ? room / product : room;
   const int perSum = static_cast<int>(std::min<uint128_t>(fits, 1 << 20)) /
                      kDotUnroll * kDotUnroll;

@@ -88,8 +88,21 @@ std::vector<uint64_t> weightRows(const std::vector<uint64_t> &byInput,
 /// `weightBound` one exact 128-bit sum takes, with room for one more product
 /// of a word below max(wordBound, weightBound) (the kernels' correction or
 /// kept-limb term, or the reduced sum carried between such sums): a multiple
-/// of kDotUnroll. Throws Error if moduli that wide leave no room.
-int productsPerSum(uint64_t wordBound, uint64_t weightBound);
+/// of kDotUnroll, and for an initial value below `initialBound` (a
+/// scale-and-round's rounded sum of fractions, which the CUDA cores' sums
+/// start from). Throws
+/// Error if moduli that wide leave no room, or if the weights' moduli, which
+/// the sums are reduced by, are not below kQuickReductionBound
+/// (reduce128Quick).
+int productsPerSum(uint64_t wordBound, uint64_t weightBound,
+                   uint128_t initialBound = 0);
+
+/// A bound on the rounded sum of a scale-and-round's fractions, round(sum_i
+/// x_i theta_i) with every theta_i below 1: divisorSize words below
+/// wordBound.
+inline uint128_t roundedSumBound(size_t divisorSize, uint64_t wordBound) {
+  return static_cast<uint128_t>(divisorSize) * wordBound + 1;
+}
 
 /// Key switching's digits travel in the kernel's parameters (by value, so a
 /// captured graph keeps them): at most this many.

@@ -30,15 +30,10 @@ TEST(ModularArithmetic, BarrettReductionMatchesDivisionFor128BitInputs) {
 }
 
 TEST(ModularArithmetic, QuickReductionMatchesDivisionFor128BitInputs) {
-  // The largest 62-bit modulus leaves its estimate the least room below 4q;
-  // all-ones halves make every dropped carry happen; the last two moduli
-  // take the exact path.
-  const uint64_t moduli[] = {2,
-                             65537,
-                             1152921504606846883ull,
-                             (uint64_t(1) << 62) - 57,
-                             (uint64_t(1) << 62) + 1,
-                             (uint64_t(1) << 63) - 25};
+  // The largest modulus below kQuickReductionBound leaves its estimate the
+  // least room below 4q; all-ones halves make every dropped carry happen.
+  const uint64_t moduli[] = {2, 65537, 1152921504606846883ull,
+                             kQuickReductionBound - 57};
   const uint64_t halves[] = {0, 1, ~0ull, ~0ull - 1, uint64_t(1) << 63};
   for (uint64_t q : moduli) {
     Modulus m(q);

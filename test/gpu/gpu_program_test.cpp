@@ -19,6 +19,7 @@
 #include "ringfuse/runtime/program.h"
 
 #include "handwritten_programs.h"
+#include "kernels.cuh"
 #include "test_support.h"
 
 #include <cuda_runtime.h>
@@ -532,6 +533,19 @@ TEST_F(GpuProgramTest, KernelErrorsSurfaceFromRun) {
   Program program =
       Program::fromFunctions(plainManifest, plainRun<Gpu>, Device::Cuda);
   EXPECT_NO_THROW(program.run({&cx, &pm}));
+}
+
+// The dot products' reduction (reduce128Quick) takes moduli below 2^62 and
+// has no path for larger ones: plans with such moduli are refused where the
+// driver sizes their sums, not reduced wrong.
+TEST(GpuDotProducts, RefuseModuliTheirReductionCannotTake) {
+  const uint64_t largestPrime = (uint64_t(1) << 61) - 1;
+  EXPECT_GT(cuda::productsPerSum(largestPrime, kQuickReductionBound - 57), 0);
+  EXPECT_MESSAGE(errorOf([&] {
+                   cuda::productsPerSum(largestPrime, kQuickReductionBound + 1);
+                 }),
+                 "GPU dot products reduce modulo moduli below 2^62, not " +
+                     std::to_string(kQuickReductionBound + 1));
 }
 
 TEST_F(GpuProgramTest, ChecksInputsAndKeysAsTheCpuDriverDoes) {
