@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
 
 namespace ringfuse::runtime::cuda {
 
@@ -901,34 +902,39 @@ __global__ void __launch_bounds__(tileThreads(MMA), tileBlocksPerSm(MMA))
 constexpr int kColumnRows = 4;
 constexpr size_t kColumnMinCoefficients = size_t(1) << 15;
 
-/// A coefficient's words of a narrow basis, zero past the basis (the weight
-/// rows' padding multiplies them).
-struct Column {
-  uint64_t word[kColumnRows] = {};
+/// A coefficient's words of a narrow basis of ROWS limbs, zero past the
+/// basis (the weight rows' padding multiplies them).
+template <int ROWS> struct Column {
+  static constexpr int kPadded = paddedRows(ROWS);
+  uint64_t word[kPadded] = {};
 };
 
-/// (extra[k] extraWeight[k] + plus + sum_i x[i] weights_k[i]) mod moduli[k]
-/// for the weight rows of two outputs (k = 1 only if `two`).
+/// (extra[k] extraWeight[k] (if EXTRA) + plus + sum_i x[i] weights_k[i]) mod
+/// moduli[k] for the weight rows of two outputs (k = 1 only if `two`).
+template <bool EXTRA, int ROWS>
 __device__ __forceinline__ void
-columnDotMod2(const Column &x, int count, const uint64_t *weights0,
+columnDotMod2(const Column<ROWS> &x, const uint64_t *weights0,
               const uint64_t *weights1, bool two, const Modulus &m0,
               const Modulus &m1, const uint64_t (&extra)[2],
               const uint64_t (&extraWeight)[2], uint128_t plus,
               uint64_t (&out)[2]) {
   ProductSum sum0, sum1;
-  sum0.add(extra[0], extraWeight[0]);
-  sum1.add(extra[1], extraWeight[1]);
+  if constexpr (EXTRA) {
+    sum0.add(extra[0], extraWeight[0]);
+    sum1.add(extra[1], extraWeight[1]);
+  }
+  // The padding's products (of zero words) are left out.
 #pragma unroll
-  for (int i = 0; i < kColumnRows; i += kDotUnroll) {
-    if (i >= count)
-      break;
+  for (int i = 0; i < Column<ROWS>::kPadded; i += kDotUnroll) {
     const ulonglong2 w0 = *reinterpret_cast<const ulonglong2 *>(weights0 + i);
     sum0.add(x.word[i], w0.x);
-    sum0.add(x.word[i + 1], w0.y);
+    if (i + 1 < ROWS)
+      sum0.add(x.word[i + 1], w0.y);
     if (two) {
       const ulonglong2 w1 = *reinterpret_cast<const ulonglong2 *>(weights1 + i);
       sum1.add(x.word[i], w1.x);
-      sum1.add(x.word[i + 1], w1.y);
+      if (i + 1 < ROWS)
+        sum1.add(x.word[i + 1], w1.y);
     }
   }
   out[0] = reduce128Quick(sum0.value() + plus, m0);
@@ -945,8 +951,12 @@ struct OutputGroup {
         end(::min(outputs, first + perGroup)) {}
 };
 
-/// convertKernel for a fast or exact conversion from a narrow basis: the
-/// copied limbs (group 0), then the group's missing limbs.
+/// convertKernel for a fast or (EXACT) exact conversion from a basis of
+/// ROWS limbs: the copied limbs (group 0), then the group's missing limbs.
+/// The basis size and method are compile-time constants so that a thread's
+/// loads, scaling and sums are straight-line code, and a fast conversion
+/// has no correction product.
+template <int ROWS, bool EXACT>
 __global__ void convertColumnsKernel(ConvertPlan plan, const uint64_t *in,
                                      uint64_t *out, size_t n, int perGroup) {
   const size_t c = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -954,52 +964,53 @@ __global__ void convertColumnsKernel(ConvertPlan plan, const uint64_t *in,
   allowNextKernel();
   if (c >= n)
     return;
-  Column x;
+  Column<ROWS> x;
 #pragma unroll
-  for (int i = 0; i < kColumnRows; ++i)
-    if (i < plan.fromSize) {
-      x.word[i] = in[size_t(i) * n + c];
-      if (blockIdx.y == 0 && plan.copyTo[i] >= 0)
-        out[size_t(plan.copyTo[i]) * n + c] = x.word[i];
-    }
+  for (int i = 0; i < ROWS; ++i) {
+    x.word[i] = in[size_t(i) * n + c];
+    if (blockIdx.y == 0 && plan.copyTo[i] >= 0)
+      out[size_t(plan.copyTo[i]) * n + c] = x.word[i];
+  }
   const OutputGroup group(plan.missingSize, perGroup);
   FractionSum fraction;
 #pragma unroll
-  for (int i = 0; i < kColumnRows; ++i)
-    if (i < plan.fromSize) {
-      x.word[i] =
-          mulShoup(x.word[i], plan.puncturedInverse[i], plan.fromModuli[i]);
-      if (plan.method == RF_CONVERT_EXACT)
-        fraction.add(x.word[i], plan.inverseOfFrom[i].high,
-                     plan.inverseOfFrom[i].low);
-    }
+  for (int i = 0; i < ROWS; ++i) {
+    x.word[i] =
+        mulShoup(x.word[i], plan.puncturedInverse[i], plan.fromModuli[i]);
+    if constexpr (EXACT)
+      fraction.add(x.word[i], plan.inverseOfFrom[i].high,
+                   plan.inverseOfFrom[i].low);
+  }
   // The multiple of [A]_{b_j} to subtract, added as a multiple of
   // [-A]_{b_j} (convertScaledTile's): at most the input count, its own
   // residue.
-  const uint64_t multiple = plan.method == RF_CONVERT_EXACT
-                                ? static_cast<uint64_t>(fraction.roundHalfUp())
-                                : 0;
-  const int row = paddedRows(plan.fromSize);
+  const uint64_t multiple =
+      EXACT ? static_cast<uint64_t>(fraction.roundHalfUp()) : 0;
+  constexpr int kRow = Column<ROWS>::kPadded;
   for (int j = group.first; j < group.end; j += 2) {
     const bool two = j + 1 < group.end;
     const int j1 = two ? j + 1 : j;
     const Modulus m0 = plan.missingModuli[j], m1 = plan.missingModuli[j1];
     const uint64_t extra[2] = {multiple, multiple};
-    const uint64_t extraWeight[2] = {m0.value - plan.productModTo[j],
-                                     m1.value - plan.productModTo[j1]};
+    uint64_t extraWeight[2] = {};
+    if constexpr (EXACT) {
+      extraWeight[0] = m0.value - plan.productModTo[j];
+      extraWeight[1] = m1.value - plan.productModTo[j1];
+    }
     uint64_t words[2];
-    columnDotMod2(x, plan.fromSize, plan.puncturedModTo + size_t(j) * row,
-                  plan.puncturedModTo + size_t(j1) * row, two, m0, m1, extra,
-                  extraWeight, 0, words);
+    columnDotMod2<EXACT>(x, plan.puncturedModTo + size_t(j) * kRow,
+                         plan.puncturedModTo + size_t(j1) * kRow, two, m0, m1,
+                         extra, extraWeight, 0, words);
     out[size_t(plan.missingLimbs[j]) * n + c] = words[0];
     if (two)
       out[size_t(plan.missingLimbs[j1]) * n + c] = words[1];
   }
 }
 
-/// scaleRoundKernel (not a fast floor) for a narrow divisor: the group's
-/// output limbs, each with its kept limb's term and the rounded fraction sum
-/// in its one reduction, plus the addend's word (if any).
+/// scaleRoundKernel (not a fast floor) for a divisor of ROWS limbs: the
+/// group's output limbs, each with its kept limb's term and the rounded
+/// fraction sum in its one reduction, plus the addend's word (if any).
+template <int ROWS>
 __global__ void scaleRoundColumnsKernel(ScaleRoundPlanView plan,
                                         const uint64_t *addend,
                                         const uint64_t *in, uint64_t *out,
@@ -1010,17 +1021,16 @@ __global__ void scaleRoundColumnsKernel(ScaleRoundPlanView plan,
   if (c >= n)
     return;
   const OutputGroup group(plan.outputSize, perGroup);
-  Column x;
+  Column<ROWS> x;
   FractionSum fraction;
 #pragma unroll
-  for (int i = 0; i < kColumnRows; ++i)
-    if (i < plan.divisorSize) {
-      x.word[i] = in[size_t(plan.divisorLimbs[i]) * n + c];
-      fraction.add(x.word[i], plan.theta[i].high, plan.theta[i].low);
-    }
+  for (int i = 0; i < ROWS; ++i) {
+    x.word[i] = in[size_t(plan.divisorLimbs[i]) * n + c];
+    fraction.add(x.word[i], plan.theta[i].high, plan.theta[i].low);
+  }
   // Below |divisor| 2^61: room that columnsFit leaves in the sum.
   const uint128_t rounded = fraction.roundHalfUp();
-  const int row = paddedRows(plan.divisorSize);
+  constexpr int kRow = Column<ROWS>::kPadded;
   auto kept = [&](int o) {
     return plan.hasLambda ? in[size_t(plan.keptLimbs[o]) * n + c] : 0;
   };
@@ -1031,9 +1041,9 @@ __global__ void scaleRoundColumnsKernel(ScaleRoundPlanView plan,
     const uint64_t extraWeight[2] = {plan.hasLambda ? plan.lambda[o] : 0,
                                      plan.hasLambda ? plan.lambda[o1] : 0};
     uint64_t words[2];
-    columnDotMod2(x, plan.divisorSize, plan.omega + size_t(o) * row,
-                  plan.omega + size_t(o1) * row, two, plan.outputs[o],
-                  plan.outputs[o1], extra, extraWeight, rounded, words);
+    columnDotMod2<true>(x, plan.omega + size_t(o) * kRow,
+                        plan.omega + size_t(o1) * kRow, two, plan.outputs[o],
+                        plan.outputs[o1], extra, extraWeight, rounded, words);
     for (int k = 0; k < (two ? 2 : 1); ++k) {
       const int limb = k ? o1 : o;
       uint64_t word = words[k];
@@ -1268,6 +1278,24 @@ bool columnsFit(int inputs, int perSum, size_t n) {
          paddedRows(inputs) + kDotUnroll <= perSum;
 }
 
+/// f(std::integral_constant<int, rows>) for rows in [1, kColumnRows]: a
+/// column kernel's instantiation for its basis.
+template <typename F> void withColumnRows(int rows, F f) {
+  switch (rows) {
+  case 1:
+    return f(std::integral_constant<int, 1>());
+  case 2:
+    return f(std::integral_constant<int, 2>());
+  case 3:
+    return f(std::integral_constant<int, 3>());
+  case 4:
+    return f(std::integral_constant<int, 4>());
+  }
+  static_assert(kColumnRows == 4);
+  throw Error("a column kernel takes 1 to 4 limbs, not " +
+              std::to_string(rows));
+}
+
 /// A column kernel over n coefficients and `outputs` output limbs. Below
 /// 2^16 coefficients a thread takes at most four outputs (three times the
 /// threads for a digit's nine): at logN 15 that was fastest, at logN 16 all
@@ -1289,8 +1317,17 @@ void launchConvert(const ConvertPlan &plan, size_t n, const uint64_t *in,
   if (plan.mmaWeights == nullptr &&
       (plan.method == RF_CONVERT_FAST || plan.method == RF_CONVERT_EXACT) &&
       columnsFit(plan.fromSize, plan.productsPerSum, n)) {
-    launchColumns("convertColumnsKernel", convertColumnsKernel, n,
-                  plan.missingSize, stream, plan, in, out, n);
+    auto launch = [&](auto kernel) {
+      launchColumns("convertColumnsKernel", kernel, n, plan.missingSize,
+                    stream, plan, in, out, n);
+    };
+    const bool exact = plan.method == RF_CONVERT_EXACT;
+    withColumnRows(plan.fromSize, [&](auto rows) {
+      if (exact)
+        launch(convertColumnsKernel<decltype(rows)::value, true>);
+      else
+        launch(convertColumnsKernel<decltype(rows)::value, false>);
+    });
     return;
   }
   launchTiled("convertKernel", convertKernel<false>, convertKernel<true>,
@@ -1313,8 +1350,11 @@ void launchScaleRound(const ScaleRoundPlanView &plan, size_t n,
   // A fast floor (BEHZ) stays on the tiles.
   if (plan.mmaOmega == nullptr && plan.divisorScale == nullptr &&
       columnsFit(plan.divisorSize, plan.productsPerSum, n)) {
-    launchColumns("scaleRoundColumnsKernel", scaleRoundColumnsKernel, n,
-                  plan.outputSize, stream, plan, addend, in, out, n);
+    withColumnRows(plan.divisorSize, [&](auto rows) {
+      launchColumns("scaleRoundColumnsKernel",
+                    scaleRoundColumnsKernel<decltype(rows)::value>, n, plan.outputSize,
+                    stream, plan, addend, in, out, n);
+    });
     return;
   }
   launchTiled("scaleRoundKernel", scaleRoundKernel<false>,
