@@ -902,11 +902,9 @@ __global__ void __launch_bounds__(tileThreads(MMA), tileBlocksPerSm(MMA))
 constexpr int kColumnRows = 4;
 constexpr size_t kColumnMinCoefficients = size_t(1) << 15;
 
-/// A coefficient's words of a narrow basis of ROWS limbs, zero past the
-/// basis (the weight rows' padding multiplies them).
+/// A coefficient's words of a narrow basis of ROWS limbs.
 template <int ROWS> struct Column {
-  static constexpr int kPadded = paddedRows(ROWS);
-  uint64_t word[kPadded] = {};
+  uint64_t word[ROWS];
 };
 
 /// (extra[k] extraWeight[k] (if EXTRA) + plus + sum_i x[i] weights_k[i]) mod
@@ -923,9 +921,10 @@ columnDotMod2(const Column<ROWS> &x, const uint64_t *weights0,
     sum0.add(extra[0], extraWeight[0]);
     sum1.add(extra[1], extraWeight[1]);
   }
-  // The padding's products (of zero words) are left out.
+  // Weights are read in pairs (rows are padded to paddedRows(ROWS)); the
+  // padding's products are left out.
 #pragma unroll
-  for (int i = 0; i < Column<ROWS>::kPadded; i += kDotUnroll) {
+  for (int i = 0; i < ROWS; i += kDotUnroll) {
     const ulonglong2 w0 = *reinterpret_cast<const ulonglong2 *>(weights0 + i);
     sum0.add(x.word[i], w0.x);
     if (i + 1 < ROWS)
@@ -986,7 +985,7 @@ __global__ void convertColumnsKernel(ConvertPlan plan, const uint64_t *in,
   // residue.
   const uint64_t multiple =
       EXACT ? static_cast<uint64_t>(fraction.roundHalfUp()) : 0;
-  constexpr int kRow = Column<ROWS>::kPadded;
+  constexpr int kRow = paddedRows(ROWS);
   for (int j = group.first; j < group.end; j += 2) {
     const bool two = j + 1 < group.end;
     const int j1 = two ? j + 1 : j;
@@ -1030,7 +1029,7 @@ __global__ void scaleRoundColumnsKernel(ScaleRoundPlanView plan,
   }
   // Below |divisor| 2^61: room that columnsFit leaves in the sum.
   const uint128_t rounded = fraction.roundHalfUp();
-  constexpr int kRow = Column<ROWS>::kPadded;
+  constexpr int kRow = paddedRows(ROWS);
   auto kept = [&](int o) {
     return plan.hasLambda ? in[size_t(plan.keptLimbs[o]) * n + c] : 0;
   };
@@ -1281,6 +1280,7 @@ bool columnsFit(int inputs, int perSum, size_t n) {
 /// f(std::integral_constant<int, rows>) for rows in [1, kColumnRows]: a
 /// column kernel's instantiation for its basis.
 template <typename F> void withColumnRows(int rows, F f) {
+  static_assert(kColumnRows == 4);
   switch (rows) {
   case 1:
     return f(std::integral_constant<int, 1>());
@@ -1291,7 +1291,6 @@ template <typename F> void withColumnRows(int rows, F f) {
   case 4:
     return f(std::integral_constant<int, 4>());
   }
-  static_assert(kColumnRows == 4);
   throw Error("a column kernel takes 1 to 4 limbs, not " +
               std::to_string(rows));
 }
@@ -1352,8 +1351,8 @@ void launchScaleRound(const ScaleRoundPlanView &plan, size_t n,
       columnsFit(plan.divisorSize, plan.productsPerSum, n)) {
     withColumnRows(plan.divisorSize, [&](auto rows) {
       launchColumns("scaleRoundColumnsKernel",
-                    scaleRoundColumnsKernel<decltype(rows)::value>, n, plan.outputSize,
-                    stream, plan, addend, in, out, n);
+                    scaleRoundColumnsKernel<decltype(rows)::value>, n,
+                    plan.outputSize, stream, plan, addend, in, out, n);
     });
     return;
   }
