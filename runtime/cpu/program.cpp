@@ -422,7 +422,7 @@ uint64_t *bufferKernel(RfRuntime *s, int buffer) {
   return s->bufferData[buffer];
 }
 
-const uint64_t *moduliKernel(RfRuntime *s, int basis) {
+const RfModulus *moduliKernel(RfRuntime *s, int basis) {
   if (basis < 0 || static_cast<size_t>(basis) >= s->moduliData.size()) {
     fail(s, "moduli: basis " + std::to_string(basis) +
                 " is out of range (the manifest has " +
@@ -1260,11 +1260,13 @@ void allocateHostBuffers(RfRuntime &s) {
     s.bufferData.push_back(s.hostBuffers.back().data());
   }
   s.hostSpareBuffer.assign(s.largestBuffer, 0);
-  s.hostSpareModuli.assign(s.widestBasis, s.context->q().values().front());
+  s.hostSpareModuli = spareModuli(s);
   s.spareBuffer = s.hostSpareBuffer.data();
   s.spareModuli = s.hostSpareModuli.data();
-  for (const BasisPlan &plan : s.bases)
-    s.moduliData.push_back(plan.moduli.data());
+  for (const BasisPlan &plan : s.bases) {
+    s.hostModuli.push_back(moduliRecords(plan.moduli));
+    s.moduliData.push_back(s.hostModuli.back().data());
+  }
   for (const ConstantData &constant : s.constants)
     std::copy(constant.words.begin(), constant.words.end(),
               s.hostBuffers[constant.buffer].begin());

@@ -117,14 +117,16 @@ struct RfRuntime {
   // run() reports the error.
   std::vector<size_t> bufferWords;
   std::vector<uint64_t *> bufferData;
-  std::vector<const uint64_t *> moduliData;
+  std::vector<const RfModulus *> moduliData;
   uint64_t *spareBuffer = nullptr;
-  const uint64_t *spareModuli = nullptr;
+  const RfModulus *spareModuli = nullptr;
   size_t largestBuffer = 1, widestBasis = 1;
 
   // The CPU driver's storage behind those pointers.
   std::vector<std::vector<uint64_t>> hostBuffers;
-  std::vector<uint64_t> hostSpareBuffer, hostSpareModuli;
+  std::vector<uint64_t> hostSpareBuffer;
+  std::vector<std::vector<RfModulus>> hostModuli; // per basis
+  std::vector<RfModulus> hostSpareModuli;
   // The CUDA driver's, when the program was loaded for Device::Cuda.
   std::unique_ptr<ringfuse::runtime::detail::CudaState,
                   ringfuse::runtime::detail::CudaStateDeleter>
@@ -289,7 +291,22 @@ NttProductsCall checkNttProducts(const RfRuntime *s, int basis,
 /// buffer() and moduli(): the same for every driver (they hand out
 /// bufferData / moduliData).
 uint64_t *bufferKernel(RfRuntime *s, int buffer);
-const uint64_t *moduliKernel(RfRuntime *s, int basis);
+/// RfKernels::moduli's records of a basis's moduli.
+inline std::vector<RfModulus> moduliRecords(const std::vector<uint64_t> &moduli) {
+  std::vector<RfModulus> records;
+  for (uint64_t q : moduli)
+    records.push_back(Modulus(q).record());
+  return records;
+}
+
+/// What RfKernels::moduli hands out for a bad basis index: as many records
+/// as the widest basis has, of a valid modulus.
+inline std::vector<RfModulus> spareModuli(const RfRuntime &s) {
+  return std::vector<RfModulus>(
+      s.widestBasis, Modulus(s.context->q().values().front()).record());
+}
+
+const RfModulus *moduliKernel(RfRuntime *s, int basis);
 
 /// Words of a value's buffer that an input or output occupies: N for a
 /// plaintext, |Q| * N for a ciphertext component.

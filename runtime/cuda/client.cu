@@ -895,7 +895,7 @@ GaloisKeys generateGaloisKeys(const SecretKey &secret,
     checkGaloisElement(*secret.context, element);
     if (keys.keys.count(element))
       continue;
-    cuda::launchAutomorphism(g.qpValues.data(), static_cast<int>(g.qpSize), n,
+    cuda::launchAutomorphism(g.qpModuli.data(), static_cast<int>(g.qpSize), n,
                              element, sCoefficients.data(), rotated.data(),
                              stream);
     cuda::launchNttForward(g.qpNtt, n, rotated.data(), stream);

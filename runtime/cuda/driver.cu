@@ -242,8 +242,8 @@ namespace {
 void placeTables(const RfRuntime &s,
                  const std::map<uint64_t, const NttTables *> &twiddles,
                  TableImage &image, CudaState &d,
-                 std::vector<const uint64_t *> &moduli,
-                 const uint64_t *&spareModuli) {
+                 std::vector<const RfModulus *> &moduli,
+                 const RfModulus *&spareModuli) {
   const Context &c = *s.context;
   std::map<uint64_t, std::pair<const ShoupConstant *, const ShoupConstant *>>
       placed;
@@ -254,7 +254,7 @@ void placeTables(const RfRuntime &s,
   d.ntt.clear();
   d.basisModuli.clear();
   for (const BasisPlan &plan : s.bases) {
-    moduli.push_back(image.put(plan.moduli));
+    moduli.push_back(image.put(moduliRecords(plan.moduli)));
     d.basisModuli.push_back(image.put(
         std::vector<Modulus>(plan.moduli.begin(), plan.moduli.end())));
     cuda::NttPlan ntt{nullptr, 0};
@@ -270,8 +270,7 @@ void placeTables(const RfRuntime &s,
     }
     d.ntt.push_back(ntt);
   }
-  spareModuli =
-      image.put(std::vector<uint64_t>(s.widestBasis, c.q().values().front()));
+  spareModuli = image.put(detail::spareModuli(s));
 
   // Every word a conversion or scale-and-round reads is below one of these.
   uint64_t wordBound = 0;
@@ -630,7 +629,7 @@ void automorphismKernel(RfRuntime *s, int basis, uint64_t galoisElement,
     const BasisPlan &plan = checkAutomorphism(s, basis, galoisElement, in, out);
     const size_t words = basisWords(s, basis);
     cudaStream_t stream = beginLaunch(s, {{{in, words}}, {{out, words}}});
-    cuda::launchAutomorphism(s->moduliData[basis],
+    cuda::launchAutomorphism(stateOf(s).basisModuli[basis],
                              static_cast<int>(plan.moduli.size()), s->n,
                              galoisElement, in, out, stream);
     endLaunch(s);
@@ -965,8 +964,8 @@ void cudaAttach(RfRuntime &s) {
     if (plan.nttProblem.empty())
       for (size_t i = 0; i < plan.moduli.size(); ++i)
         twiddles.emplace(plan.moduli[i], plan.ntt[i]);
-  std::vector<const uint64_t *> moduli;
-  const uint64_t *spareModuli = nullptr;
+  std::vector<const RfModulus *> moduli;
+  const RfModulus *spareModuli = nullptr;
   TableImage measure(0);
   placeTables(s, twiddles, measure, d, moduli, spareModuli);
 

@@ -1076,7 +1076,7 @@ __global__ void scaleUpKernel(ScaleUpPlanView plan, const uint64_t *in,
 
 /// ntt.cpp's applyAutomorphism for word (limb, i): coefficient i moves to
 /// i g mod 2N, negated past N (i g < 2^35 for N <= 2^17, no overflow).
-__global__ void automorphismKernel(const uint64_t *moduli, uint64_t galois,
+__global__ void automorphismKernel(const Modulus *moduli, uint64_t galois,
                                    const uint64_t *in, uint64_t *out,
                                    size_t n) {
   const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -1088,7 +1088,7 @@ __global__ void automorphismKernel(const uint64_t *moduli, uint64_t galois,
   if (position < n)
     out[limb * n + position] = value;
   else
-    out[limb * n + (position - n)] = negateMod(value, moduli[limb]);
+    out[limb * n + (position - n)] = negateMod(value, moduli[limb].value);
 }
 
 /// ntt.cpp's applyEvaluationAutomorphism for word (limb, j): a gather
@@ -1385,7 +1385,7 @@ void launchScaleUp(const ScaleUpPlanView &plan, size_t n, const uint64_t *in,
   checkLaunch("scaleUpKernel");
 }
 
-void launchAutomorphism(const uint64_t *moduli, int limbs, size_t n,
+void launchAutomorphism(const Modulus *moduli, int limbs, size_t n,
                         uint64_t galoisElement, const uint64_t *in,
                         uint64_t *out, cudaStream_t stream) {
   automorphismKernel<<<gridFor(n, static_cast<unsigned>(limbs)), kThreads, 0,

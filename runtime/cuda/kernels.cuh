@@ -227,7 +227,7 @@ void launchScaleRoundConvert(const ScaleRoundPlanView &scale,
                              cudaStream_t stream);
 void launchScaleUp(const ScaleUpPlanView &plan, size_t n, const uint64_t *in,
                    uint64_t *out, cudaStream_t stream);
-void launchAutomorphism(const uint64_t *moduli, int limbs, size_t n,
+void launchAutomorphism(const Modulus *moduli, int limbs, size_t n,
                         uint64_t galoisElement, const uint64_t *in,
                         uint64_t *out, cudaStream_t stream);
 /// The automorphism in evaluation form (a permutation; no moduli needed).

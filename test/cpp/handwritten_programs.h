@@ -118,7 +118,7 @@ struct HostSteps {
   template <typename Body, typename... Buffers>
   static void elementwise(RfRuntime *rt, const RfKernels *k, int basis,
                           int limbs, Body body, Buffers... buffers) {
-    const uint64_t *moduli = k->moduli(rt, basis);
+    const RfModulus *moduli = k->moduli(rt, basis);
     for (int limb = 0; limb < limbs; ++limb) {
       const Modulus q(moduli[limb]);
       for (size_t j = 0; j < kN; ++j)

@@ -38,7 +38,7 @@ using testing::errorOf;
 
 /// One thread per residue i of limbs * N words, as emitted CUDA does.
 template <typename Body, typename... Buffers>
-__global__ void elementwiseKernel(Body body, const uint64_t *moduli,
+__global__ void elementwiseKernel(Body body, const RfModulus *moduli,
                                   size_t words, Buffers... buffers) {
   const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= words)

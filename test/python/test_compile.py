@@ -107,14 +107,15 @@ extern "C" void ringfuse_run(RfRuntime *rt, const RfKernels *k) {
   uint64_t *b[10];
   for (int i = 0; i < 10; ++i) b[i] = k->buffer(rt, i);
   k->scale_up(rt, 0, b[4], b[5]);
-  const uint64_t *q = k->moduli(rt, 0);
+  const RfModulus *moduli = k->moduli(rt, 0);
   for (int i = 0; i < kQCount; ++i)
     for (size_t j = 0; j < kN; ++j) {
       const size_t at = i * kN + j;
-      b[6][at] = addMod(addMod(b[0][at], b[2][at], q[i]), b[5][at], q[i]);
-      b[7][at] = addMod(b[1][at], b[3][at], q[i]);
-      b[8][at] = subMod(b[0][at], b[2][at], q[i]);
-      b[9][at] = subMod(b[1][at], b[3][at], q[i]);
+      const uint64_t q = moduli[i].value;
+      b[6][at] = addMod(addMod(b[0][at], b[2][at], q), b[5][at], q);
+      b[7][at] = addMod(b[1][at], b[3][at], q);
+      b[8][at] = subMod(b[0][at], b[2][at], q);
+      b[9][at] = subMod(b[1][at], b[3][at], q);
     }
 }
 """

@@ -381,7 +381,7 @@ private:
       SmallVector<std::string> call = {"q", "limb", "i"};
       call.append(bufferArguments);
       call.append(tables);
-      k << "__global__ void " << name << "_kernel(const uint64_t *moduli, "
+      k << "__global__ void " << name << "_kernel(const RfModulus *moduli, "
         << llvm::join(bufferParameters, ", ") << ") {\n"
         << "  const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;\n"
         << "  if (i >= " << words << ") return;\n"
@@ -395,7 +395,7 @@ private:
       SmallVector<std::string> call = {"q", "limb", "limb * N + j"};
       call.append(buffers);
       call.append(tables);
-      os << llvm::formatv("  {{\n    const uint64_t *moduli = k->moduli(rt, {0});\n"
+      os << llvm::formatv("  {{\n    const RfModulus *moduli = k->moduli(rt, {0});\n"
                           "    for (size_t limb = 0; limb < {1}; ++limb) {{\n"
                           "      const Modulus q(moduli[limb]);\n"
                           "      for (size_t j = 0; j < N; ++j)\n"

@@ -30,10 +30,12 @@ module {
 // CHECK: __constant__ uint64_t elementwise_0_constant0[] = {3, 3};
 // CHECK: RF_HOST_DEVICE inline void elementwise_0(const Modulus &q, size_t limb, size_t i, const uint64_t *in0, const uint64_t *in1, uint64_t *out0, const uint64_t *constant0) {
 // CHECK: ringfuse::runtime::mulMod(v2, constant0[limb], q)
-// CHECK: __global__ void elementwise_0_kernel(const uint64_t *moduli, const uint64_t *in0, const uint64_t *in1, uint64_t *out0) {
+// CHECK: __global__ void elementwise_0_kernel(const RfModulus *moduli, const uint64_t *in0, const uint64_t *in1, uint64_t *out0) {
 // CHECK-NEXT: const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
 // CHECK-NEXT: if (i >= 32) return;
-// CHECK: elementwise_0(q, limb, i, in0, in1, out0, elementwise_0_constant0);
+// The driver's moduli carry their Barrett constants: no division per thread.
+// CHECK: const Modulus q(moduli[limb]);
+// CHECK-NEXT: elementwise_0(q, limb, i, in0, in1, out0, elementwise_0_constant0);
 // CHECK: cudaStream_t stream = static_cast<cudaStream_t>(k->stream(rt));
 // CHECK: elementwise_0_kernel<<<1, 256, 0, stream>>>(k->moduli(rt, 0), b0, b1, b2);
 // CHECK-NEXT: k->check_launch(rt, "elementwise_0", static_cast<int>(cudaGetLastError()));
@@ -45,6 +47,8 @@ module {
 // The CPU target loops over the same body.
 // CPU: const uint64_t elementwise_0_constant0[] = {3, 3};
 // CPU-NOT: __global__
-// CPU: for (size_t j = 0; j < N; ++j)
+// CPU: const RfModulus *moduli = k->moduli(rt, 0);
+// CPU: const Modulus q(moduli[limb]);
+// CPU-NEXT: for (size_t j = 0; j < N; ++j)
 // CPU-NEXT: elementwise_0(q, limb, limb * N + j, b0, b1, b2, elementwise_0_constant0);
 // CPU: k->automorphism_evaluation(rt, 0, 3ull, b2, b3);

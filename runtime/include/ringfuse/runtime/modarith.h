@@ -10,6 +10,7 @@
 
 #include "ringfuse/runtime/config.h"
 #include "ringfuse/runtime/number_theory.h"
+#include "ringfuse/runtime/program_abi.h"
 
 #include <cstdint>
 
@@ -27,6 +28,11 @@ struct Modulus {
     ratioHigh = static_cast<uint64_t>(ratio >> 64);
     ratioLow = static_cast<uint64_t>(ratio);
   }
+  /// A program's record of it (RfKernels::moduli): no division.
+  RF_HOST_DEVICE explicit Modulus(const RfModulus &m)
+      : value(m.value), ratioHigh(m.ratio_high), ratioLow(m.ratio_low) {}
+
+  RfModulus record() const { return {value, ratioHigh, ratioLow}; }
 };
 
 /// x mod q for any 128-bit x. The estimated quotient floor(x * ratio / 2^128)

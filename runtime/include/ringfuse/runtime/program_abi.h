@@ -28,7 +28,15 @@
 extern "C" {
 #endif
 
-#define RINGFUSE_PROGRAM_ABI_VERSION 13
+#define RINGFUSE_PROGRAM_ABI_VERSION 14
+
+/* A modulus with its Barrett constant floor((2^128 - 1) / value), laid out as
+ * runtime/modarith.h's Modulus (which converts from it). */
+typedef struct RfModulus {
+  uint64_t value;
+  uint64_t ratio_high; /* the constant's upper 64 bits */
+  uint64_t ratio_low;  /* and lower 64 bits */
+} RfModulus;
 
 typedef struct RfBasis {
   const uint64_t *moduli; /* pairwise coprime; NTT-capable if ever transformed */
@@ -143,8 +151,10 @@ typedef struct RfRuntime RfRuntime; /* opaque: the loaded program's state */
 /* The library kernels. `basis`, `plan` and `key` are manifest indices. */
 typedef struct RfKernels {
   uint64_t *(*buffer)(RfRuntime *, int buffer);
-  /* Moduli of a basis (for generated elementwise loops). */
-  const uint64_t *(*moduli)(RfRuntime *, int basis);
+  /* Moduli of a basis with their Barrett constants (for generated
+   * elementwise loops and kernels, which would otherwise compute each
+   * constant, a 128-bit division, per limb or per thread). */
+  const RfModulus *(*moduli)(RfRuntime *, int basis);
   /* Negacyclic NTT of every limb, in place (natural order <-> bit-reversed
    * evaluation order, as runtime/ntt.h). log_n1, radix, ot_stages: how the
    * GPU decomposes it (runtime/ntt_shape.h, chosen by rns-choose-transform);
