@@ -288,11 +288,9 @@ NttProductsCall checkNttProducts(const RfRuntime *s, int basis,
                                  uint64_t *const *outputs, int outputCount,
                                  int logN1, int radix, int otStages);
 
-/// buffer() and moduli(): the same for every driver (they hand out
-/// bufferData / moduliData).
-uint64_t *bufferKernel(RfRuntime *s, int buffer);
 /// RfKernels::moduli's records of a basis's moduli.
-inline std::vector<RfModulus> moduliRecords(const std::vector<uint64_t> &moduli) {
+inline std::vector<RfModulus>
+moduliRecords(const std::vector<uint64_t> &moduli) {
   std::vector<RfModulus> records;
   for (uint64_t q : moduli)
     records.push_back(Modulus(q).record());
@@ -306,6 +304,9 @@ inline std::vector<RfModulus> spareModuli(const RfRuntime &s) {
       s.widestBasis, Modulus(s.context->q().values().front()).record());
 }
 
+/// buffer() and moduli(): the same for every driver (they hand out
+/// bufferData / moduliData).
+uint64_t *bufferKernel(RfRuntime *s, int buffer);
 const RfModulus *moduliKernel(RfRuntime *s, int basis);
 
 /// Words of a value's buffer that an input or output occupies: N for a
