@@ -101,31 +101,28 @@ void fail(RfRuntime *s, const std::string &message) {
   }
 }
 
-bool enterConcurrentRegion(RfRuntime *s) {
+void concurrentBeginKernel(RfRuntime *s) {
   if (s->concurrent) {
     fail(s, "concurrent_begin: a concurrent region is already open (regions "
             "do not nest)");
-    return false;
+    return;
   }
   s->concurrent = true;
-  return true;
 }
 
-bool leaveConcurrentRegion(RfRuntime *s) {
+void concurrentEndKernel(RfRuntime *s) {
   if (!s->concurrent) {
     fail(s, "concurrent_end: no concurrent region is open");
-    return false;
+    return;
   }
   s->concurrent = false;
-  return true;
 }
 
-bool closeOpenRegion(RfRuntime &s) {
+void closeOpenRegion(RfRuntime &s) {
   if (!s.concurrent)
-    return false;
+    return;
   s.concurrent = false;
   fail(&s, "the schedule ended inside a concurrent region (no concurrent_end)");
-  return true;
 }
 
 bool overlaps(const uint64_t *a, size_t aWords, const uint64_t *b,
@@ -805,9 +802,6 @@ void nttProductsKernel(RfRuntime *s, int basis, const int *factorBases,
 /// run on the host.
 void *noStream(RfRuntime *) { return nullptr; }
 void noLaunchCheck(RfRuntime *, const char *, int) {}
-/// A concurrent region's kernels simply run in order here.
-void concurrentBegin(RfRuntime *s) { enterConcurrentRegion(s); }
-void concurrentEnd(RfRuntime *s) { leaveConcurrentRegion(s); }
 
 const RfKernels kCpuKernels = {
     bufferKernel,
@@ -823,8 +817,8 @@ const RfKernels kCpuKernels = {
     keySwitchInnerProductKernel,
     noStream,
     noLaunchCheck,
-    concurrentBegin,
-    concurrentEnd,
+    concurrentBeginKernel, // a region's kernels simply run in order here
+    concurrentEndKernel,
     nttForwardFromKernel,
     nttKeySwitchKernel,
     nttProductsKernel,

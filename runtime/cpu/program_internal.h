@@ -145,15 +145,15 @@ std::string programLabel(const RfRuntime &s);
 /// Records the first error of a run; later ones are dropped.
 void fail(RfRuntime *s, const std::string &message);
 
-/// concurrent_begin / concurrent_end's bookkeeping, the same on every
-/// driver: false (and the run's error recorded) when regions nest or an end
-/// has no begin. They run even after a kernel failed, so that a driver's
-/// forks are always joined.
-bool enterConcurrentRegion(RfRuntime *s);
-bool leaveConcurrentRegion(RfRuntime *s);
-/// After a schedule: true (and the run's error recorded) if it ended inside
-/// a region, which is then closed.
-bool closeOpenRegion(RfRuntime &s);
+/// concurrent_begin and concurrent_end, the same for every driver (the CUDA
+/// driver orders launches by dataflow, inside regions or not): the run's
+/// error is recorded when regions nest or an end has no begin. They run
+/// even after a kernel failed.
+void concurrentBeginKernel(RfRuntime *s);
+void concurrentEndKernel(RfRuntime *s);
+/// After a schedule: the run's error recorded if it ended inside a region,
+/// which is then closed.
+void closeOpenRegion(RfRuntime &s);
 
 /// Runs a kernel body unless an earlier kernel failed; turns anything it
 /// throws into the recorded error (nothing may unwind through the schedule).

@@ -786,12 +786,6 @@ void checkLaunchKernel(RfRuntime *s, const char *kernel, int cudaError) {
                 ": CUDA kernel failed to launch: " + describe(error));
 }
 
-/// Concurrent regions need nothing from this driver beyond the common
-/// checks: dataflow (beginLaunch) already runs their launches side by side.
-void concurrentBegin(RfRuntime *s) { enterConcurrentRegion(s); }
-
-void concurrentEnd(RfRuntime *s) { leaveConcurrentRegion(s); }
-
 /// A schedule's end: a region left open is an error. The program's stream
 /// has waited for every launch (a capture ends on it).
 void finishSchedule(RfRuntime &s) {
@@ -813,8 +807,10 @@ const RfKernels kCudaKernels = {
     keySwitchInnerProductKernel,
     streamKernel,
     checkLaunchKernel,
-    concurrentBegin,
-    concurrentEnd,
+    // Regions need nothing beyond the common checks: dataflow (beginLaunch)
+    // already runs their launches side by side.
+    concurrentBeginKernel,
+    concurrentEndKernel,
     nttForwardFromKernel,
     nttKeySwitchKernel,
     nttProductsKernel,
