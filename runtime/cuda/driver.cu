@@ -255,8 +255,8 @@ void placeTables(const RfRuntime &s,
   d.basisModuli.clear();
   for (const BasisPlan &plan : s.bases) {
     moduli.push_back(image.put(moduliRecords(plan.moduli)));
-    d.basisModuli.push_back(image.put(
-        std::vector<Modulus>(plan.moduli.begin(), plan.moduli.end())));
+    // The same table, read as Modulus (modarith.h asserts the layout).
+    d.basisModuli.push_back(reinterpret_cast<const Modulus *>(moduli.back()));
     cuda::NttPlan ntt{nullptr, 0};
     if (plan.nttProblem.empty()) {
       std::vector<cuda::NttLimb> limbs;

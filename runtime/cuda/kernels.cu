@@ -1009,6 +1009,9 @@ __global__ void convertColumnsKernel(ConvertPlan plan, const uint64_t *in,
 /// scaleRoundKernel (not a fast floor) for a divisor of ROWS limbs: the
 /// group's output limbs, each with its kept limb's term and the rounded
 /// fraction sum in its one reduction, plus the addend's word (if any).
+/// A pair of outputs' kept and addend words are fetched one pair ahead (the
+/// first pair's with the divisor's words), so that a thread waits on global
+/// memory about once, not once per pair.
 template <int ROWS>
 __global__ void scaleRoundColumnsKernel(ScaleRoundPlanView plan,
                                         const uint64_t *addend,
@@ -1020,6 +1023,22 @@ __global__ void scaleRoundColumnsKernel(ScaleRoundPlanView plan,
   if (c >= n)
     return;
   const OutputGroup group(plan.outputSize, perGroup);
+  // The kept and addend words of outputs o and o + 1 (where it is below
+  // the group's end).
+  struct PairWords {
+    uint64_t kept[2] = {}, addend[2] = {};
+  };
+  auto fetch = [&](int o) {
+    PairWords words;
+    for (int k = 0; k < 2 && o + k < group.end; ++k) {
+      if (plan.hasLambda)
+        words.kept[k] = in[size_t(plan.keptLimbs[o + k]) * n + c];
+      if (addend)
+        words.addend[k] = addend[size_t(o + k) * n + c];
+    }
+    return words;
+  };
+  PairWords next = fetch(group.first);
   Column<ROWS> x;
   FractionSum fraction;
 #pragma unroll
@@ -1030,25 +1049,24 @@ __global__ void scaleRoundColumnsKernel(ScaleRoundPlanView plan,
   // Below |divisor| 2^61: room that columnsFit leaves in the sum.
   const uint128_t rounded = fraction.roundHalfUp();
   constexpr int kRow = paddedRows(ROWS);
-  auto kept = [&](int o) {
-    return plan.hasLambda ? in[size_t(plan.keptLimbs[o]) * n + c] : 0;
-  };
   for (int o = group.first; o < group.end; o += 2) {
+    const PairWords current = next;
+    if (o + 2 < group.end)
+      next = fetch(o + 2);
     const bool two = o + 1 < group.end;
     const int o1 = two ? o + 1 : o;
-    const uint64_t extra[2] = {kept(o), kept(o1)};
     const uint64_t extraWeight[2] = {plan.hasLambda ? plan.lambda[o] : 0,
                                      plan.hasLambda ? plan.lambda[o1] : 0};
     uint64_t words[2];
     columnDotMod2<true>(x, plan.omega + size_t(o) * kRow,
                         plan.omega + size_t(o1) * kRow, two, plan.outputs[o],
-                        plan.outputs[o1], extra, extraWeight, rounded, words);
+                        plan.outputs[o1], current.kept, extraWeight, rounded,
+                        words);
     for (int k = 0; k < (two ? 2 : 1); ++k) {
-      const int limb = k ? o1 : o;
+      const int limb = o + k;
       uint64_t word = words[k];
       if (addend)
-        word = addMod(word, addend[size_t(limb) * n + c],
-                      plan.outputs[limb].value);
+        word = addMod(word, current.addend[k], plan.outputs[limb].value);
       out[size_t(limb) * n + c] = word;
     }
   }

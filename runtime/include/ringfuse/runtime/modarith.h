@@ -12,6 +12,7 @@
 #include "ringfuse/runtime/number_theory.h"
 #include "ringfuse/runtime/program_abi.h"
 
+#include <cstddef>
 #include <cstdint>
 
 namespace ringfuse::runtime {
@@ -34,6 +35,15 @@ struct Modulus {
 
   RfModulus record() const { return {value, ratioHigh, ratioLow}; }
 };
+
+// The same words as a program's record, so that one device table of a
+// basis's moduli serves both RfKernels::moduli and the library kernels.
+static_assert(sizeof(Modulus) == sizeof(RfModulus) &&
+                  offsetof(Modulus, value) == offsetof(RfModulus, value) &&
+                  offsetof(Modulus, ratioHigh) ==
+                      offsetof(RfModulus, ratio_high) &&
+                  offsetof(Modulus, ratioLow) == offsetof(RfModulus, ratio_low),
+              "Modulus must be laid out as RfModulus");
 
 /// x mod q for any 128-bit x. The estimated quotient floor(x * ratio / 2^128)
 /// is the true one or one less (ratio is below 2^128/q by at most 1 and
