@@ -231,13 +231,24 @@ def RNSFuse : Pass<"rns-fuse", "::mlir::ModuleOp"> {
       plus %c`, the addend added to each output word in the rounding's
       kernel, one launch and one pass over the words fewer. Fires when the
       rounding (not one fused with a conversion) has no other user.
+    - relinearization's kept terms in the key switch: where key switching's
+      sums k_i end as `rns.scale_round (rns.intt %k_i) by a over #P plus
+      (rns.scale_round (rns.intt %d_i) by b over #B)` (both i, K first in
+      both inputs), d_i's B limbs alone are transformed back and rounded
+      (the part of the rounding they decide), and its K limbs, in the
+      evaluation domain, join the key switch's sums scaled by
+      [b B^-1]_k / [a P^-1]_k (`rns.key_switch_inner_product ... plus`),
+      whose P-rounding's kept term then carries them. |K| inverse-NTT limbs
+      fewer per component; the words are the same.
   }];
   let dependentDialects = ["::ringfuse::rns::RNSDialect"];
   let statistics = [
     Statistic<"numScaleRoundsFused", "scale-rounds-fused",
               "Scale-and-rounds fused with the exact conversion after them">,
     Statistic<"numSumsFused", "sums-fused",
-              "Sums folded into the scale-and-round of one of their terms">
+              "Sums folded into the scale-and-round of one of their terms">,
+    Statistic<"numKeptTermsInKeySwitch", "kept-terms-in-key-switch",
+              "Key switches that took the kept terms of the roundings after them">
   ];
 }
 

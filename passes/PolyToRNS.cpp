@@ -318,7 +318,8 @@ private:
     }
     auto evalType = withBasis(c, qpBasis).withDomain(true);
     auto product = rns::KeySwitchInnerProductOp::create(
-        builder_, loc(), evalType, evalType, digits, op.getGaloisElement());
+        builder_, loc(), evalType, evalType, digits, /*addend0=*/Value(),
+        /*addend1=*/Value(), op.getGaloisElement(), /*addend_scales=*/nullptr);
     for (auto [result, k] : llvm::zip(op.getResults(), product.getResults())) {
       Value coefficients = rns::InttOp::create(builder_, loc(), k);
       values_[result] = rns::ScaleRoundOp::create(

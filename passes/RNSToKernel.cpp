@@ -328,14 +328,30 @@ public:
 private:
   Location loc() { return builder_.getUnknownLoc(); }
 
-  /// A value's buffer may be overwritten at op `at` if no value sharing that
-  /// buffer is used after it.
+  /// A value's buffer may be overwritten at op `at` if no value sharing
+  /// limbs of that buffer is used after it (views of other limbs may be).
   bool canOverwrite(Value value, unsigned at) {
     Value origin = origin_[value];
+    LimbRange limbs = limbsOf(value);
     for (auto &[other, otherOrigin] : origin_)
-      if (otherOrigin == origin && lastUse_.lookup(other) > at)
+      if (otherOrigin == origin && lastUse_.lookup(other) > at &&
+          limbsOf(other).overlaps(limbs))
         return false;
     return true;
+  }
+
+  /// The limbs [first, last) of its origin's buffer that a value holds.
+  struct LimbRange {
+    int64_t first, last;
+    bool overlaps(LimbRange other) const {
+      return first < other.last && other.first < last;
+    }
+  };
+  LimbRange limbsOf(Value value) const {
+    auto found = limbs_.find(value);
+    return found == limbs_.end()
+               ? LimbRange{0, cast<rns::PolyType>(value.getType()).getBasis().size()}
+               : found->second;
   }
 
   Value alloc(Type rnsType) {
@@ -356,7 +372,7 @@ private:
         builder_, loc(), builder_.getStringAttr(kernel), ins, outs,
         rns::ConversionMethodAttr(), UnitAttr(), IntegerAttr(),
         rns::BasisAttr(), rns::BasisAttr(), IntegerAttr(), IntegerAttr(),
-        UnitAttr(), rns::TransformAttr(), DenseI32ArrayAttr());
+        UnitAttr(), rns::TransformAttr(), DenseI32ArrayAttr(), UnitAttr());
   }
 
   /// out = in, as a generated kernel.
@@ -419,6 +435,9 @@ private:
               op.getFirst(), op.getLast());
           buffers_[op.getResult()] = view;
           origin_[op.getResult()] = origin_[op.getInput()];
+          const int64_t first = limbsOf(op.getInput()).first;
+          limbs_[op.getResult()] = {first + int64_t(op.getFirst()),
+                                    first + int64_t(op.getLast())};
           return success();
         })
         .Case<rns::ScaleRoundOp>([&](auto op) {
@@ -455,8 +474,10 @@ private:
             digits.push_back(buffers_[digit]);
           Value k0 = define(op.getK0(), alloc(op.getK0().getType()));
           Value k1 = define(op.getK1(), alloc(op.getK1().getType()));
+          const bool added = appendAddend(op, digits);
           auto kernel = launch("key_switch_inner_product", digits, {k0, k1});
           kernel.setKey(op.getKey());
+          kernel.setAddend(added);
           return success();
         })
         .Case<rns::ConstantOp>([&](auto op) {
@@ -495,9 +516,11 @@ private:
       }
     }
     Value buffer = buffers_[input];
-    if (canOverwrite(input, position_[op]) && !isa_and_nonnull<kernel::ViewOp>(buffer.getDefiningOp())) {
+    // In place, also on a view: canOverwrite sees the other limbs' values.
+    if (canOverwrite(input, position_[op])) {
       buffers_[op.getResult()] = buffer;
       origin_[op.getResult()] = origin_[input];
+      limbs_[op.getResult()] = limbsOf(input);
     } else {
       Value fresh = define(op.getResult(), alloc(op.getType()));
       copy(buffer, fresh);
@@ -536,6 +559,25 @@ private:
     return sources;
   }
 
+  /// Key switching's addend as three more ins (both addends, then a
+  /// constant buffer of their scales); whether it has one.
+  bool appendAddend(rns::KeySwitchInnerProductOp op,
+                    SmallVectorImpl<Value> &ins) {
+    if (!op.getAddend0())
+      return false;
+    ArrayRef<int64_t> scales = *op.getAddendScales();
+    auto type = cast<rns::PolyType>(op.getAddend0().getType());
+    auto residues = DenseIntElementsAttr::get(
+        RankedTensorType::get({int64_t(scales.size())}, builder_.getI64Type()),
+        scales);
+    Value table = kernel::ConstantOp::create(
+        builder_, loc(),
+        kernel::BufferType::get(builder_.getContext(), 1, type.getBasis()),
+        residues);
+    ins.append({buffers_[op.getAddend0()], buffers_[op.getAddend1()], table});
+    return true;
+  }
+
   /// ntt_key_switch: the digits' NTTs (fusedSources) and the inner product.
   LogicalResult lowerKeySwitchOfTransforms(rns::KeySwitchInnerProductOp op) {
     SmallVector<rns::NttOp> transforms;
@@ -545,8 +587,10 @@ private:
     SmallVector<Value> sources = fusedSources(transforms, op, outs);
     outs.push_back(define(op.getK0(), alloc(op.getK0().getType())));
     outs.push_back(define(op.getK1(), alloc(op.getK1().getType())));
+    const bool added = appendAddend(op, sources);
     auto kernel = launch("ntt_key_switch", sources, outs);
     kernel.setKey(op.getKey());
+    kernel.setAddend(added);
     if (rns::TransformAttr shape = transforms.front().getTransformAttr())
       kernel.setTransformAttr(
           fusedTransform(shape, transforms.front().getType()));
@@ -656,6 +700,8 @@ private:
   Pass::Statistic &numKernels_, &numFused_;
   llvm::DenseMap<Operation *, unsigned> position_;
   llvm::DenseMap<Value, unsigned> lastUse_;
+  // Where a view's limbs lie in its origin's buffer (absent: all of it).
+  llvm::DenseMap<Value, LimbRange> limbs_;
   llvm::DenseMap<Operation *, Operation *> rootOf_;
   std::vector<ProductSet> productSets_;
   llvm::DenseMap<Operation *, unsigned> productSetOf_; // root or factor -> set

@@ -250,7 +250,8 @@ const BasisPlan &checkAutomorphism(const RfRuntime *s, int basis,
 
 KeySwitchCall checkKeySwitch(const RfRuntime *s, int key, int basis,
                              const uint64_t *const *digits, int digitCount,
-                             const uint64_t *out0, const uint64_t *out1) {
+                             const uint64_t *out0, const uint64_t *out1,
+                             const RfKeySwitchAddend *addend) {
   const Context &context = *s->context;
   const std::vector<uint64_t> &q = context.q().values(), &p = context.p().values();
   const std::vector<uint64_t> &moduli = basisAt(s, basis).moduli;
@@ -284,7 +285,23 @@ KeySwitchCall checkKeySwitch(const RfRuntime *s, int key, int basis,
       if (o != digits[j] && overlaps(o, words, digits[j], words))
         throw Error(what + " partly overlaps an output");
   }
-  return {ksk, moduli.size(), l, q.size() - l, expectedDigits};
+  RfKeySwitchAddend added{};
+  if (addend) {
+    added = *addend;
+    if (added.limbs < 1 || size_t(added.limbs) > l)
+      throw Error("the addend covers " + std::to_string(added.limbs) +
+                  " limbs; the level has " + std::to_string(l) +
+                  " primes of Q");
+    const size_t addendWords = size_t(added.limbs) * s->n;
+    requireSpan(s, added.scales, size_t(added.limbs), "the addend's scales");
+    for (const uint64_t *a : {added.addend0, added.addend1}) {
+      requireSpan(s, a, addendWords, "an addend");
+      for (const uint64_t *o : {out0, out1})
+        if (overlaps(o, words, a, addendWords))
+          throw Error("an addend overlaps an output");
+    }
+  }
+  return {ksk, moduli.size(), l, q.size() - l, expectedDigits, added};
 }
 
 /// A shape the fused NTTs (ntt_key_switch, ntt_products) run.
@@ -344,14 +361,25 @@ NttKeySwitchCall checkNttKeySwitch(const RfRuntime *s, int key, int basis,
                                    const uint64_t *const *digits,
                                    uint64_t *const *scratch, int digitCount,
                                    const uint64_t *out0, const uint64_t *out1,
-                                   int logN1, int radix, int otStages) {
+                                   const RfKeySwitchAddend *addend, int logN1,
+                                   int radix, int otStages) {
   NttKeySwitchCall call;
   call.shape = checkFusedNttShape(s, logN1, radix, otStages, "key switching");
   // checkKeySwitch refuses a null scratch array, checkNttSources the others.
   call.keySwitch =
-      checkKeySwitch(s, key, basis, scratch, digitCount, out0, out1);
+      checkKeySwitch(s, key, basis, scratch, digitCount, out0, out1, addend);
   call.oneLimb = checkNttSources(s, basis, digitBases, digits, scratch,
                                  digitCount, "digit", {out0, out1});
+  if (addend) {
+    // The scratch buffers are written while the addends wait to be read.
+    const size_t words = call.keySwitch.limbs * s->n,
+                 addendWords = size_t(addend->limbs) * s->n;
+    for (int j = 0; j < digitCount; ++j)
+      for (const uint64_t *a : {addend->addend0, addend->addend1})
+        if (overlaps(scratch[j], words, a, addendWords))
+          throw Error("digit " + std::to_string(j) +
+                      "'s scratch buffer overlaps an addend");
+  }
   return call;
 }
 
@@ -723,14 +751,31 @@ void innerProduct(const RfRuntime *s, const KeySwitchCall &call,
       out1[base + c] = sum1;
     }
   }
+  const RfKeySwitchAddend &addend = call.addend;
+  for (size_t i = 0; i < size_t(addend.limbs); ++i) {
+    const Modulus &m = context.qp().modulus(call.keyLimb(i));
+    const uint64_t scale = addend.scales[i];
+    if (scale >= m.value)
+      throw Error("the addend's scale " + std::to_string(scale) +
+                  " is not below its prime " + std::to_string(m.value));
+    const size_t base = i * n;
+    for (size_t c = 0; c < n; ++c) {
+      out0[base + c] = addMod(
+          out0[base + c], mulMod(addend.addend0[base + c], scale, m), m.value);
+      out1[base + c] = addMod(
+          out1[base + c], mulMod(addend.addend1[base + c], scale, m), m.value);
+    }
+  }
 }
 
 void keySwitchInnerProductKernel(RfRuntime *s, int key, int basis,
                                  const uint64_t *const *digits, int digitCount,
-                                 uint64_t *out0, uint64_t *out1) {
+                                 uint64_t *out0, uint64_t *out1,
+                                 const RfKeySwitchAddend *addend) {
   guarded(s, "key_switch_inner_product", [&] {
     innerProduct(s,
-                 checkKeySwitch(s, key, basis, digits, digitCount, out0, out1),
+                 checkKeySwitch(s, key, basis, digits, digitCount, out0, out1,
+                                addend),
                  digits, out0, out1);
   });
 }
@@ -759,11 +804,12 @@ void transformSources(const RfRuntime *s, int basis,
 void nttKeySwitchKernel(RfRuntime *s, int key, int basis, const int *digitBases,
                         const uint64_t *const *digits, uint64_t *const *scratch,
                         int digitCount, uint64_t *out0, uint64_t *out1,
-                        int logN1, int radix, int otStages) {
+                        const RfKeySwitchAddend *addend, int logN1, int radix,
+                        int otStages) {
   guarded(s, "ntt_key_switch", [&] {
-    const NttKeySwitchCall call =
-        checkNttKeySwitch(s, key, basis, digitBases, digits, scratch,
-                          digitCount, out0, out1, logN1, radix, otStages);
+    const NttKeySwitchCall call = checkNttKeySwitch(
+        s, key, basis, digitBases, digits, scratch, digitCount, out0, out1,
+        addend, logN1, radix, otStages);
     transformSources(s, basis, call.oneLimb, digits, scratch);
     innerProduct(s, call.keySwitch, scratch, out0, out1);
   });
@@ -1052,7 +1098,13 @@ private:
         entry.floor = std::make_unique<FastFloorPlan>(
             s_.bases[entry.divisor].rns, s_.bases[entry.kept].rns, numerator);
       } else {
-        entry.plan = switching
+        // A switch to moduli that all divide the numerator needs no kept
+        // basis; otherwise its tables are the rounding's over D u kept, of
+        // which it leaves out the kept limbs' term (their limbs absent).
+        const bool dividing =
+            std::all_of(keptModuli.begin(), keptModuli.end(),
+                        [&](uint64_t m) { return numerator.modWord(m) == 0; });
+        entry.plan = switching && dividing
                          ? std::make_unique<ScaleRoundPlan>(s_.bases[entry.divisor].rns,
                                                             RnsBasis(), numerator, keptModuli)
                          : std::make_unique<ScaleRoundPlan>(s_.bases[entry.divisor].rns,

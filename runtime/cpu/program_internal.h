@@ -234,14 +234,17 @@ const BasisPlan &checkAutomorphism(const RfRuntime *s, int basis,
 struct KeySwitchCall {
   const KeySwitchKey *key;
   size_t limbs, qLimbs, skippedLimbs, digits;
+  RfKeySwitchAddend addend; // limbs 0: none
   size_t keyLimb(size_t i) const { return i < qLimbs ? i : i + skippedLimbs; }
 };
 
 /// The bound key and the layout of its level; the digits and outputs span
-/// the basis' limbs * N words each.
+/// the basis' limbs * N words each; the addend (or null) covers some of the
+/// level's primes of Q and overlaps neither output.
 KeySwitchCall checkKeySwitch(const RfRuntime *s, int key, int basis,
                              const uint64_t *const *digits, int digitCount,
-                             const uint64_t *out0, const uint64_t *out1);
+                             const uint64_t *out0, const uint64_t *out1,
+                             const RfKeySwitchAddend *addend);
 
 /// The sources of a fused forward NTT (ntt_key_switch's digits,
 /// ntt_products' factors, named `what` in errors): each a polynomial over
@@ -269,7 +272,8 @@ NttKeySwitchCall checkNttKeySwitch(const RfRuntime *s, int key, int basis,
                                    const uint64_t *const *digits,
                                    uint64_t *const *scratch, int digitCount,
                                    const uint64_t *out0, const uint64_t *out1,
-                                   int logN1, int radix, int otStages);
+                                   const RfKeySwitchAddend *addend, int logN1,
+                                   int radix, int otStages);
 
 /// ntt_products' arguments: a shape the fused NTT takes; factor, output and
 /// pair counts within ntt_shape.h's bounds; pairs grouped by output, every

@@ -174,7 +174,7 @@ void ScaleRoundPlan::apply(const uint64_t *inDivisor, const uint64_t *inKept,
       for (size_t i = 0; i < divisorSize_; ++i)
         sum = addMod(sum, mulMod(inDivisor[i * n + c], omega_[i * outSize + o], m),
                      m.value);
-      if (!lambda_.empty())
+      if (inKept && !lambda_.empty())
         sum = addMod(sum, mulMod(inKept[o * n + c], lambda_[o], m), m.value);
       out[o * n + c] = sum;
     }

@@ -374,7 +374,8 @@ void placeTables(const RfRuntime &s,
       const ScaleRoundPlan &plan = *entry.plan;
       view.divisorSize = static_cast<int>(plan.divisorSize());
       view.outputSize = static_cast<int>(plan.outputLimbs());
-      view.hasLambda = plan.lambda().empty() ? 0 : 1;
+      // A switch's input has no kept limbs: their term is left out.
+      view.hasLambda = plan.lambda().empty() || entry.keptLimbs.empty() ? 0 : 1;
       view.theta = image.put(plan.theta());
       view.omega = image.put(
           cuda::weightRows(plan.omega(), view.divisorSize, view.outputSize));
@@ -663,16 +664,29 @@ cuda::KeySwitchKeyView keyView(RfRuntime *s, int key,
   return view;
 }
 
+/// What key switching's addend has it read.
+void addendAccesses(const RfRuntime *s, const RfKeySwitchAddend &addend,
+                    Accesses &accesses) {
+  if (addend.limbs == 0)
+    return;
+  const size_t words = size_t(addend.limbs) * s->n;
+  accesses.reads.push_back({addend.addend0, words});
+  accesses.reads.push_back({addend.addend1, words});
+  accesses.reads.push_back({addend.scales, size_t(addend.limbs)});
+}
+
 void keySwitchInnerProductKernel(RfRuntime *s, int key, int basis,
                                  const uint64_t *const *digits, int digitCount,
-                                 uint64_t *out0, uint64_t *out1) {
+                                 uint64_t *out0, uint64_t *out1,
+                                 const RfKeySwitchAddend *addend) {
   guarded(s, "key_switch_inner_product", [&] {
-    const KeySwitchCall call =
-        checkKeySwitch(s, key, basis, digits, digitCount, out0, out1);
+    const KeySwitchCall call = checkKeySwitch(s, key, basis, digits,
+                                              digitCount, out0, out1, addend);
     CudaState &d = stateOf(s);
     cuda::KeySwitchPlan plan{};
     plan.key = keyView(s, key, call);
     plan.digits = static_cast<int>(call.digits);
+    plan.addend = call.addend;
     // By value: a captured graph keeps the pointers, not the host array.
     const size_t words = call.limbs * s->n;
     Accesses accesses{{}, {{out0, words}, {out1, words}}};
@@ -680,6 +694,7 @@ void keySwitchInnerProductKernel(RfRuntime *s, int key, int basis,
       plan.digitData[j] = digits[j];
       accesses.reads.push_back({digits[j], words});
     }
+    addendAccesses(s, call.addend, accesses);
     cudaStream_t stream = beginLaunch(s, std::move(accesses));
     cuda::launchKeySwitchInnerProduct(plan, s->n, out0, out1, stream);
     endLaunch(s);
@@ -717,21 +732,23 @@ cuda::NttSources sourcesOf(const uint64_t *const *sources,
 void nttKeySwitchKernel(RfRuntime *s, int key, int basis, const int *digitBases,
                         const uint64_t *const *digits, uint64_t *const *scratch,
                         int digitCount, uint64_t *out0, uint64_t *out1,
-                        int logN1, int radix, int otStages) {
+                        const RfKeySwitchAddend *addend, int logN1, int radix,
+                        int otStages) {
   guarded(s, "ntt_key_switch", [&] {
-    const NttKeySwitchCall call =
-        checkNttKeySwitch(s, key, basis, digitBases, digits, scratch,
-                          digitCount, out0, out1, logN1, radix, otStages);
+    const NttKeySwitchCall call = checkNttKeySwitch(
+        s, key, basis, digitBases, digits, scratch, digitCount, out0, out1,
+        addend, logN1, radix, otStages);
     const size_t words = call.keySwitch.limbs * s->n;
     Accesses accesses =
         sourceAccesses(s, digits, scratch, call.oneLimb, words);
     accesses.writes.push_back({out0, words});
     accesses.writes.push_back({out1, words});
+    addendAccesses(s, call.keySwitch.addend, accesses);
     cudaStream_t stream = beginLaunch(s, std::move(accesses));
     cuda::launchNttKeySwitch(keyView(s, key, call.keySwitch),
                              stateOf(s).ntt[basis], s->n, call.shape,
                              sourcesOf(digits, scratch, call.oneLimb), out0,
-                             out1, stream);
+                             out1, call.keySwitch.addend, stream);
     endLaunch(s);
   });
 }

@@ -1151,6 +1151,12 @@ __global__ void keySwitchKernel(KeySwitchPlan plan, uint64_t *out0,
     sum0 = reduce128Quick(sum0, m);
     sum1 = reduce128Quick(sum1, m);
   }
+  const RfKeySwitchAddend &addend = plan.addend;
+  if (int(w / n) < addend.limbs) {
+    const uint64_t scale = addend.scales[w / n];
+    sum0 = addScaled(sum0, addend.addend0[w], scale, m);
+    sum1 = addScaled(sum1, addend.addend1[w], scale, m);
+  }
   out0[w] = static_cast<uint64_t>(sum0);
   out1[w] = static_cast<uint64_t>(sum1);
 }

@@ -174,12 +174,21 @@ struct KeySwitchKeyView {
   }
 };
 
-/// key_switch_inner_product: the digits in evaluation form over Q_l P.
+/// key_switch_inner_product: the digits in evaluation form over Q_l P, and
+/// what the sums add (addend.limbs 0: nothing).
 struct KeySwitchPlan {
   KeySwitchKeyView key;
   int digits;
   const uint64_t *digitData[kMaxDigits];
+  RfKeySwitchAddend addend;
 };
+
+/// sum (reduced, below 2^64) plus scale times the addend's word, mod m.
+__device__ __forceinline__ uint64_t addScaled(uint128_t sum, uint64_t word,
+                                              uint64_t scale,
+                                              const Modulus &m) {
+  return reduce128Quick(sum + static_cast<uint128_t>(word) * scale, m);
+}
 
 /// Products of a word below 4q and a canonical one (below 2^124: primes
 /// below 2^61) that a 128-bit sum takes before it is reduced.
@@ -243,7 +252,8 @@ void launchKeySwitchInnerProduct(const KeySwitchPlan &plan, size_t n,
 void launchNttKeySwitch(const KeySwitchKeyView &key, const NttPlan &plan,
                         size_t n, const NttShape &shape,
                         const NttSources &digits, uint64_t *out0,
-                        uint64_t *out1, cudaStream_t stream);
+                        uint64_t *out1, const RfKeySwitchAddend &addend,
+                        cudaStream_t stream);
 /// The products of the factors' forward NTTs, taken in the NTT's last step
 /// instead of from NTT outputs written out (ntt.cu). No output overlaps a
 /// source or scratch.

@@ -438,6 +438,7 @@ struct KeySwitchRows : SourceRows {
   static constexpr RowKind kKind = RowKind::keySwitch;
   KeySwitchKeyView key;
   uint64_t *out0, *out1;
+  RfKeySwitchAddend addend;
 };
 
 /// ntt_products' factors, each transformed and kept in registers, then the
@@ -717,6 +718,16 @@ __global__ void __launch_bounds__(
           reduceSums();
       });
       reduceSums();
+      const RfKeySwitchAddend &addend = io.addend;
+      if (int(blockIdx.y) < addend.limbs) {
+        const uint64_t scale = addend.scales[blockIdx.y];
+#pragma unroll
+        for (unsigned slot = 0; slot < R; ++slot) {
+          const size_t i = rowOffset + at[slot];
+          sum0[slot] = addScaled(sum0[slot], addend.addend0[i], scale, modulus);
+          sum1[slot] = addScaled(sum1[slot], addend.addend1[i], scale, modulus);
+        }
+      }
 #pragma unroll
       for (unsigned slot = 0; slot < R; ++slot) {
         io.out0[rowOffset + at[slot]] = static_cast<uint64_t>(sum0[slot]);
@@ -1010,11 +1021,13 @@ void launchFusedNtt(const NttPlan &plan, size_t n, const NttShape &shape,
 void launchNttKeySwitch(const KeySwitchKeyView &key, const NttPlan &plan,
                         size_t n, const NttShape &shape,
                         const NttSources &digits, uint64_t *out0,
-                        uint64_t *out1, cudaStream_t stream) {
+                        uint64_t *out1, const RfKeySwitchAddend &addend,
+                        cudaStream_t stream) {
   KeySwitchRows rows{};
   rows.key = key;
   rows.out0 = out0;
   rows.out1 = out1;
+  rows.addend = addend;
   launchFusedNtt(plan, n, shape, digits, rows, "key switching", stream);
 }
 

@@ -249,6 +249,45 @@ TEST(ScaleRound, ComplexScalingMatchesExactRationalRounding) {
   }
 }
 
+// Without its kept limbs (inKept null) a rounding over D u K writes the part
+// its divisor's limbs decide: adding lambda_k x_k gives the whole rounding,
+// which is how rns-fuse adds that term in the evaluation domain. For x below
+// D (kept limbs x mod k) that part is round(a x / D) - [a D^-1]_k x.
+TEST(ScaleRound, DivisorPartPlusKeptTermIsTheWholeRounding) {
+  RnsBasis divisor = primeBasis(60, 3), kept = primeBasis(59, 4);
+  RnsBasis all = divisor.concat(kept);
+  const uint64_t numerator = 786433;
+  ScaleRoundPlan plan(divisor, kept, numerator);
+  const size_t n = 200;
+  std::vector<uint64_t> in, whole(kept.size() * n), part(kept.size() * n);
+  auto values = randomOver(all, n, in);
+  plan.apply(in.data(), in.data() + divisor.size() * n, n, whole.data());
+  plan.apply(in.data(), nullptr, n, part.data());
+  for (size_t k = 0; k < kept.size(); ++k) {
+    const Modulus m(kept.values()[k]);
+    for (size_t c = 0; c < n; ++c) {
+      const uint64_t keptWord = in[(divisor.size() + k) * n + c];
+      ASSERT_EQ(addMod(part[k * n + c], mulMod(keptWord, plan.lambda()[k], m),
+                       m.value),
+                whole[k * n + c])
+          << k << "," << c;
+    }
+  }
+  std::vector<uint64_t> below;
+  auto small = randomOver(divisor, n, below);
+  plan.apply(below.data(), nullptr, n, part.data());
+  for (size_t c = 0; c < n; ++c) {
+    BigUInt rounded = exactScaleRound(small[c], BigUInt(numerator), divisor.product());
+    for (size_t k = 0; k < kept.size(); ++k) {
+      const Modulus m(kept.values()[k]);
+      const uint64_t x = small[c].modWord(m.value);
+      ASSERT_EQ(addMod(part[k * n + c], mulMod(x, plan.lambda()[k], m), m.value),
+                rounded.modWord(m.value))
+          << k << "," << c;
+    }
+  }
+}
+
 TEST(ScaleRound, SimpleScalingMatchesExactRationalRounding) {
   RnsBasis divisor = primeBasis(60, 6);
   for (uint64_t t : {uint64_t(2), uint64_t(256), uint64_t(65537), uint64_t(1) << 40}) {

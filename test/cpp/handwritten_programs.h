@@ -169,14 +169,14 @@ inline void keySwitch(RfRuntime *rt, const RfKernels *k, int key,
       k->convert(rt, D0ToQP + j, c + j * kN, digits[j]);
     const int bases[3] = {D0, QP, QP};
     const uint64_t *sources[3] = {c, digits[1], digits[2]};
-    k->ntt_key_switch(rt, key, QP, bases, sources, digits, 3, acc0, acc1, 0, 0,
-                      0);
+    k->ntt_key_switch(rt, key, QP, bases, sources, digits, 3, acc0, acc1,
+                      nullptr, 0, 0, 0);
   } else {
     for (int j = 0; j < 3; ++j) {
       k->convert(rt, D0ToQP + j, c + j * kN, digits[j]);
       k->ntt_forward(rt, QP, digits[j], 0, 0, 0);
     }
-    k->key_switch_inner_product(rt, key, QP, digits, 3, acc0, acc1);
+    k->key_switch_inner_product(rt, key, QP, digits, 3, acc0, acc1, nullptr);
   }
   k->ntt_inverse(rt, QP, acc0, 0, 0, 0);
   k->ntt_inverse(rt, QP, acc1, 0, 0, 0);
@@ -469,19 +469,19 @@ inline const RefusedCall kRefusedCalls[] = {
     {[](RfRuntime *rt, const RfKernels *k) {
        uint64_t *digits[3] = {};
        k->key_switch_inner_product(rt, 0, QP, digits, 3, k->buffer(rt, 3),
-                                   k->buffer(rt, 4));
+                                   k->buffer(rt, 4), nullptr);
      },
      "key 0 is out of range"},
     {[](RfRuntime *rt, const RfKernels *k) {
        uint64_t *digits[3] = {};
        k->key_switch_inner_product(rt, 0, QB, digits, 3, k->buffer(rt, 3),
-                                   k->buffer(rt, 4));
+                                   k->buffer(rt, 4), nullptr);
      },
      "basis 2 is not the first primes of Q followed by P"},
     {[](RfRuntime *rt, const RfKernels *k) {
        uint64_t *digits[3] = {};
        k->key_switch_inner_product(rt, 0, QP, digits, 2, k->buffer(rt, 3),
-                                   k->buffer(rt, 4));
+                                   k->buffer(rt, 4), nullptr);
      },
      "2 digits given; 3 primes of Q make 3"},
     {[](RfRuntime *rt, const RfKernels *k) {
@@ -489,7 +489,7 @@ inline const RefusedCall kRefusedCalls[] = {
        const uint64_t *digits[3] = {};
        uint64_t *scratch[3] = {};
        k->ntt_key_switch(rt, 0, QP, bases, digits, scratch, 3, k->buffer(rt, 3),
-                         k->buffer(rt, 4), 5, 8, 0);
+                         k->buffer(rt, 4), nullptr, 5, 8, 0);
      },
      "NTT shape not supported for key switching: a fused NTT runs "
      "radix 4, not 8"},

@@ -201,6 +201,19 @@ private:
     return success();
   }
 
+  /// Declares key switching's addend (its last three ins) in the launch's
+  /// block and returns the argument that names it, or nullptr without one.
+  std::string emitKeySwitchAddend(kernel::LaunchOp launch, raw_ostream &os) {
+    if (!launch.getAddend())
+      return "nullptr";
+    auto ins = launch.getIns();
+    const size_t at = ins.size() - 3;
+    os << llvm::formatv("    const RfKeySwitchAddend addend = {{{0}, {1}, {2}, {3}};\n",
+                        names_[ins[at]], names_[ins[at + 1]], names_[ins[at + 2]],
+                        cast<kernel::BufferType>(ins[at].getType()).getBasis().size());
+    return "&addend";
+  }
+
   LogicalResult emitLaunch(kernel::LaunchOp launch, raw_ostream &os) {
     StringRef kernel = launch.getKernel();
     auto in = [&](unsigned i) { return names_[launch.getIns()[i]]; };
@@ -254,19 +267,21 @@ private:
                           in(0), out(0));
     } else if (kernel == "key_switch_inner_product") {
       SmallVector<std::string> digits;
-      for (Value digit : launch.getIns())
+      for (Value digit : launch.mainIns())
         digits.push_back(names_[digit]);
       int basis = basisOf(launch.getOuts()[0]);
-      os << llvm::formatv("  {{\n    const uint64_t *digits[] = {{{0}};\n"
-                          "    k->key_switch_inner_product(rt, {1}, {2}, digits, {3}, {4}, {5});\n"
-                          "  }\n",
-                          llvm::join(digits, ", "), manifest_.key(*launch.getKey()),
-                          basis, digits.size(), out(0), out(1));
+      os << llvm::formatv("  {{\n    const uint64_t *digits[] = {{{0}};\n",
+                          llvm::join(digits, ", "));
+      std::string addend = emitKeySwitchAddend(launch, os);
+      os << llvm::formatv("    k->key_switch_inner_product(rt, {0}, {1}, digits, {2}, {3}, {4}, "
+                          "{5});\n  }\n",
+                          manifest_.key(*launch.getKey()), basis, digits.size(), out(0),
+                          out(1), addend);
     } else if (kernel == "ntt_key_switch" || kernel == "ntt_products") {
       // The sources, their bases and their scratch buffers as arrays.
       SmallVector<std::string> bases, sources, scratch;
       for (auto [source, buffer] :
-           llvm::zip(launch.getIns(), launch.getOuts())) {
+           llvm::zip(launch.mainIns(), launch.getOuts())) {
         bases.push_back(std::to_string(basisOf(source)));
         sources.push_back(names_[source]);
         scratch.push_back(names_[buffer]);
@@ -279,11 +294,12 @@ private:
                           llvm::join(scratch, ", "));
       int basis = basisOf(launch.getOuts()[count]);
       if (kernel == "ntt_key_switch") {
+        std::string addend = emitKeySwitchAddend(launch, os);
         os << llvm::formatv(
             "    k->ntt_key_switch(rt, {0}, {1}, source_bases, sources, "
-            "scratch, {2}, {3}, {4}, {5}, {6}, {7});\n",
+            "scratch, {2}, {3}, {4}, {5}, {6}, {7}, {8});\n",
             manifest_.key(*launch.getKey()), basis, count, out(count),
-            out(count + 1), logN1, radix, ot);
+            out(count + 1), addend, logN1, radix, ot);
       } else {
         SmallVector<std::string> sums, products;
         for (size_t k = count; k < launch.getOuts().size(); ++k)

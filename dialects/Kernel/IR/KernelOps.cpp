@@ -153,7 +153,7 @@ LogicalResult verifyOneLimbInput(LaunchOp op, BufferType in, BufferType out) {
 /// but its scratch buffer (outs[j]); the sums distinct; a shape the fused
 /// kernel runs. Returns the outputs' type.
 FailureOr<BufferType> verifyFusedNtt(LaunchOp op, StringRef source) {
-  size_t sources = op.getIns().size();
+  size_t sources = op.mainIns().size();
   BufferType type = bufferType(op.getOuts()[sources]);
   for (Value out : op.getOuts())
     if (bufferType(out) != type)
@@ -165,7 +165,7 @@ FailureOr<BufferType> verifyFusedNtt(LaunchOp op, StringRef source) {
       if (outs[k] == outs[i])
         return op.emitOpError() << "needs distinct sums";
   for (size_t j = 0; j < sources; ++j) {
-    Value in = op.getIns()[j];
+    Value in = op.mainIns()[j];
     if (bufferType(in) != type &&
         failed(verifyOneLimbInput(op, bufferType(in), type)))
       return failure();
@@ -183,12 +183,45 @@ FailureOr<BufferType> verifyFusedNtt(LaunchOp op, StringRef source) {
   return type;
 }
 
+/// Key switching's addend: two buffers over the first moduli of the sums'
+/// basis (not all of them) and a buffer of degree 1 over the same moduli,
+/// none of them a sum.
+LogicalResult verifyKeySwitchAddend(LaunchOp op) {
+  if (!op.getAddend())
+    return success();
+  auto ins = op.getIns();
+  auto outs = op.getOuts();
+  Value e0 = ins[ins.size() - 3], e1 = ins[ins.size() - 2],
+        scales = ins.back();
+  BufferType sums = bufferType(outs.back()), added = bufferType(e0);
+  ArrayRef<uint64_t> moduli = sums.getBasis().getModuli(),
+                     addedModuli = added.getBasis().getModuli();
+  if (bufferType(e1) != added || added.getDegree() != sums.getDegree() ||
+      addedModuli.size() >= moduli.size() ||
+      addedModuli != moduli.take_front(addedModuli.size()))
+    return op.emitOpError() << "the addends must be buffers over the first "
+                               "moduli of the sums' basis "
+                            << sums.getBasis() << ", got " << added << " and "
+                            << bufferType(e1);
+  BufferType scaleType = bufferType(scales);
+  if (scaleType.getDegree() != 1 || scaleType.getBasis() != added.getBasis())
+    return op.emitOpError() << "the addends' scales must be a buffer of "
+                               "degree 1 over "
+                            << added.getBasis() << ", got " << scaleType;
+  for (Value in : {e0, e1, scales})
+    if (llvm::is_contained(outs, in))
+      return op.emitOpError() << "an addend or its scales is also an output";
+  return success();
+}
+
 /// ntt_key_switch: the digits, their scratch buffers and both sums over the
-/// key's basis (verifyFusedNtt).
+/// key's basis (verifyFusedNtt), and the addend if any.
 LogicalResult verifyNttKeySwitch(LaunchOp op) {
   if (!op.getKey())
     return op.emitOpError() << "'ntt_key_switch' needs the parameter 'key'";
-  return verifyFusedNtt(op, "digit");
+  if (failed(verifyFusedNtt(op, "digit")))
+    return failure();
+  return verifyKeySwitchAddend(op);
 }
 
 /// The sums ntt_products' `products` names: one more than the largest
@@ -259,7 +292,16 @@ LogicalResult LaunchOp::verify() {
   if (signature->outPerSum && !getProducts())
     return emitOpError() << "'" << getKernel()
                          << "' needs the parameter 'products'";
-  int ins = getIns().size(), outs = getOuts().size();
+  StringRef kernel = getKernel();
+  const bool keySwitch =
+      kernel == "key_switch_inner_product" || kernel == "ntt_key_switch";
+  if (getAddend() && !keySwitch)
+    return emitOpError() << "'" << kernel << "' takes no 'addend'; only key "
+                            "switching does";
+  if (getAddend() && getIns().size() < 4)
+    return emitOpError() << "'" << kernel << "' with 'addend' takes at least "
+                            "one digit, then both addends and their scales";
+  int ins = mainIns().size(), outs = getOuts().size();
   int sums = signature->outPerSum ? int(productSums(*this)) : 0;
   if (ins < signature->ins ||
       (signature->maxIns >= 0 && ins > signature->maxIns) ||
@@ -288,7 +330,6 @@ LogicalResult LaunchOp::verify() {
     return emitOpError() << "'" << getKernel() << "' needs the parameter '"
                          << parameter << "'";
   };
-  StringRef kernel = getKernel();
   if (getEvaluation() && kernel != "automorphism")
     return emitOpError() << "'" << kernel
                          << "' has no evaluation-form variant; only "
@@ -357,8 +398,11 @@ LogicalResult LaunchOp::verify() {
       return emitOpError() << "automorphism needs distinct input and output";
     return require(getGaloisElement().has_value(), "galois_element");
   }
-  if (kernel == "key_switch_inner_product")
-    return require(getKey().has_value(), "key");
+  if (kernel == "key_switch_inner_product") {
+    if (failed(require(getKey().has_value(), "key")))
+      return failure();
+    return verifyKeySwitchAddend(*this);
+  }
   return success();
 }
 

@@ -68,16 +68,20 @@ def Kernel_LaunchOp : Kernel_Op<"launch", [AttrSizedOperandSegments]> {
       distinct: X -> X^g (rns.automorphism's semantics); with `evaluation`
       the buffers hold evaluation form (the NTT's order) and the kernel
       permutes words, else coefficient form.
-    - `key_switch_inner_product` {key}: ins(d_0, ..., d_{dnum-1})
-      outs(k0, k1), evaluation form over QP.
+    - `key_switch_inner_product` {key, addend?}: ins(d_0, ..., d_{dnum-1})
+      outs(k0, k1), evaluation form over QP. With `addend`, the last three
+      ins are e0, e1 (over the first primes of QP) and their scales (a
+      buffer of degree 1 over e0's basis): rns.key_switch_inner_product's
+      `plus`.
     - `ntt_forward` {transform?} with ins(a): every limb of outs(b)
       transformed from a's one limb (a fast conversion from one prime, not
       written out).
-    - `ntt_key_switch` {key, transform?}: ins(d_0, ...) outs(s_0, ..., k0,
-      k1): key_switch_inner_product of the digits' forward NTTs, which are
-      never written out; d_j is over the key's basis or one limb (as
-      ntt_forward's input), s_j a buffer its transform may overwrite (d_j
-      itself, or a scratch buffer).
+    - `ntt_key_switch` {key, transform?, addend?}: ins(d_0, ...) outs(s_0,
+      ..., k0, k1): key_switch_inner_product of the digits' forward NTTs,
+      which are never written out; d_j is over the key's basis or one limb
+      (as ntt_forward's input), s_j a buffer its transform may overwrite (d_j
+      itself, or a scratch buffer). `addend` as key_switch_inner_product's
+      (its three ins have no scratch buffers).
     - `ntt_products` {products, transform?}: ins(f_0, ...) outs(s_0, ...,
       o_0, ...): sums of products of the factors' forward NTTs (a
       ciphertext product's tensor terms), which are never written out;
@@ -94,7 +98,8 @@ def Kernel_LaunchOp : Kernel_Op<"launch", [AttrSizedOperandSegments]> {
                        OptionalAttr<I64Attr>:$galois_element,
                        OptionalAttr<I64Attr>:$key, UnitAttr:$evaluation,
                        OptionalAttr<RNS_TransformAttr>:$transform,
-                       OptionalAttr<DenseI32ArrayAttr>:$products);
+                       OptionalAttr<DenseI32ArrayAttr>:$products,
+                       UnitAttr:$addend);
   let assemblyFormat = [{
     $kernel (`ins` `(` $ins^ `:` qualified(type($ins)) `)`)?
       `outs` `(` $outs `:` qualified(type($outs)) `)` attr-dict
@@ -105,6 +110,11 @@ def Kernel_LaunchOp : Kernel_Op<"launch", [AttrSizedOperandSegments]> {
     /// writes.
     ::llvm::SmallVector<::mlir::Value> readBuffers();
     ::mlir::OperandRange writtenBuffers() { return getOuts(); }
+    /// The ins before key switching's addend (all ins without one): the
+    /// digits of a key switch, the sources of a fused NTT.
+    ::mlir::OperandRange mainIns() {
+      return getIns().drop_back(getAddend() ? 3 : 0);
+    }
   }];
 }
 

@@ -161,11 +161,6 @@ LogicalResult ScaleRoundOp::verify() {
     if (getFloor())
       return emitOpError() << "a fast floor keeps moduli of its input; it "
                               "cannot switch to disjoint moduli";
-    for (uint64_t m : kept)
-      if (numerator.urem(m) != 0)
-        return emitOpError() << "switches to modulus " << m
-                             << ", which does not divide the numerator "
-                             << ringfuse::decimal(numerator);
     return success();
   }
   std::multiset<uint64_t> input(in.begin(), in.end());
@@ -220,6 +215,8 @@ LogicalResult KeySwitchInnerProductOp::verify() {
     if (value.getType() != type)
       return emitOpError() << "digits and results must all be " << type
                            << ", got " << value.getType();
+  if (failed(verifyAddend()))
+    return failure();
   // The attribute is signless: read it signed, as poly.key_switch does.
   const int64_t g = static_cast<int64_t>(getKey()),
                 twoN = 2 * static_cast<int64_t>(type.getDegree());
@@ -228,6 +225,35 @@ LogicalResult KeySwitchInnerProductOp::verify() {
                          << " is neither 0 (relinearization) nor a Galois "
                             "element (an odd number below 2N = "
                          << twoN << ")";
+  return success();
+}
+
+LogicalResult KeySwitchInnerProductOp::verifyAddend() {
+  Value e0 = getAddend0(), e1 = getAddend1();
+  std::optional<ArrayRef<int64_t>> scales = getAddendScales();
+  if (!e0 && !e1 && !scales)
+    return success();
+  if (!e0 || !e1 || !scales)
+    return emitOpError() << "needs both addends and their scales, or none";
+  PolyType type = polyType(getDigits().front()), added = polyType(e0);
+  if (polyType(e1) != added)
+    return emitOpError() << "addends must be of one type, got " << added
+                         << " and " << e1.getType();
+  ArrayRef<uint64_t> moduli = type.getBasis().getModuli(),
+                     addedModuli = added.getBasis().getModuli();
+  if (!added.getEvaluation() || added.getDegree() != type.getDegree() ||
+      addedModuli.size() >= moduli.size() ||
+      addedModuli != moduli.take_front(addedModuli.size()))
+    return emitOpError() << "addends must be in evaluation form over the "
+                            "first moduli of the digits' basis "
+                         << type.getBasis() << ", got " << added;
+  if (scales->size() != addedModuli.size())
+    return emitOpError() << "needs one scale per addend limb ("
+                         << addedModuli.size() << "), got " << scales->size();
+  for (auto [scale, modulus] : llvm::zip(*scales, addedModuli))
+    if (scale < 0 || uint64_t(scale) >= modulus)
+      return emitOpError() << "scale " << scale
+                           << " is not below its modulus " << modulus;
   return success();
 }
 

@@ -164,12 +164,16 @@ def RNS_ScaleRoundOp : RNS_Op<"scale_round", [
   let description = [{
     `rns.scale_round %x by a over #D`: x over a basis made of the moduli of D
     and of the result's basis K (coefficient form), taken in [0, D K); the
-    result over K is round(a * x / D) mod each k (half up). Or a modulus
-    switch: x over D itself, K sharing no modulus with it and every k
-    dividing a (compact HPS's round(R x / Q) into R). a is a positive
+    result over K is round(a * x / D) mod each k (half up). Or x over D
+    itself, K sharing no modulus with it: x over D u K given by its D limbs
+    alone, and the result is the part of that rounding they decide,
+    round(a * x / D) - [a D^-1]_k x_k mod each k (rns-fuse adds the kept
+    limbs' term, which is linear, in the evaluation domain). Where every k
+    divides a that term vanishes: a modulus switch (compact HPS's
+    round(R x / Q) into R). a is a positive
     integer of any size. The kernel uses 128-bit fixed-point fractions
     (runtime/rns.h, ScaleRoundPlan).
-    With `floor` (not for a modulus switch): BEHZ's fast floor,
+    With `floor` (not with x over D alone): BEHZ's fast floor,
     floor(a * x / D) - u mod each k for some 0 <= u < |D|, with no
     fractions (runtime/behz.h, FastFloorPlan).
     With `via #B` (rns-fuse's HPS scale-and-round or modulus switch, then
@@ -224,18 +228,34 @@ def RNS_AutomorphismOp : RNS_Op<"automorphism"> {
   }];
 }
 
-def RNS_KeySwitchInnerProductOp : RNS_Op<"key_switch_inner_product"> {
+def RNS_KeySwitchInnerProductOp : RNS_Op<"key_switch_inner_product", [
+    AttrSizedOperandSegments,
+    OptionalTypesMatchWith<"both addends have one type", "addend0", "addend1",
+                           "$_self">]> {
   let summary = "Hybrid key switching's digit-by-key inner product";
   let description = [{
     Digits d_0, ..., d_{dnum-1} extended to QP, in evaluation form; the key
     with Galois element `key` (0: the relinearization key) has pairs (b_j, a_j)
     over QP in evaluation form: k0 = sum_j d_j b_j, k1 = sum_j d_j a_j
     (pointwise, mod each prime).
+    With `plus (%e0, %e1 : type) scaled [s_0, ...]` (rns-fuse's
+    relinearization),
+    e0 and e1 are over the first primes of the digits' basis (those of Q),
+    in evaluation form, and limb i of k0 and k1 also gets s_i e0 and s_i e1
+    (s_i below that limb's prime).
   }];
-  let arguments = (ins Variadic<RNS_Poly>:$digits, I64Attr:$key);
+  let arguments = (ins Variadic<RNS_Poly>:$digits, Optional<RNS_Poly>:$addend0,
+                       Optional<RNS_Poly>:$addend1, I64Attr:$key,
+                       OptionalAttr<DenseI64ArrayAttr>:$addend_scales);
   let results = (outs RNS_Poly:$k0, RNS_Poly:$k1);
   let assemblyFormat = [{
-    $digits attr-dict `:` type($digits) `->` qualified(type($k0)) `,` qualified(type($k1))
+    $digits (`plus` `(` $addend0^ `,` $addend1 `:` qualified(type($addend0))
+      `)` `scaled` $addend_scales)? attr-dict `:`
+      type($digits) `->` qualified(type($k0)) `,` qualified(type($k1))
+  }];
+  let extraClassDeclaration = [{
+    /// Both addends and their scales, or none, as the description says.
+    ::mlir::LogicalResult verifyAddend();
   }];
 }
 

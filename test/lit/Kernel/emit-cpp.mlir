@@ -22,6 +22,25 @@
 // RUN: ringfuse-opt %s --bfv-to-poly --poly-to-rns --canonicalize --cse --rns-assign-domains --canonicalize --cse --rns-fuse --rns-to-kernel=products-from-log-n=4 --kernel-plan-slots | ringfuse-translate --emit-cpp > %t.products.cpp
 // RUN: FileCheck %s --check-prefix=PRODUCTS < %t.products.cpp
 // RUN: c++ -std=c++17 -fsyntax-only -Wall -Werror -I %ringfuse_runtime_include %t.products.cpp
+// Compact HPS with rns-fuse: relinearization's key switch takes the tensor
+// terms' Q limbs (views of their buffers, in evaluation form) with a table
+// of scales; only their B limbs are transformed back, in place, and each
+// is rounded from those alone (a rounding whose input is its divisor). The
+// rotation's key switch has no addend. The program compiles against the
+// runtime's header.
+// RUN: ringfuse-opt %s --bfv-to-poly=variant=chps --poly-to-rns=variant=chps --canonicalize --cse --rns-fuse --rns-to-kernel --kernel-plan-slots | ringfuse-translate --emit-cpp > %t.compact.cpp
+// RUN: FileCheck %s --check-prefix=COMPACT < %t.compact.cpp
+// RUN: c++ -std=c++17 -fsyntax-only -Wall -Werror -I %ringfuse_runtime_include %t.compact.cpp
+// COMPACT: k->ntt_inverse(rt, [[B:[0-9]+]], ([[D0:b[0-9]+]] + 2 * N), 0, 0, 0);
+// COMPACT: k->ntt_inverse(rt, [[B]], ([[D1:b[0-9]+]] + 2 * N), 0, 0, 0);
+// COMPACT: k->scale_round(rt, [[BQ:[0-9]+]], ([[D0]] + 2 * N), [[H0:b[0-9]+]]);
+// COMPACT-NEXT: k->scale_round(rt, [[BQ]], ([[D1]] + 2 * N), [[H1:b[0-9]+]]);
+// COMPACT: const RfKeySwitchAddend addend = {([[D0]] + 0 * N), ([[D1]] + 0 * N), {{b[0-9]+}}, 2};
+// COMPACT-NEXT: k->ntt_key_switch(rt, 0, [[QP:[0-9]+]], source_bases, sources, scratch, 2, [[K0:b[0-9]+]], [[K1:b[0-9]+]], &addend, 0, 0, 0);
+// COMPACT: k->scale_round_add(rt, [[P:[0-9]+]], [[K0]], [[H0]],
+// COMPACT-NEXT: k->scale_round_add(rt, [[P]], [[K1]], [[H1]],
+// COMPACT: k->ntt_key_switch(rt, 1, [[QP]], source_bases, sources, scratch, 2, {{b[0-9]+}}, {{b[0-9]+}}, nullptr, 0, 0, 0);
+
 // PRODUCTS: const int source_bases[] = {[[QB:[0-9]+]], [[QB]]};
 // PRODUCTS-NEXT: const uint64_t *sources[] = {[[X0:b[0-9]+]], [[X1:b[0-9]+]]};
 // PRODUCTS-NEXT: uint64_t *scratch[] = {[[X0]], [[X1]]};
@@ -66,7 +85,7 @@ func.func @square_rotated(%x: !bfv.ciphertext<#p, 2>, %w: !bfv.plaintext<#p>) ->
 // CHECK: const int source_bases[] = {[[D0:[0-9]+]], [[D1:[0-9]+]]};
 // CHECK-NEXT: const uint64_t *sources[] = {([[C2:b[0-9]+]] + 0 * N), ([[C2]] + 1 * N)};
 // CHECK-NEXT: uint64_t *scratch[] = {[[S0:b[0-9]+]], [[S1:b[0-9]+]]};
-// CHECK-NEXT: k->ntt_key_switch(rt, 0, [[QP:[0-9]+]], source_bases, sources, scratch, 2, {{b[0-9]+}}, {{b[0-9]+}}, 0, 0, 0);
+// CHECK-NEXT: k->ntt_key_switch(rt, 0, [[QP:[0-9]+]], source_bases, sources, scratch, 2, {{b[0-9]+}}, {{b[0-9]+}}, nullptr, 0, 0, 0);
 // CHECK: k->automorphism(rt, {{[0-9]+}}, 3ull,
 // CHECK: const int source_bases[] = {[[D0]], [[D1]]};
 // CHECK: k->ntt_key_switch(rt, 1, [[QP]], source_bases, sources, scratch, 2,

@@ -469,3 +469,35 @@ func.func @products_elsewhere(%a: !kernel.buffer<16, #Q>) {
   kernel.launch "ntt_forward" outs(%a : !kernel.buffer<16, #Q>) {products = array<i32: 0, 0, 0>}
   return
 }
+
+// -----
+
+#QP = #rns.basis<QP: [97, 193, 353]>
+#Q = #rns.basis<Q: [97, 193]>
+func.func @addend_elsewhere(%x: !kernel.buffer<16, #QP>, %y: !kernel.buffer<16, #QP>) {
+  // expected-error@+1 {{'kernel.launch' op 'ntt_inverse' takes no 'addend'; only key switching does}}
+  kernel.launch "ntt_inverse" outs(%x : !kernel.buffer<16, #QP>) {addend}
+  return
+}
+
+// -----
+
+#QP = #rns.basis<QP: [97, 193, 353]>
+#Q = #rns.basis<Q: [97, 193]>
+func.func @addend_scales(%d: !kernel.buffer<16, #QP>, %e: !kernel.buffer<16, #Q>, %s: !kernel.buffer<16, #Q>, %k0: !kernel.buffer<16, #QP>, %k1: !kernel.buffer<16, #QP>) {
+  // The scales are one word per limb: a buffer of degree 1.
+  // expected-error@+1 {{'kernel.launch' op the addends' scales must be a buffer of degree 1 over #rns.basis<Q: [97, 193]>, got '!kernel.buffer<16, #rns.basis<Q: [97, 193]>>'}}
+  kernel.launch "key_switch_inner_product" ins(%d, %e, %e, %s : !kernel.buffer<16, #QP>, !kernel.buffer<16, #Q>, !kernel.buffer<16, #Q>, !kernel.buffer<16, #Q>) outs(%k0, %k1 : !kernel.buffer<16, #QP>, !kernel.buffer<16, #QP>) {addend, key = 0 : i64}
+  return
+}
+
+// -----
+
+#QP = #rns.basis<QP: [97, 193, 353]>
+#Q = #rns.basis<Q: [97, 193]>
+func.func @addend_basis(%d: !kernel.buffer<16, #QP>, %e: !kernel.buffer<16, #QP>, %s: !kernel.buffer<1, #QP>, %k0: !kernel.buffer<16, #QP>, %k1: !kernel.buffer<16, #QP>, %t: !kernel.buffer<16, #QP>) {
+  // The addends cover Q's primes, not P's.
+  // expected-error@+1 {{'kernel.launch' op the addends must be buffers over the first moduli of the sums' basis #rns.basis<QP: [97, 193, 353]>}}
+  kernel.launch "ntt_key_switch" ins(%d, %e, %e, %s : !kernel.buffer<16, #QP>, !kernel.buffer<16, #QP>, !kernel.buffer<16, #QP>, !kernel.buffer<1, #QP>) outs(%t, %k0, %k1 : !kernel.buffer<16, #QP>, !kernel.buffer<16, #QP>, !kernel.buffer<16, #QP>) {addend, key = 0 : i64}
+  return
+}

@@ -120,18 +120,6 @@ func.func @f(%x: !rns.poly<16, #QB, coeff>) {
 
 // -----
 
-#Q = #rns.basis<Q: [97, 193]>
-#R = #rns.basis<R: [353, 449]>
-func.func @f(%x: !rns.poly<16, #Q, coeff>) {
-  // A modulus switch from Q to R needs R's moduli to divide the numerator.
-  // expected-error@+1 {{'rns.scale_round' op switches to modulus 449, which does not divide the numerator 353}}
-  %0 = rns.scale_round %x by 353 over #Q : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #R, coeff>
-  %1 = rns.scale_round %x by 158497 over #Q : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #R, coeff>
-  return
-}
-
-// -----
-
 #QB = #rns.basis<QB: [97, 353]>
 #Q = #rns.basis<Q: [97]>
 #B = #rns.basis<B: [353]>
@@ -213,6 +201,48 @@ func.func @f(%x: !rns.poly<16, #Q, eval>) {
 func.func @f(%x: !rns.poly<16, #Q, eval>) {
   // expected-error@+1 {{'rns.key_switch_inner_product' op key 33 is neither 0 (relinearization) nor a Galois element (an odd number below 2N = 32)}}
   %0, %1 = rns.key_switch_inner_product %x {key = 33} : !rns.poly<16, #Q, eval> -> !rns.poly<16, #Q, eval>, !rns.poly<16, #Q, eval>
+  return
+}
+
+// -----
+
+#QP = #rns.basis<QP: [97, 193, 449]>
+#Q = #rns.basis<Q: [97, 193]>
+func.func @f(%x: !rns.poly<16, #QP, eval>, %e: !rns.poly<16, #Q, eval>) {
+  // A scale is a residue: below its limb's modulus.
+  // expected-error@+1 {{'rns.key_switch_inner_product' op scale 200 is not below its modulus 193}}
+  %0, %1 = rns.key_switch_inner_product %x plus(%e, %e : !rns.poly<16, #Q, eval>) scaled [1, 200] {key = 0} : !rns.poly<16, #QP, eval> -> !rns.poly<16, #QP, eval>, !rns.poly<16, #QP, eval>
+  return
+}
+
+// -----
+
+#QP = #rns.basis<QP: [97, 193, 449]>
+#Q = #rns.basis<Q: [97, 193]>
+func.func @f(%x: !rns.poly<16, #QP, eval>, %e: !rns.poly<16, #Q, eval>) {
+  // expected-error@+1 {{'rns.key_switch_inner_product' op needs one scale per addend limb (2), got 1}}
+  %0, %1 = rns.key_switch_inner_product %x plus(%e, %e : !rns.poly<16, #Q, eval>) scaled [1] {key = 0} : !rns.poly<16, #QP, eval> -> !rns.poly<16, #QP, eval>, !rns.poly<16, #QP, eval>
+  return
+}
+
+// -----
+
+#QP = #rns.basis<QP: [97, 193, 449]>
+#R = #rns.basis<R: [193, 449]>
+func.func @f(%x: !rns.poly<16, #QP, eval>, %e: !rns.poly<16, #R, eval>) {
+  // The addends cover the first moduli of the digits' basis, not others.
+  // expected-error@+1 {{'rns.key_switch_inner_product' op addends must be in evaluation form over the first moduli of the digits' basis #rns.basis<QP: [97, 193, 449]>, got '!rns.poly<16, #rns.basis<R: [193, 449]>, eval>'}}
+  %0, %1 = rns.key_switch_inner_product %x plus(%e, %e : !rns.poly<16, #R, eval>) scaled [1, 1] {key = 0} : !rns.poly<16, #QP, eval> -> !rns.poly<16, #QP, eval>, !rns.poly<16, #QP, eval>
+  return
+}
+
+// -----
+
+#QP = #rns.basis<QP: [97, 193, 449]>
+#Q = #rns.basis<Q: [97, 193]>
+func.func @f(%x: !rns.poly<16, #QP, eval>, %e: !rns.poly<16, #Q, coeff>) {
+  // expected-error@+1 {{'rns.key_switch_inner_product' op addends must be in evaluation form over the first moduli of the digits' basis}}
+  %0, %1 = rns.key_switch_inner_product %x plus(%e, %e : !rns.poly<16, #Q, coeff>) scaled [1, 1] {key = 0} : !rns.poly<16, #QP, eval> -> !rns.poly<16, #QP, eval>, !rns.poly<16, #QP, eval>
   return
 }
 
@@ -453,14 +483,3 @@ func.func @f(%x: !rns.poly<16, #QB, coeff>) {
   return
 }
 
-// -----
-
-#Q = #rns.basis<Q: [97, 193]>
-#R = #rns.basis<R: [449]>
-#S = #rns.basis<S: [577]>
-func.func @f(%x: !rns.poly<16, #Q, coeff>) {
-  // A modulus switch into R must have moduli dividing the numerator.
-  // expected-error@+1 {{'rns.scale_round' op switches to modulus 449, which does not divide the numerator 5}}
-  %0 = rns.scale_round %x by 5 over #Q via #R : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #S, coeff>
-  return
-}

@@ -155,3 +155,79 @@ func.func @sum_into_last_rounding(%d0: !rns.poly<16, #QB, coeff>, %y: !rns.poly<
   %5 = rns.add %4, %3 : !rns.poly<16, #Q, coeff>
   return %2, %5 : !rns.poly<16, #Q, coeff>, !rns.poly<16, #Q, coeff>
 }
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+#B = #rns.basis<B: [353]>
+#P = #rns.basis<P: [449]>
+#QB = #rns.basis<QB: [97, 193, 353]>
+#QP = #rns.basis<QP: [97, 193, 449]>
+// Compact HPS's relinearization: each sum of key switching, rounded by P,
+// plus a tensor term rounded by t over B. The terms' Q limbs join key
+// switching's sums in the evaluation domain, scaled by t P / B mod q
+// (61 mod 97, 176 mod 193); only their B limbs are transformed back, and
+// rounded alone, where the terms were.
+// CHECK-LABEL: func.func @relinearize
+// CHECK-NEXT: %[[D0Q:.*]] = rns.extract %arg0 limbs 0 to 2 : !rns.poly<16, #QB, eval> -> !rns.poly<16, #Q, eval>
+// CHECK-NEXT: %[[D0B:.*]] = rns.extract %arg0 limbs 2 to 3 : !rns.poly<16, #QB, eval> -> !rns.poly<16, #B, eval>
+// CHECK-NEXT: %[[C0:.*]] = rns.intt %[[D0B]] : !rns.poly<16, #B, eval> -> !rns.poly<16, #B, coeff>
+// CHECK-NEXT: %[[R0:.*]] = rns.scale_round %[[C0]] by 65537 over #B : !rns.poly<16, #B, coeff> -> !rns.poly<16, #Q, coeff>
+// CHECK-NEXT: %[[D1Q:.*]] = rns.extract %arg1 limbs 0 to 2
+// CHECK-NEXT: %[[D1B:.*]] = rns.extract %arg1 limbs 2 to 3
+// CHECK-NEXT: %[[C1:.*]] = rns.intt %[[D1B]]
+// CHECK-NEXT: %[[R1:.*]] = rns.scale_round %[[C1]] by 65537 over #B : !rns.poly<16, #B, coeff> -> !rns.poly<16, #Q, coeff>
+// CHECK-NEXT: %[[K0:.*]], %[[K1:.*]] = rns.key_switch_inner_product %arg2, %arg3 plus(%[[D0Q]], %[[D1Q]] : !rns.poly<16, #Q, eval>) scaled [61, 176] {key = 0 : i64}
+// CHECK-NEXT: %[[I0:.*]] = rns.intt %[[K0]]
+// CHECK-NEXT: %[[I1:.*]] = rns.intt %[[K1]]
+// CHECK-NEXT: %[[S0:.*]] = rns.scale_round %[[I0]] by 1 over #P plus %[[R0]]
+// CHECK-NEXT: %[[S1:.*]] = rns.scale_round %[[I1]] by 1 over #P plus %[[R1]]
+// CHECK-NEXT: return %[[S0]], %[[S1]]
+// The B limbs are transformed in place (views of the terms' buffers, whose
+// Q limbs key switching still reads), and the scales are a constant table.
+// KERNEL-LABEL: func.func @relinearize
+// KERNEL: %[[V0:.*]] = kernel.view %arg0 limbs 2 to 3
+// KERNEL-NEXT: kernel.launch "ntt_inverse" outs(%[[V0]] :
+// KERNEL: %[[T:.*]] = kernel.constant dense<[61, 176]> : tensor<2xi64> : !kernel.buffer<1, #Q>
+// KERNEL-NEXT: kernel.launch "key_switch_inner_product" ins(%arg2, %arg3, %{{.*}}, %{{.*}}, %[[T]] : {{.*}}) outs({{.*}}) {addend, key = 0 : i64}
+// KERNEL-NOT: kernel.elementwise
+func.func @relinearize(%d0: !rns.poly<16, #QB, eval>, %d1: !rns.poly<16, #QB, eval>,
+                       %g0: !rns.poly<16, #QP, eval>, %g1: !rns.poly<16, #QP, eval>)
+    -> (!rns.poly<16, #Q, coeff>, !rns.poly<16, #Q, coeff>) {
+  %c0 = rns.intt %d0 : !rns.poly<16, #QB, eval> -> !rns.poly<16, #QB, coeff>
+  %r0 = rns.scale_round %c0 by 65537 over #B : !rns.poly<16, #QB, coeff> -> !rns.poly<16, #Q, coeff>
+  %c1 = rns.intt %d1 : !rns.poly<16, #QB, eval> -> !rns.poly<16, #QB, coeff>
+  %r1 = rns.scale_round %c1 by 65537 over #B : !rns.poly<16, #QB, coeff> -> !rns.poly<16, #Q, coeff>
+  %k0, %k1 = rns.key_switch_inner_product %g0, %g1 {key = 0} : !rns.poly<16, #QP, eval>, !rns.poly<16, #QP, eval> -> !rns.poly<16, #QP, eval>, !rns.poly<16, #QP, eval>
+  %i0 = rns.intt %k0 : !rns.poly<16, #QP, eval> -> !rns.poly<16, #QP, coeff>
+  %i1 = rns.intt %k1 : !rns.poly<16, #QP, eval> -> !rns.poly<16, #QP, coeff>
+  %s0 = rns.scale_round %i0 by 1 over #P plus %r0 : !rns.poly<16, #QP, coeff> -> !rns.poly<16, #Q, coeff>
+  %s1 = rns.scale_round %i1 by 1 over #P plus %r1 : !rns.poly<16, #QP, coeff> -> !rns.poly<16, #Q, coeff>
+  return %s0, %s1 : !rns.poly<16, #Q, coeff>, !rns.poly<16, #Q, coeff>
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+#B = #rns.basis<B: [353]>
+#P = #rns.basis<P: [449]>
+#QB = #rns.basis<QB: [97, 193, 353]>
+#QP = #rns.basis<QP: [97, 193, 449]>
+// Not fused: the second sum is rounded without a term (its kept term would
+// have nothing to carry), and the first's term is read elsewhere too.
+// CHECK-LABEL: func.func @relinearize_not_fused
+// CHECK: rns.key_switch_inner_product %arg2, %arg3 {key = 0 : i64}
+// CHECK-NOT: scaled
+// CHECK: return
+func.func @relinearize_not_fused(%d0: !rns.poly<16, #QB, eval>, %d1: !rns.poly<16, #QB, eval>,
+                                 %g0: !rns.poly<16, #QP, eval>, %g1: !rns.poly<16, #QP, eval>)
+    -> (!rns.poly<16, #Q, coeff>, !rns.poly<16, #Q, coeff>) {
+  %c0 = rns.intt %d0 : !rns.poly<16, #QB, eval> -> !rns.poly<16, #QB, coeff>
+  %r0 = rns.scale_round %c0 by 65537 over #B : !rns.poly<16, #QB, coeff> -> !rns.poly<16, #Q, coeff>
+  %k0, %k1 = rns.key_switch_inner_product %g0, %g1 {key = 0} : !rns.poly<16, #QP, eval>, !rns.poly<16, #QP, eval> -> !rns.poly<16, #QP, eval>, !rns.poly<16, #QP, eval>
+  %i0 = rns.intt %k0 : !rns.poly<16, #QP, eval> -> !rns.poly<16, #QP, coeff>
+  %i1 = rns.intt %k1 : !rns.poly<16, #QP, eval> -> !rns.poly<16, #QP, coeff>
+  %s0 = rns.scale_round %i0 by 1 over #P plus %r0 : !rns.poly<16, #QP, coeff> -> !rns.poly<16, #Q, coeff>
+  %s1 = rns.scale_round %i1 by 1 over #P : !rns.poly<16, #QP, coeff> -> !rns.poly<16, #Q, coeff>
+  return %s0, %s1 : !rns.poly<16, #Q, coeff>, !rns.poly<16, #Q, coeff>
+}

@@ -28,7 +28,7 @@
 extern "C" {
 #endif
 
-#define RINGFUSE_PROGRAM_ABI_VERSION 14
+#define RINGFUSE_PROGRAM_ABI_VERSION 15
 
 /* A modulus with its Barrett constant floor((2^128 - 1) / value), laid out as
  * runtime/modarith.h's Modulus (which converts from it). */
@@ -70,8 +70,13 @@ typedef struct RfConverter {
  * `rounding` = RF_SCALE_FAST_FLOOR, BEHZ's fast floor instead,
  * floor(numerator * x / D) - u for some 0 <= u < |D| (runtime/behz.h).
  * Alternatively `input` is `divisor` and `kept` shares no modulus with it:
- * then every modulus of kept must divide the numerator (a modulus switch,
- * as compact HPS's round(R x / Q) into R). The numerator is
+ * then x over D u kept is given by its D limbs alone, and the output is the
+ * part of round(numerator * x / D) mod k that they decide, which is that
+ * rounding less [numerator * D^{-1}]_k * x_k (the kept limb's term, which is
+ * linear in x_k and so may be added in the evaluation domain: rns-fuse's
+ * relinearization). Where k divides the numerator the kept term vanishes and
+ * this is a modulus switch (compact HPS's round(R x / Q) into R). The
+ * numerator is
  * numerator_words little-endian 64-bit words, not zero. With
  * then_convert = 1 (RF_SCALE_ROUND), `converter` is one with
  * RF_CONVERT_EXACT from `kept` to a basis with moduli outside it (it copies
@@ -146,6 +151,18 @@ typedef struct RfManifest {
   const char *variant;
 } RfManifest;
 
+/* What key switching adds to its sums (rns-fuse's relinearization): out0's
+ * and out1's limb i, for i < limbs, also get scales[i] * addend0 (and
+ * addend1) limb i mod the basis's i-th prime. The addends are in evaluation
+ * form over the basis's first `limbs` primes (Q_l's, not P's), each word
+ * below its prime; scales is a buffer of `limbs` words, each below its
+ * prime. Neither addend overlaps out0 or out1. */
+typedef struct RfKeySwitchAddend {
+  const uint64_t *addend0, *addend1;
+  const uint64_t *scales;
+  int limbs;
+} RfKeySwitchAddend;
+
 typedef struct RfRuntime RfRuntime; /* opaque: the loaded program's state */
 
 /* The library kernels. `basis`, `plan` and `key` are manifest indices. */
@@ -185,11 +202,13 @@ typedef struct RfKernels {
    * P: out0 = sum_j digits[j] * b_j, out1 = sum_j digits[j] * a_j over the
    * key's first digit_count digits (digits[j]: digit j, cut at l, extended
    * to the basis, evaluation form; digit_count = ceil(l / digit size)). The
-   * key's limbs of the primes the basis leaves out are not read. */
+   * key's limbs of the primes the basis leaves out are not read. With an
+   * addend (not NULL), out0 and out1 get its scaled words too. */
   void (*key_switch_inner_product)(RfRuntime *, int key, int basis,
                                    const uint64_t *const *digits,
                                    int digit_count, uint64_t *out0,
-                                   uint64_t *out1);
+                                   uint64_t *out1,
+                                   const RfKeySwitchAddend *addend);
   /* The CUDA driver's stream (a cudaStream_t) on which emitted CUDA launches
    * its generated kernels; NULL for the CPU driver, whose buffers are host
    * memory that generated loops touch directly. The program may ask once and
@@ -226,12 +245,14 @@ typedef struct RfKernels {
    * a buffer over `basis` that the transform of digit j may overwrite
    * (digits[j] itself when the digit is over `basis`); its words afterwards
    * are the driver's. No scratch buffer overlaps another digit's buffers,
-   * and out0 and out1 overlap no digit and no scratch buffer. */
+   * and out0 and out1 overlap no digit and no scratch buffer. The addend
+   * (or NULL) as key_switch_inner_product's; no scratch buffer overlaps it. */
   void (*ntt_key_switch)(RfRuntime *, int key, int basis,
                          const int *digit_bases, const uint64_t *const *digits,
                          uint64_t *const *scratch, int digit_count,
-                         uint64_t *out0, uint64_t *out1, int log_n1, int radix,
-                         int ot_stages);
+                         uint64_t *out0, uint64_t *out1,
+                         const RfKeySwitchAddend *addend, int log_n1,
+                         int radix, int ot_stages);
   /* Sums of pairwise products of the factors' forward NTTs (the shape as
    * ntt_forward's, radix 4), without writing the transformed factors out:
    * a ciphertext product's tensor terms. pairs holds pair_count triples

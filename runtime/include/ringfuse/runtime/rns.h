@@ -121,7 +121,10 @@ public:
   size_t outputLimbs() const { return outputs_.size(); }
   const std::vector<Modulus> &outputModuli() const { return outputs_; }
   /// inDivisor: |D| limbs; inKept: |K| limbs (unused if K is empty);
-  /// out: outputLimbs() limbs, all of n coefficients.
+  /// out: outputLimbs() limbs, all of n coefficients. With inKept null and
+  /// K nonempty, the kept limbs' term lambda_k x_k is left out: what is
+  /// written is the part of the rounding that the divisor's limbs decide
+  /// (RfScaleRound's switch to moduli not dividing the numerator).
   void apply(const uint64_t *inDivisor, const uint64_t *inKept, size_t n,
              uint64_t *out) const;
 
