@@ -235,10 +235,8 @@ LogicalResult KeySwitchInnerProductOp::verifyAddend() {
     return success();
   if (!e0 || !e1 || !scales)
     return emitOpError() << "needs both addends and their scales, or none";
+  // One type for both: OptionalTypesMatchWith.
   PolyType type = polyType(getDigits().front()), added = polyType(e0);
-  if (polyType(e1) != added)
-    return emitOpError() << "addends must be of one type, got " << added
-                         << " and " << e1.getType();
   ArrayRef<uint64_t> moduli = type.getBasis().getModuli(),
                      addedModuli = added.getBasis().getModuli();
   if (!added.getEvaluation() || added.getDegree() != type.getDegree() ||
