@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace ringfuse::runtime::handwritten {
 
@@ -163,20 +164,21 @@ struct HostSteps {
 inline void keySwitch(RfRuntime *rt, const RfKernels *k, int key,
                       const uint64_t *c, uint64_t *const digits[3],
                       uint64_t *acc0, uint64_t *acc1, uint64_t *out0,
-                      uint64_t *out1, bool fused = false) {
+                      uint64_t *out1, bool fused = false,
+                      const RfKeySwitchAddend *addend = nullptr) {
   if (fused) {
     for (int j = 1; j < 3; ++j)
       k->convert(rt, D0ToQP + j, c + j * kN, digits[j]);
     const int bases[3] = {D0, QP, QP};
     const uint64_t *sources[3] = {c, digits[1], digits[2]};
     k->ntt_key_switch(rt, key, QP, bases, sources, digits, 3, acc0, acc1,
-                      nullptr, 0, 0, 0);
+                      addend, 0, 0, 0);
   } else {
     for (int j = 0; j < 3; ++j) {
       k->convert(rt, D0ToQP + j, c + j * kN, digits[j]);
       k->ntt_forward(rt, QP, digits[j], 0, 0, 0);
     }
-    k->key_switch_inner_product(rt, key, QP, digits, 3, acc0, acc1, nullptr);
+    k->key_switch_inner_product(rt, key, QP, digits, 3, acc0, acc1, addend);
   }
   k->ntt_inverse(rt, QP, acc0, 0, 0, 0);
   k->ntt_inverse(rt, QP, acc1, 0, 0, 0);
@@ -262,6 +264,69 @@ void multiplyRun(RfRuntime *rt, const RfKernels *k) {
   keySwitch(rt, k, 0, b[14], digits, b[18], b[19], b[20], b[21], kFused);
   Steps::add(rt, k, Q, 3, b[12], b[20], b[12]);
   Steps::add(rt, k, Q, 3, b[13], b[21], b[13]);
+}
+
+// Program: key switching with an addend (rns-fuse's relinearization) -------
+
+const size_t kAddendBuffers[] = {
+    kQWords,  kQWords,            // 0-1: x0 x1
+    kQPWords, kQPWords, kQPWords, // 2-4: digits
+    kQPWords, kQPWords,           // 5-6: sums
+    kQWords,  kQWords,            // 7-8: out
+    kQWords,  kQWords,            // 9-10: the addends, x0 and x1 transformed
+    3};                           // 11: their scales
+const uint64_t kAddendScales[] = {3, 5, 7};
+const RfConstant kAddendConstants[] = {{11, kAddendScales, 3}};
+const RfValue kAddendOutputs[] = {{0, 2, {7, 8, -1}}};
+
+inline const RfManifest *keySwitchAddendManifest() {
+  static const RfManifest manifest = [] {
+    RfManifest m = baseManifest("key_switch_addend");
+    m.buffer_words = kAddendBuffers;
+    m.buffer_count = 12;
+    m.inputs = kMultiplyInputs; // its first: x
+    m.input_count = 1;
+    m.outputs = kAddendOutputs;
+    m.output_count = 1;
+    m.constants = kAddendConstants;
+    m.constant_count = 1;
+    m.keys = kRelinKeyOnly;
+    m.key_count = 1;
+    return m;
+  }();
+  return &manifest;
+}
+
+/// What keySwitchAddendRun writes with the addend, from what it writes
+/// without (both ciphertexts' words) and the input's: the division by P's
+/// kept term carries the addend, so each word gains [P^-1]_q s_q x_c.
+inline std::vector<uint64_t> addendCarried(const std::vector<uint64_t> &input,
+                                           std::vector<uint64_t> without) {
+  for (size_t w = 0; w < without.size(); ++w) {
+    const size_t limb = (w / kN) % 3;
+    const uint64_t q = kQ[limb];
+    const uint64_t factor =
+        mulModSlow(invertModSlow(kP[0] % q, q), kAddendScales[limb], q);
+    without[w] = addMod(without[w], mulModSlow(input[w], factor, q), q);
+  }
+  return without;
+}
+
+/// x1 key-switched (fused or not) with x0 and x1, in evaluation form over Q,
+/// as the addend scaled by kAddendScales (kAddend), or without one.
+template <typename Steps, bool kFused, bool kAddend>
+void keySwitchAddendRun(RfRuntime *rt, const RfKernels *k) {
+  uint64_t *b[12];
+  for (int i = 0; i < 12; ++i)
+    b[i] = k->buffer(rt, i);
+  Steps::copy(rt, k, b[0], kQWords, b[9]);
+  Steps::copy(rt, k, b[1], kQWords, b[10]);
+  k->ntt_forward(rt, Q, b[9], 0, 0, 0);
+  k->ntt_forward(rt, Q, b[10], 0, 0, 0);
+  const RfKeySwitchAddend addend = {b[9], b[10], b[11], 3};
+  uint64_t *const digits[3] = {b[2], b[3], b[4]};
+  keySwitch(rt, k, 0, b[1], digits, b[5], b[6], b[7], b[8], kFused,
+            kAddend ? &addend : nullptr);
 }
 
 // Program: rotation by one step (Galois element 3) -------------------------

@@ -103,6 +103,25 @@ TEST_F(ProgramTest, LoadsTheManifest) {
   EXPECT_EQ(rotate.variant(), ""); // the hand-written manifests do not say
 }
 
+// Key switching's addend (rns-fuse's relinearization), fused and not: each
+// output word gains the addend's word as the division by P carries it.
+TEST_F(ProgramTest, KeySwitchAddendIsCarriedByTheDivisionByP) {
+  Ciphertext cx = encrypt(randomSlots(), 3);
+  auto run = [&](RfRunFunction function) {
+    return Program::fromFunctions(keySwitchAddendManifest, function)
+        .run({&cx}, relin_, nullptr)
+        .at(0)
+        .data;
+  };
+  const std::vector<uint64_t> without =
+      run(keySwitchAddendRun<Host, false, false>);
+  EXPECT_TRUE(run(keySwitchAddendRun<Host, true, false>) == without);
+  EXPECT_TRUE(run(keySwitchAddendRun<Host, false, true>) ==
+              addendCarried(cx.data, without));
+  EXPECT_TRUE(run(keySwitchAddendRun<Host, true, true>) ==
+              addendCarried(cx.data, without));
+}
+
 TEST_F(ProgramTest, MultiplyRelinearizeIsBitIdenticalToTheReference) {
   auto x = randomSlots(), y = randomSlots();
   Ciphertext cx = encrypt(x, 1), cy = encrypt(y, 2);

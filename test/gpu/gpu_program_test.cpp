@@ -287,6 +287,28 @@ TEST_F(GpuProgramTest, MultiplyRelinearizeMatchesTheCpuDriver) {
   EXPECT_EQ(decryptSlots(out[0]), product);
 }
 
+// Key switching with an addend, fused (ntt_key_switch) and not
+// (key_switch_inner_product): the same words on both drivers, and the
+// addend carried into the outputs (addendCarried).
+TEST_F(GpuProgramTest, KeySwitchAddendMatchesTheCpuDriver) {
+  Ciphertext cx = encrypt(randomSlots(), 3);
+  auto both = [&](RfRunFunction cpuRun, RfRunFunction gpuRun) {
+    std::vector<Ciphertext> out = expectSameOnBothDrivers(
+        keySwitchAddendManifest, cpuRun, gpuRun, {&cx}, relin_, nullptr);
+    return out.at(0).data;
+  };
+  EXPECT_TRUE(both(keySwitchAddendRun<Host, false, true>,
+                   keySwitchAddendRun<Gpu, false, true>) ==
+              addendCarried(cx.data,
+                            both(keySwitchAddendRun<Host, false, false>,
+                                 keySwitchAddendRun<Gpu, false, false>)));
+  EXPECT_TRUE(both(keySwitchAddendRun<Host, true, true>,
+                   keySwitchAddendRun<Gpu, true, true>) ==
+              addendCarried(cx.data,
+                            both(keySwitchAddendRun<Host, true, false>,
+                                 keySwitchAddendRun<Gpu, true, false>)));
+}
+
 TEST_F(GpuProgramTest, RotationMatchesTheCpuDriver) {
   Ciphertext cx = encrypt(randomSlots());
   std::vector<Ciphertext> out =
