@@ -89,8 +89,8 @@ def short_name(mangled: str) -> str:
         demangled = subprocess.run(
             ["c++filt", mangled], capture_output=True, text=True, check=True
         ).stdout.strip()
-    demangled = re.sub(r"\([^()]*\)$", "", demangled)
-    return re.sub(r"[\w:]*\(anonymous namespace\)::|ringfuse::runtime::cuda::", "", demangled)
+    demangled = re.sub(r"[\w:]*\(anonymous namespace\)::|ringfuse::runtime::cuda::", "", demangled)
+    return re.sub(r"^void |\([^()]*\)$", "", demangled)
 
 
 def measure_set(
