@@ -39,6 +39,7 @@ import numpy as np
 
 import bench_gpu as bench
 import ringfuse as rf
+from hmult_steps import parse_set
 from ringfuse._native import runtime
 
 DEFAULT_SETS: tuple[tuple[int, int, int], ...] = ((15, 540, 180), (16, 1440, 240))
@@ -157,16 +158,6 @@ def print_set(record: dict[str, Any]) -> None:
             f"  {k['start_us']:8.1f} {k['end_us']:8.1f} {k['end_us'] - k['start_us']:7.1f}"
             f"  s{k['stream']:<4d} {k['kernel'][:100]}"
         )
-
-
-def parse_set(text: str) -> tuple[int, int, int]:
-    try:
-        log_n, log_q, log_p = (int(part) for part in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"a set is logN,logQ,logP (e.g. 15,540,180), not {text!r}"
-        ) from None
-    return log_n, log_q, log_p
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
