@@ -11,9 +11,9 @@ program as bench_gpu times it (graph replays back to back) in a child process in
 which the CUDA driver loads bench/cuda/kernel_trace.cpp (CUDA_INJECTION64_PATH), a
 CUPTI library that records every kernel's start and end. The replays are told apart
 by the graph launch each kernel came from; the last --replays of them, which must all
-hold the same number of kernels, are reported: for the replay of median span, each kernel's start and end
-(from the replay's first start), stream and name, and over all of them the span and
-the time during which no kernel was resident. A kernel starts when its first block
+hold the same number of kernels, are reported: for the replay of median span, each
+kernel's start and end (from the replay's first start), stream and name, and over all
+of them the span and the time during which no kernel was resident. A kernel starts when its first block
 does: a dependent launch (dependent_launch.cuh) starts while the kernel before it
 ends and waits for it, so overlapping intervals are not all work. The tracing adds
 about 2% to a replay. The whole program is checked once (it decrypts to x * y mod t).
