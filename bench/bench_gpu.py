@@ -249,8 +249,8 @@ def ntt_kernel_ir(params: rf.Params) -> str:
         "module {\n"
         f"  func.func @ntt_forward_{NTT_LIMBS}_limbs(%c0: {buffer}, %c1: {buffer}) -> "
         f"({buffer}, {buffer})\n"
-        "      attributes {ringfuse.inputs = array<i64: 2>, ringfuse.outputs = array<i64: 2>, "
-        "ringfuse.params = #params} {\n"
+        "      attributes {kernel.slots = 0, ringfuse.inputs = array<i64: 2>, "
+        "ringfuse.outputs = array<i64: 2>, ringfuse.params = #params} {\n"
         f'    kernel.launch "ntt_forward" outs(%c0 : {buffer})\n'
         f"    return %c0, %c1 : {buffer}, {buffer}\n"
         "  }\n"

@@ -81,7 +81,8 @@ def kernel_ir(kernel: str, log_n: int, limbs_in: int, limbs_out: int) -> str:
         "module {\n"
         f"  func.func @{kernel}_{limbs_in}_{limbs_out}(%c0: {buffer}, %c1: {buffer}) -> "
         f"({buffer}, {buffer})\n"
-        "      attributes {ringfuse.inputs = array<i64: 2>, ringfuse.outputs = array<i64: 2>, "
+        f"      attributes {{kernel.slots = {work.count('kernel.alloc')}, "
+        "ringfuse.inputs = array<i64: 2>, ringfuse.outputs = array<i64: 2>, "
         "ringfuse.params = #params} {\n" + work
         + f"    return %c0, %c1 : {buffer}, {buffer}\n  }}\n}}\n"
     )

@@ -31,7 +31,15 @@ struct BFVSelectParameters
     CircuitNoiseAnalysis noise(module);
     uint64_t t = traced.getPlaintextModulus();
 
+    // A circuit computes on slot vectors (what users encrypt and decrypt):
+    // a t without batching would silently turn its products into polynomial
+    // products, so it is refused, given parameters included.
     if (!traced.getCiphertextModulus().empty()) {
+      if (!runtime::supportsBatching(t, traced.getRingDegree())) {
+        module.emitError() << "t = " << t << " allows no batching at N = "
+                           << traced.getRingDegree() << noBatchingHint(t);
+        return signalPassFailure();
+      }
       unsigned need =
           noise.requiredBits(traced.getRingDegree(), t, reserveDepth) +
           marginBits;
@@ -45,19 +53,18 @@ struct BFVSelectParameters
       return;
     }
 
-    if (noise.usesSlots() && !batchesAtSomeDegree(traced)) {
-      module.emitError() << "the circuit uses slots (rotations or vector "
-                            "constants), but t = "
-                         << t
-                         << " allows no batching: t must be a prime = 1 mod 2N";
+    if (!batchesAtSomeDegree(traced)) {
+      InFlightDiagnostic error = module.emitError() << "t = " << t;
+      if (traced.hasRingDegree())
+        error << " allows no batching at N = " << traced.getRingDegree();
+      else
+        error << " allows no batching at any N from " << kSmallestDegree
+              << " to " << kLargestDegree;
+      error << noBatchingHint(t);
       return signalPassFailure();
     }
-    // Users give inputs as slot vectors wherever t allows batching: a t that
-    // batches keeps slot semantics (an error rather than a silent switch to
-    // coefficients when no batching degree holds the circuit).
-    bool wantSlots = noise.usesSlots() || batchesAtSomeDegree(traced);
-    std::optional<Choice> choice = choose(noise, traced, wantSlots);
-    if (!choice && wantSlots && choose(noise, traced, /*wantSlots=*/false)) {
+    std::optional<Choice> choice = choose(noise, traced, /*wantSlots=*/true);
+    if (!choice && choose(noise, traced, /*wantSlots=*/false)) {
       module.emitError()
           << "t = " << t << " allows slots only up to N = " << largestBatchingDegree(traced)
           << ", which cannot hold this circuit (multiplicative depth "
@@ -75,6 +82,13 @@ struct BFVSelectParameters
       return signalPassFailure();
     }
     replaceParameters(module, build(*choice, t));
+  }
+
+  /// Why batching matters and how to get it.
+  static std::string noBatchingHint(uint64_t t) {
+    return ": circuits compute slot by slot, which needs a prime t = 1 mod 2N "
+           "(65537 batches up to N = 2^15, 786433 up to 2^17)" +
+           std::string(t % 2 == 0 ? "; a power of two never batches" : "");
   }
 
   /// The ring degrees the pass may choose from.

@@ -4,6 +4,7 @@
 // not overlap share one. A buffer lives from its allocation to its last use
 // (through views); the launches of a kernel.concurrent may run at the same
 // time, so every buffer one of them touches lives until the group's end.
+// The function records how many slots there are (`kernel.slots`).
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/Kernel/IR/KernelOps.h"
@@ -54,6 +55,10 @@ void planSlots(func::FuncOp func) {
     slots[chosen].busyUntil = std::max(start, finish);
     alloc.setSlot(int64_t(chosen));
   });
+  // Marks the function a planned program, which the dialect verifies whole.
+  func->setAttr(kernel::KernelDialect::kSlotsAttrName,
+                IntegerAttr::get(IntegerType::get(func.getContext(), 64),
+                                 int64_t(slots.size())));
 }
 
 struct KernelPlanSlots : public impl::KernelPlanSlotsBase<KernelPlanSlots> {

@@ -33,8 +33,11 @@ def BFVSelectParameters : Pass<"bfv-select-parameters", "::mlir::ModuleOp"> {
     encryption, multiplications, plaintext products, additions, key
     switches, in bits) and picks the smallest ring degree N, and for it the
     widest primes (60 bits down to 25), whose Q holds that noise plus a margin
-    while log2(QP) stays within the 2024 security bound for N. Slots (rotations,
-    vector constants) restrict N to t = 1 mod 2N. Every bfv type is rewritten
+    while log2(QP) stays within the 2024 security bound for N. A circuit
+    computes on slot vectors, so N is restricted to batching degrees (t a
+    prime = 1 mod 2N), and a t that batches at no allowed N (a power of two,
+    say) is refused, given parameters included: its products would silently
+    be polynomial products. Every bfv type is rewritten
     to the chosen `#bfv.params<t, N, Q, P, dnum>`. If Q is already given it is
     kept; an estimate beyond it is reported as a warning. With
     `reserve-depth`, Q also leaves room at the outputs for that many further

@@ -165,6 +165,20 @@ PYBIND11_MODULE(_runtime, m) {
       .def("serialize", &saveToBytes<GaloisKeys>)
       .def_static("deserialize", &loadFromBytes<GaloisKeys, deserializeGaloisKeys>);
 
+  m.def(
+      "read_object_file",
+      [](const std::string &path, const std::shared_ptr<Context> &context) {
+        std::vector<uint8_t> bytes;
+        {
+          py::gil_scoped_release release;
+          bytes = readObjectFile(path, context);
+        }
+        return toBytes(bytes);
+      },
+      py::arg("path"), py::arg("context").none(true),
+      "A file's one object, read no further than its header announces "
+      "(serialize.h's readObjectFile); context None for a parameter set.");
+
   // Evaluation keys: a server's relinearization and Galois keys in one file
   // (serialize.h, object kind 8); either may be None.
   m.def(
@@ -279,8 +293,14 @@ PYBIND11_MODULE(_runtime, m) {
 
   m.def("ciphertext_from_data",
         [](const ContextHolder &context, size_t size, const UInt64Array &data) {
+          if (size < kMinCiphertextComponents ||
+              size > kMaxCiphertextComponents)
+            throw Error("a ciphertext has " +
+                        std::to_string(kMinCiphertextComponents) + " to " +
+                        std::to_string(kMaxCiphertextComponents) +
+                        " components, got " + std::to_string(size));
           Ciphertext ct{context, size, std::vector<uint64_t>(data.data(), data.data() + data.size())};
-          if (size < 2 || ct.data.size() != size * ct.componentWords())
+          if (ct.data.size() != size * ct.componentWords())
             throw Error("ciphertext data has " + std::to_string(ct.data.size()) +
                         " residues, expected " + std::to_string(size) + " x " +
                         std::to_string(ct.componentWords()));

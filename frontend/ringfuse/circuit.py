@@ -27,6 +27,7 @@ except ImportError:  # numpy is only needed by circuits that use array constants
 
 from . import driver
 from .params import Params
+from .values import integer_or_none
 
 __all__ = ["Circuit", "Encrypted", "Plain", "Trace", "TraceError", "circuit", "trace"]
 
@@ -84,8 +85,8 @@ class Circuit:
         plaintext_modulus: int = DEFAULT_PLAINTEXT_MODULUS,
         poly_modulus_degree: int | None = None,
     ) -> None:
-        _check_plaintext_modulus(plaintext_modulus)
-        _check_poly_modulus_degree(poly_modulus_degree)
+        plaintext_modulus = _check_plaintext_modulus(plaintext_modulus)
+        poly_modulus_degree = _check_poly_modulus_degree(poly_modulus_degree)
         # Keeps __doc__, __module__ and __wrapped__, so help() and inspect work;
         # first, so that the function's own attributes cannot shadow ours.
         functools.update_wrapper(self, function)
@@ -164,24 +165,26 @@ def _declare(
     return Circuit(function, plaintext_modulus, poly_modulus_degree)
 
 
-def _check_plaintext_modulus(t: object) -> None:
-    if not _is_python_int(t):
+def _check_plaintext_modulus(t: object) -> int:
+    modulus = integer_or_none(t)
+    if modulus is None:
         raise TypeError(f"plaintext_modulus must be an int, got {type(t).__name__}")
-    assert isinstance(t, int)
-    if not 2 <= t < PLAINTEXT_MODULUS_BOUND:
+    if not 2 <= modulus < PLAINTEXT_MODULUS_BOUND:
         raise ValueError(f"plaintext_modulus must be in [2, 2**63), got {t}")
+    return modulus
 
 
-def _check_poly_modulus_degree(n: object) -> None:
+def _check_poly_modulus_degree(n: object) -> int | None:
     if n is None:
-        return
-    if not _is_python_int(n):
+        return None
+    degree = integer_or_none(n)
+    if degree is None:
         raise TypeError(f"poly_modulus_degree must be an int or None, got {type(n).__name__}")
-    assert isinstance(n, int)
-    if not (2 <= n <= MAX_POLY_MODULUS_DEGREE and n & (n - 1) == 0):
+    if not (2 <= degree <= MAX_POLY_MODULUS_DEGREE and degree & (degree - 1) == 0):
         raise ValueError(
             f"poly_modulus_degree must be a power of two in [2, 2**17] or None, got {n}"
         )
+    return degree
 
 
 def _signature_of(function: Callable[..., Any], name: str) -> inspect.Signature:

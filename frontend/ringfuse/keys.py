@@ -18,7 +18,7 @@ import numpy.typing as npt
 from ._native import runtime
 from .objects import Ciphertext, GaloisKeys, Plaintext, PublicKey, RelinKey, SecretKey
 from .params import Params
-from .values import as_residues
+from .values import as_residues, integer_or_none
 
 
 def encode(params: Params, values: Any) -> Plaintext:
@@ -49,8 +49,7 @@ def load_evaluation_keys(
     """
     if not isinstance(params, Params):
         raise TypeError(f"params must be an rf.Params, got {type(params).__name__}")
-    with open(path, "rb") as file:
-        data = file.read()
+    data = runtime().read_object_file(os.fspath(path), params._context)
     relin, galois = runtime().deserialize_evaluation_keys(params._context, data)
     return (
         None if relin is None else RelinKey(params, relin),
@@ -66,22 +65,24 @@ def _galois_elements(
     rt = runtime()
     n = params.poly_modulus_degree
     elements = set()
+    row = n // 2
     for step in rotations:
-        if isinstance(step, bool) or not isinstance(step, int) or step == 0:
+        k = integer_or_none(step)
+        if k is None or k == 0:
             raise ValueError(f"rotation steps must be nonzero ints, got {step!r}")
-        elements.add(rt.galois_element_for_rotation(n, step))
+        if not -row < k < row:
+            raise ValueError(f"rotation by {k} steps is out of range for rows of {row} slots")
+        elements.add(rt.galois_element_for_rotation(n, k))
     if swap_rows:
         elements.add(rt.galois_element_for_row_swap(n))
     for element in galois_elements:
-        if (
-            isinstance(element, bool)
-            or not isinstance(element, (int, np.integer))
-            or not (0 < element < 2 * n and element % 2 == 1)
-        ):
+        # 1 is the identity, which needs no key.
+        g = integer_or_none(element)
+        if g is None or not (1 < g < 2 * n and g % 2 == 1):
             raise ValueError(
-                f"Galois elements must be odd ints in (0, 2N) = (0, {2 * n}), got {element!r}"
+                f"Galois elements must be odd ints in (1, 2N) = (1, {2 * n}), got {element!r}"
             )
-        elements.add(int(element))
+        elements.add(g)
     return sorted(elements)
 
 

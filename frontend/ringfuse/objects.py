@@ -17,6 +17,9 @@ from .params import Params
 
 _T = TypeVar("_T", bound="_RuntimeObject")
 
+# The most components a ciphertext has (the runtime's kMaxCiphertextComponents).
+MAX_CIPHERTEXT_COMPONENTS = 16
+
 
 class _RuntimeObject:
     """A runtime object tied to one parameter set, saved in ringfuse's format."""
@@ -40,8 +43,7 @@ class _RuntimeObject:
         """
         if not isinstance(params, Params):
             raise TypeError(f"params must be an rf.Params, got {type(params).__name__}")
-        with open(path, "rb") as file:
-            data = file.read()
+        data = runtime().read_object_file(os.fspath(path), params._context)
         native_class = getattr(runtime(), cls._native_name)
         return cls(params, native_class.deserialize(params._context, data))
 
@@ -63,11 +65,16 @@ class Ciphertext(_RuntimeObject):
 
     @classmethod
     def from_residues(cls, params: Params, residues: npt.ArrayLike) -> Ciphertext:
-        """The inverse of `residues` (each residue below its prime)."""
+        """The inverse of `residues` (each residue below its prime; 2 to 16
+        components, as the file format stores)."""
         array = np.asarray(residues)
         q, n = len(params.coeff_modulus), params.poly_modulus_degree
         if array.ndim != 3 or array.shape[1:] != (q, n) or not np.issubdtype(array.dtype, np.integer):
             raise ValueError(f"expected an integer array of shape (size, {q}, {n}), got {array.dtype}{array.shape}")
+        if not 2 <= array.shape[0] <= MAX_CIPHERTEXT_COMPONENTS:
+            raise ValueError(
+                f"a ciphertext has 2 to {MAX_CIPHERTEXT_COMPONENTS} components, got {array.shape[0]}"
+            )
         native = runtime().ciphertext_from_data(params._context, array.shape[0], array.astype(np.uint64).ravel())
         return cls(params, native)
 

@@ -12,23 +12,24 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ._native import runtime
+from .values import as_int
 
 if TYPE_CHECKING:
     from .keys import KeySet
 
 
-def _check_int(name: str, value: object, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < minimum:
-        raise ValueError(f"{name} must be at least {minimum}, got {value}")
-    return value
+# The runtime's bounds (params.h): N up to 2^17, t below 2^62, primes of at
+# most 61 bits; dnum is at most |Q|, which the runtime checks (the bound here
+# only keeps it within a machine word).
+MAX_POLY_MODULUS_DEGREE = 1 << 17
+MAX_PLAINTEXT_MODULUS = (1 << 62) - 1
+MAX_PRIME_BITS = 61
 
 
 def _check_bits(name: str, bits: Sequence[int]) -> list[int]:
     if isinstance(bits, (str, bytes)) or not isinstance(bits, Iterable):
         raise TypeError(f"{name} must be a list of prime sizes in bits, e.g. [60, 60]")
-    return [_check_int(f"{name} entry", b, 1) for b in bits]
+    return [as_int(f"{name} entry", b, 1, MAX_PRIME_BITS) for b in bits]
 
 
 class Params:
@@ -56,13 +57,13 @@ class Params:
         dnum: int | None = None,
         allow_insecure: bool = False,
     ) -> None:
-        n = _check_int("poly_modulus_degree", poly_modulus_degree, 2)
-        t = _check_int("plaintext_modulus", plaintext_modulus, 2)
+        n = as_int("poly_modulus_degree", poly_modulus_degree, 2, MAX_POLY_MODULUS_DEGREE)
+        t = as_int("plaintext_modulus", plaintext_modulus, 2, MAX_PLAINTEXT_MODULUS)
         q_bits = _check_bits("coeff_modulus_bits", coeff_modulus_bits)
         if special_modulus_bits is None:
             special_modulus_bits = [max(q_bits)] if q_bits else []
         p_bits = _check_bits("special_modulus_bits", special_modulus_bits)
-        digits = 0 if dnum is None else _check_int("dnum", dnum, 1)
+        digits = 0 if dnum is None else as_int("dnum", dnum, 1, 1 << 32)
         if not isinstance(allow_insecure, bool):
             raise TypeError("allow_insecure must be True or False")
         self._context: Any = runtime().Context.create(
@@ -148,8 +149,8 @@ class Params:
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Params:
         """Reads a parameter set saved by `save`; the security check runs again."""
-        with open(path, "rb") as file:
-            return cls._wrap(runtime().Context.deserialize(file.read()))
+        data = runtime().read_object_file(os.fspath(path), None)
+        return cls._wrap(runtime().Context.deserialize(data))
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Params) and self._context.fingerprint == other._context.fingerprint

@@ -12,6 +12,30 @@ import numpy as np
 import numpy.typing as npt
 
 
+def integer_or_none(value: object) -> int | None:
+    """An int or a numpy integer as a Python int; None for anything else (a
+    bool included: True as a count or modulus is a mistake)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        return None
+    return int(value)
+
+
+def as_int(name: str, value: object, minimum: int, maximum: int) -> int:
+    """`value` as a Python int in [minimum, maximum]: an int or a numpy integer
+    (not a bool); a TypeError or ValueError naming `name` otherwise, so that
+    no value reaches the runtime's fixed-width arguments unchecked.
+
+    >>> as_int("dnum", np.int64(3), 1, 2**32)
+    3
+    """
+    number = integer_or_none(value)
+    if number is None:
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+    if not minimum <= number <= maximum:
+        raise ValueError(f"{name} must be in [{minimum}, {maximum}], got {number}")
+    return number
+
+
 def as_residues(values: Any, modulus: int, capacity: int, what: str) -> npt.NDArray[np.uint64]:
     """`values` (a 1-D integer array-like, or an int) as uint64 residues in [0, modulus).
 

@@ -56,6 +56,8 @@ void checkPublicKey(const Context &context, const PublicKey &key) {
 
 void checkGaloisElement(const Context &context, uint64_t element) {
   const size_t n = context.degree();
+  if (element == 1)
+    throw Error("Galois element 1 is the identity, which needs no key");
   if (element % 2 == 0 || element >= 2 * n)
     throw Error("Galois element " + std::to_string(element) +
                 " is not an odd number below 2N = " + std::to_string(2 * n));

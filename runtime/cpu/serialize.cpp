@@ -16,7 +16,6 @@ using namespace detail;
 
 namespace {
 constexpr char kMagic[8] = {'R', 'I', 'N', 'G', 'F', 'U', 'S', 'E'};
-constexpr uint64_t kMinComponents = 2, kMaxComponents = 16;
 constexpr uint32_t kLastKind = static_cast<uint32_t>(ObjectKind::EvaluationKeys);
 
 /// FNV-1a 64: catches accidental corruption, not tampering.
@@ -294,9 +293,10 @@ GaloisKeys readGaloisPayload(Reader &in, const ContextPtr &context) {
   const uint64_t twoN = 2 * uint64_t(c.degree());
   for (uint64_t i = 0; i < count; ++i) {
     const uint64_t element = in.u64();
-    if (element % 2 == 0 || element >= twoN)
+    if (element % 2 == 0 || element >= twoN || element == 1)
       throw Error("Galois keys payload: element " + std::to_string(element) +
-                  " is not an odd number below 2N = " + std::to_string(twoN));
+                  " is not an odd number in (1, 2N) = (1, " +
+                  std::to_string(twoN) + ")");
     if (keys.keys.count(element))
       throw Error("Galois keys payload: element " + std::to_string(element) +
                   " appears twice");
@@ -356,6 +356,10 @@ ContextPtr deserializeParameters(const uint8_t *data, size_t size) {
   std::vector<uint64_t> q = in.words(in.u64());
   std::vector<uint64_t> p = in.words(in.u64());
   in.expectEnd();
+  // Files record the digits a set has; 0 (the API's "default") never.
+  if (dnum == 0)
+    throw Error("parameter set payload: dnum is 0; a stored set records its "
+                "key-switching digits (1 to |Q|)");
   // fromPrimes repeats every check of Context::create, the security bound
   // included: the flag only lets through a set that was saved as insecure.
   ContextPtr context = Context::fromPrimes(n, t, std::move(q), std::move(p),
@@ -373,10 +377,11 @@ ContextPtr deserializeParameters(const uint8_t *data, size_t size) {
 
 std::vector<uint8_t> serialize(const Ciphertext &ciphertext) {
   const Context &context = contextOf(ciphertext.context, ObjectKind::Ciphertext);
-  if (ciphertext.size < kMinComponents || ciphertext.size > kMaxComponents)
+  if (ciphertext.size < kMinCiphertextComponents ||
+      ciphertext.size > kMaxCiphertextComponents)
     throw Error("cannot serialize a ciphertext of " +
                 std::to_string(ciphertext.size) + " components (2 to " +
-                std::to_string(kMaxComponents) + " can be stored)");
+                std::to_string(kMaxCiphertextComponents) + " can be stored)");
   Writer out(8 + ciphertext.data.size() * 8);
   out.u64(ciphertext.size);
   out.polynomial(ciphertext.data, ciphertext.size * ciphertext.componentWords(),
@@ -389,9 +394,11 @@ Ciphertext deserializeCiphertext(const ContextPtr &context, const uint8_t *data,
   const Context &c = requireContext(context, ObjectKind::Ciphertext);
   Reader in = checkHeader(data, size, ObjectKind::Ciphertext, &c);
   const uint64_t components = in.u64();
-  if (components < kMinComponents || components > kMaxComponents)
+  if (components < kMinCiphertextComponents ||
+      components > kMaxCiphertextComponents)
     throw Error("ciphertext payload: " + std::to_string(components) +
-                " components, expected 2 to " + std::to_string(kMaxComponents));
+                " components, expected 2 to " +
+                std::to_string(kMaxCiphertextComponents));
   Ciphertext ciphertext;
   ciphertext.context = context;
   ciphertext.size = components;
@@ -582,18 +589,95 @@ void writeFile(const std::string &path, const std::vector<uint8_t> &bytes) {
                 std::strerror(written != bytes.size() ? writeErrno : errno));
 }
 
-std::vector<uint8_t> readFile(const std::string &path) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE *)> file(
-      std::fopen(path.c_str(), "rb"), &std::fclose);
+namespace {
+/// The most primes a stored parameter set may list: far beyond any secure set
+/// (log2(QP) <= 3,530 bits at N = 2^17), so only a corrupt header exceeds it.
+constexpr uint64_t kMaxStoredPrimes = uint64_t(1) << 16;
+
+/// The largest payload an object of `kind` can have under `context` (a
+/// parameter set: under any parameters). Galois keys count at most N - 1
+/// elements: the odd numbers below 2N but the identity 1.
+uint64_t maxPayloadBytes(ObjectKind kind, const Context *context) {
+  if (kind == ObjectKind::Parameters)
+    return 5 * 8 + 1 + kMaxStoredPrimes * 8;
+  const uint64_t n = context->degree();
+  const uint64_t galois = 8 + (n - 1) * (8 + keySwitchKeyBytes(*context));
+  switch (kind) {
+  case ObjectKind::SecretKey:
+    return n;
+  case ObjectKind::PublicKey:
+    return 2 * qpWords(*context) * 8;
+  case ObjectKind::RelinKey:
+    return keySwitchKeyBytes(*context);
+  case ObjectKind::GaloisKeys:
+    return galois;
+  case ObjectKind::Plaintext:
+    return n * 8;
+  case ObjectKind::Ciphertext:
+    return 8 + kMaxCiphertextComponents * context->q().size() * n * 8;
+  case ObjectKind::EvaluationKeys:
+    return 2 + keySwitchKeyBytes(*context) + galois;
+  default:
+    return 0;
+  }
+}
+
+using File = std::unique_ptr<std::FILE, int (*)(std::FILE *)>;
+
+/// Up to `count` bytes appended to `bytes`, fewer only at the end of the file.
+void readUpTo(std::FILE *file, uint64_t count, std::vector<uint8_t> &bytes,
+              const std::string &path) {
+  uint8_t buffer[1 << 16];
+  while (count > 0) {
+    const size_t want = size_t(std::min<uint64_t>(count, sizeof(buffer)));
+    const size_t got = std::fread(buffer, 1, want, file);
+    bytes.insert(bytes.end(), buffer, buffer + got);
+    count -= got;
+    if (got < want) {
+      if (std::ferror(file))
+        throw Error("cannot read " + path + ": " + std::strerror(errno));
+      return;
+    }
+  }
+}
+} // namespace
+
+std::vector<uint8_t> readObjectFile(const std::string &path,
+                                    const ContextPtr &context) {
+  File file(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!file)
     throw Error("cannot open " + path + " for reading: " + std::strerror(errno));
+  auto fail = [&](const std::string &why) { return Error(path + ": " + why); };
   std::vector<uint8_t> bytes;
-  uint8_t buffer[1 << 16];
-  size_t got;
-  while ((got = std::fread(buffer, 1, sizeof(buffer), file.get())) > 0)
-    bytes.insert(bytes.end(), buffer, buffer + got);
-  if (std::ferror(file.get()))
-    throw Error("cannot read " + path + ": " + std::strerror(errno));
+  readUpTo(file.get(), kSerializationHeaderSize, bytes, path);
+  try {
+    const ObjectKind kind = peekKind(bytes.data(), bytes.size());
+    if (kind != ObjectKind::Parameters && !context)
+      throw Error("reading " + withArticle(uint32_t(kind)) +
+                  " needs its parameter set");
+    const uint64_t announced =
+        readHeader(bytes.data(), bytes.size()).payloadLength;
+    const uint64_t most = maxPayloadBytes(kind, context.get());
+    if (announced > most)
+      throw Error("the header announces a " + std::to_string(announced) +
+                  "-byte payload, more than " + withArticle(uint32_t(kind)) +
+                  " can hold" +
+                  (kind == ObjectKind::Parameters
+                       ? std::string()
+                       : " under " + context->describe()) +
+                  " (" + std::to_string(most) + " bytes)");
+  } catch (const Error &error) {
+    throw fail(error.what());
+  }
+  const uint64_t announced =
+      readHeader(bytes.data(), bytes.size()).payloadLength;
+  readUpTo(file.get(), announced, bytes, path);
+  // One byte more tells trailing data from the end, without reading it all.
+  std::vector<uint8_t> extra;
+  readUpTo(file.get(), 1, extra, path);
+  if (!extra.empty())
+    throw fail("trailing data after the " + std::to_string(announced) +
+               "-byte payload its header announces");
   return bytes;
 }
 

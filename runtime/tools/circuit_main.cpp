@@ -63,10 +63,16 @@ size_t takePaths(int argc, char **argv, int &i, std::vector<std::string> &into,
   return taken;
 }
 
-std::string takeValue(int argc, char **argv, int &i, const std::string &option) {
+/// The path after an option that takes one, given once.
+void takeValue(int argc, char **argv, int &i, std::string &into,
+               const std::string &option) {
+  if (!into.empty())
+    throw UsageError{option + " is given twice; give it once"};
   if (i + 1 >= argc || isOption(argv[i + 1]))
     throw UsageError{option + " needs a path after it"};
-  return argv[++i];
+  into = argv[++i];
+  if (into.empty())
+    throw UsageError{option + " needs a nonempty path"};
 }
 
 Options parse(int argc, char **argv) {
@@ -78,9 +84,9 @@ Options parse(int argc, char **argv) {
     else if (arg == "--describe")
       options.describe = true;
     else if (arg == "--keys")
-      options.keys = takeValue(argc, argv, i, arg);
+      takeValue(argc, argv, i, options.keys, arg);
     else if (arg == "--write-params")
-      options.writeParams = takeValue(argc, argv, i, arg);
+      takeValue(argc, argv, i, options.writeParams, arg);
     else if (arg == "--in")
       takePaths(argc, argv, i, options.inputs, arg);
     else if (arg == "--out")
@@ -171,9 +177,12 @@ void printDescription(const Program &program) {
   std::cout << "]}\n";
 }
 
-/// Reruns a loader with the file's path in front of its message.
-template <typename Load> auto loadFile(const std::string &path, Load load) {
-  std::vector<uint8_t> bytes = readFile(path);
+/// Reads a file of the program's parameters no further than its header
+/// allows (readObjectFile) and runs a loader on it, with the file's path in
+/// front of the loader's message.
+template <typename Load>
+auto loadFile(const std::string &path, const ContextPtr &context, Load load) {
+  std::vector<uint8_t> bytes = readObjectFile(path, context);
   try {
     return load(bytes);
   } catch (const Error &error) {
@@ -200,7 +209,7 @@ LoadedInputs loadInputs(const Program &program, const std::vector<std::string> &
   loaded.plaintexts.reserve(paths.size());
   for (size_t i = 0; i < paths.size(); ++i) {
     const bool plaintext = program.inputIsPlaintext(i);
-    loadFile(paths[i], [&](const std::vector<uint8_t> &bytes) {
+    loadFile(paths[i], context, [&](const std::vector<uint8_t> &bytes) {
       const ObjectKind expected =
           plaintext ? ObjectKind::Plaintext : ObjectKind::Ciphertext;
       const ObjectKind found = peekKind(bytes.data(), bytes.size());
@@ -243,10 +252,11 @@ int run(const Options &options, Program &program) {
 
   EvaluationKeys keys{program.context(), std::nullopt, std::nullopt};
   if (!options.keys.empty())
-    keys = loadFile(options.keys, [&](const std::vector<uint8_t> &bytes) {
-      return deserializeEvaluationKeys(program.context(), bytes.data(),
-                                       bytes.size());
-    });
+    keys = loadFile(options.keys, program.context(),
+                    [&](const std::vector<uint8_t> &bytes) {
+                      return deserializeEvaluationKeys(
+                          program.context(), bytes.data(), bytes.size());
+                    });
   try {
     program.bind(keys.relin ? &*keys.relin : nullptr,
                  keys.galois ? &*keys.galois : nullptr);

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <unistd.h>
 
 namespace ringfuse::runtime {
 namespace {
@@ -445,16 +446,21 @@ TEST_F(Serialization, RejectsAComponentCountOutOfRange) {
                "truncated ciphertext payload");
 }
 
-TEST_F(Serialization, RejectsAnEvenOrTooLargeGaloisElement) {
+// 1 is the identity, which needs no key (it loaded before).
+TEST_F(Serialization, RejectsTheIdentityAnEvenOrATooLargeGaloisElement) {
   std::vector<uint8_t> bytes = serialize(galois);
   const size_t firstElement = kPayload + 8;
-  for (uint64_t element : {uint64_t(4), uint64_t(2049), uint64_t(1) << 40}) {
+  for (uint64_t element :
+       {uint64_t(1), uint64_t(4), uint64_t(2049), uint64_t(1) << 40}) {
     putU64(bytes, firstElement, element);
     recomputeChecksum(bytes);
     EXPECT_ERROR(deserializeGaloisKeys(context, bytes.data(), bytes.size()),
                  "element " + std::to_string(element) +
-                     " is not an odd number below 2N = 2048");
+                     " is not an odd number in (1, 2N) = (1, 2048)");
   }
+  Prng prng = seededPrng(3);
+  EXPECT_ERROR(generateGaloisKeys(secret, {1}, prng),
+               "Galois element 1 is the identity, which needs no key");
 }
 
 TEST_F(Serialization, RejectsARepeatedGaloisElement) {
@@ -507,26 +513,103 @@ TEST_F(Serialization, RejectsParametersThatContextRefuses) {
 
 // Files ----------------------------------------------------------------------------
 
-TEST_F(Serialization, FilesRoundTripThroughATemporaryDirectory) {
-  namespace fs = std::filesystem;
-  fs::path dir = fs::path(::testing::TempDir()) /
-                 ("ringfuse_serialize_" + std::to_string(randomBelow(1u << 30)));
-  fs::create_directories(dir);
-  const std::string path = (dir / "ciphertext.rf").string();
+/// A fresh directory for one test's files, removed with it.
+class SerializationFiles : public Serialization {
+protected:
+  void SetUp() override {
+    Serialization::SetUp();
+    // Named by test and process: ctest runs the tests in parallel processes.
+    dir =
+        std::filesystem::path(::testing::TempDir()) /
+        ("ringfuse_serialize_" +
+         std::string(
+             ::testing::UnitTest::GetInstance()->current_test_info()->name()) +
+         "_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir); }
+  std::string write(const std::string &name,
+                    const std::vector<uint8_t> &bytes) {
+    const std::string path = (dir / name).string();
+    writeFile(path, bytes);
+    return path;
+  }
+  std::filesystem::path dir;
+};
+
+TEST_F(SerializationFiles, RoundTripThroughATemporaryDirectory) {
   std::vector<uint8_t> bytes = serialize(ciphertext);
-  writeFile(path, bytes);
-  EXPECT_EQ(readFile(path), bytes);
-  std::vector<uint8_t> loaded = readFile(path);
+  const std::string path = write("ciphertext.rf", bytes);
+  std::vector<uint8_t> loaded = readObjectFile(path, context);
+  EXPECT_EQ(loaded, bytes);
   EXPECT_EQ(deserializeCiphertext(context, loaded.data(), loaded.size()).data,
             ciphertext.data);
-  fs::remove_all(dir);
+  std::vector<uint8_t> parameters = serialize(*context);
+  EXPECT_EQ(readObjectFile(write("params.rf", parameters), nullptr),
+            parameters);
 }
 
-TEST(SerializationFiles, ReadingAMissingFileNamesThePath) {
-  const std::string path = "/nonexistent-ringfuse-dir/missing.rf";
-  EXPECT_ERROR(readFile(path), path);
-  EXPECT_ERROR(readFile(path), "No such file or directory");
-  EXPECT_ERROR(writeFile(path, {1, 2, 3}), path);
+TEST_F(SerializationFiles, ReadingAMissingFileNamesThePath) {
+  const std::string path = (dir / "missing.rf").string();
+  EXPECT_ERROR(readObjectFile(path, context), path);
+  EXPECT_ERROR(readObjectFile(path, context), "No such file or directory");
+  EXPECT_ERROR(writeFile((dir / "no" / "such.rf").string(), {1, 2, 3}),
+               "no/such.rf");
+}
+
+// Devices that never end fail at the header instead of filling memory.
+TEST_F(SerializationFiles, EndlessDevicesFailAtTheHeader) {
+  EXPECT_ERROR(
+      readObjectFile("/dev/zero", context),
+      "/dev/zero: not a ringfuse file: it does not start with \"RINGFUSE\"");
+  EXPECT_ERROR(readObjectFile("/dev/urandom", context),
+               "/dev/urandom: not a ringfuse file");
+}
+
+TEST_F(SerializationFiles,
+       HeadersAnnouncingMoreThanTheParametersAllowAreRefused) {
+  std::vector<uint8_t> bytes = serialize(ciphertext);
+  // 16 components of |Q| x N words is the most a ciphertext holds.
+  const uint64_t most = 8 + 16 * 2 * 1024 * 8;
+  putU64(bytes, 24, most + 1);
+  const std::string path = write("huge.rf", bytes);
+  EXPECT_ERROR(readObjectFile(path, context),
+               "announces a " + std::to_string(most + 1) +
+                   "-byte payload, more than a ciphertext can hold under");
+  putU64(bytes, 24, uint64_t(1) << 62);
+  EXPECT_ERROR(readObjectFile(write("huger.rf", bytes), context),
+               "more than a ciphertext can hold");
+  // Parameters are bounded without a context; other kinds need one.
+  std::vector<uint8_t> parameters = serialize(*context);
+  putU64(parameters, 24, uint64_t(1) << 40);
+  EXPECT_ERROR(readObjectFile(write("params.rf", parameters), nullptr),
+               "more than a parameter set can hold");
+  EXPECT_ERROR(readObjectFile(write("ct.rf", serialize(ciphertext)), nullptr),
+               "reading a ciphertext needs its parameter set");
+}
+
+TEST_F(SerializationFiles, ReadsNoFurtherThanTheAnnouncedPayload) {
+  std::vector<uint8_t> bytes = serialize(plaintext);
+  std::vector<uint8_t> longer = bytes;
+  longer.insert(longer.end(), 1 << 20, 0);
+  EXPECT_ERROR(readObjectFile(write("longer.rf", longer), context),
+               "trailing data after the 8192-byte payload");
+  // A short file comes back short; the loader says it is truncated.
+  std::vector<uint8_t> shorter(bytes.begin(), bytes.end() - 8);
+  std::vector<uint8_t> read =
+      readObjectFile(write("shorter.rf", shorter), context);
+  EXPECT_EQ(read, shorter);
+  EXPECT_ERROR(deserializePlaintext(context, read.data(), read.size()),
+               "truncated plaintext");
+}
+
+// A stored set records its digits: dnum = 0 is the API's "default", never a
+// file's (it loaded as the default set before).
+TEST_F(Serialization, ParametersWithDnumZeroAreRefused) {
+  std::vector<uint8_t> bytes = serialize(*context);
+  putU64(bytes, kPayload + 16, 0);
+  recomputeChecksum(bytes);
+  EXPECT_ERROR(deserializeParameters(bytes.data(), bytes.size()), "dnum is 0");
 }
 
 } // namespace

@@ -18,6 +18,7 @@ import stat
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -616,8 +617,8 @@ def test_keygen_makes_exactly_the_galois_keys_the_program_needs(
 
 
 def test_galois_elements_must_be_odd_and_below_2n(params: rf.Params) -> None:
-    for element in (0, 2, 2 * N + 1, -3, True):
-        with pytest.raises(ValueError, match=r"Galois elements must be odd ints in \(0, 2N\) = \(0, 128\)"):
+    for element in (0, 1, 2, 2 * N + 1, -3, True, 2**70):
+        with pytest.raises(ValueError, match=r"Galois elements must be odd ints in \(1, 2N\) = \(1, 128\)"):
             params.keygen(galois_elements=[element])
 
 
@@ -706,7 +707,10 @@ def executable(tmp_path_factory: pytest.TempPathFactory, params: rf.Params) -> r
 
 
 def run_executable(path: Path, *args: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(path), *map(str, args)], capture_output=True, text=True, check=False)
+    # A bounded wait: an executable that reads without end fails the test.
+    return subprocess.run(
+        [str(path), *map(str, args)], capture_output=True, text=True, check=False, timeout=120
+    )
 
 
 def test_ringfusec_writes_the_executable_and_the_client_files(
@@ -776,20 +780,29 @@ def test_the_executable_refuses_keys_of_other_parameters(
     assert not (tmp_path / "a.rfct").exists()
 
 
+def client_files(executable: ringfusec.Executable, directory: Path) -> tuple[Path, Path, Path]:
+    """Evaluation keys, a ciphertext and a plaintext for the executable's circuit."""
+    params = rf.Params.load(executable.params_path)
+    keys = params.keygen(rotations=[1], seed=SEED)
+    keys.save_evaluation_keys(directory / "eval.rfkeys")
+    keys.encrypt(1).save(directory / "x.rfct")
+    keys.encode(1).save(directory / "w.rfpt")
+    return directory / "eval.rfkeys", directory / "x.rfct", directory / "w.rfpt"
+
+
 def test_the_executable_reports_bad_inputs_and_usage(
     executable: ringfusec.Executable, tmp_path: Path
 ) -> None:
-    params = rf.Params.load(executable.params_path)
-    keys = params.keygen(rotations=[1], seed=SEED)
-    keys.save_evaluation_keys(tmp_path / "eval.rfkeys")
-    keys.encrypt(1).save(tmp_path / "x.rfct")
-    keys.encode(1).save(tmp_path / "w.rfpt")
-    corrupt = bytearray((tmp_path / "x.rfct").read_bytes())
+    eval_keys, x, w = client_files(executable, tmp_path)
+    data = x.read_bytes()
+    corrupt = bytearray(data)
     corrupt[100] ^= 1
-    (tmp_path / "corrupt.rfct").write_bytes(bytes(corrupt))
-    keys_args = ["--keys", tmp_path / "eval.rfkeys"]
+    bad = tmp_path / "corrupt.rfct"
+    bad.write_bytes(bytes(corrupt))
+    huge = tmp_path / "huge.rfct"
+    huge.write_bytes(data[:24] + (2**40).to_bytes(8, "little") + data[32:])
+    keys_args = ["--keys", eval_keys]
     out_args = ["--out", tmp_path / "a.rfct", tmp_path / "b.rfct"]
-    x, w, bad = tmp_path / "x.rfct", tmp_path / "w.rfpt", tmp_path / "corrupt.rfct"
     cases = [
         ([*keys_args, "--in", x, x, x, *out_args], 1,
          f"{x}: input 3 of the circuit is a plaintext, but the file holds a ciphertext"),
@@ -805,6 +818,13 @@ def test_the_executable_reports_bad_inputs_and_usage(
         ([], 2, "nothing to do"),
         ([*keys_args, "--in", x, x, tmp_path / "missing.rfpt", *out_args], 1,
          f"cannot open {tmp_path / 'missing.rfpt'} for reading"),
+        # Files are read no further than their headers allow.
+        ([*keys_args, "--in", "/dev/urandom", x, w, *out_args], 1,
+         "/dev/urandom: not a ringfuse file"),
+        (["--keys", "/dev/zero", "--in", x, x, w, *out_args], 1, "/dev/zero: not a ringfuse file"),
+        ([*keys_args, "--in", x, huge, w, *out_args], 1,
+         "announces a 1099511627776-byte payload, more than a ciphertext can hold"),
+        ([*keys_args, *keys_args, "--in", x, x, w, *out_args], 2, "--keys is given twice"),
     ]
     for args, status, message in cases:
         completed = run_executable(executable.path, *args)
@@ -812,6 +832,36 @@ def test_the_executable_reports_bad_inputs_and_usage(
         assert message in completed.stderr, (args, completed.stderr)
         if status == 2:
             assert "--help' for usage" in completed.stderr
+
+
+def test_the_executable_stops_reading_a_pipe_after_the_announced_payload(
+    executable: ringfusec.Executable, tmp_path: Path
+) -> None:
+    eval_keys, x, w = client_files(executable, tmp_path)
+    data = x.read_bytes()
+    keys_args = ["--keys", eval_keys]
+    out_args = ["--out", tmp_path / "a.rfct", tmp_path / "b.rfct"]
+    # A pipe that goes on after a valid ciphertext: the executable reads the
+    # announced payload and one byte more, and stops.
+    fifo = tmp_path / "endless.rfct"
+    os.mkfifo(fifo)
+
+    def feed() -> None:
+        try:
+            with open(fifo, "wb") as pipe:
+                pipe.write(data)
+                while True:
+                    pipe.write(bytes(1 << 16))
+        except BrokenPipeError:
+            pass
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    completed = run_executable(executable.path, *keys_args, "--in", x, fifo, w, *out_args)
+    assert completed.returncode == 1, completed.stderr
+    assert f"{fifo}: trailing data after the" in completed.stderr
+    writer.join(timeout=60)
+    assert not writer.is_alive()
 
 
 def test_the_executable_describes_itself(executable: ringfusec.Executable) -> None:

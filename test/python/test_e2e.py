@@ -458,6 +458,29 @@ def test_an_input_still_used_after_a_plaintext_product(compiled: Compiled) -> No
     check(keys, program(keys.encrypt(x)), x + 5 - 3 * x)
 
 
+def product(x: rf.Encrypted, y: rf.Encrypted) -> rf.Encrypted:
+    return x * y
+
+
+@pytest.mark.parametrize(
+    "declared, message",
+    [
+        (dict(plaintext_modulus=65536), "t = 65536 allows no batching at any N from 1024 to 131072"),
+        (dict(plaintext_modulus=17, poly_modulus_degree=4096), "t = 17 allows no batching at N = 4096"),
+    ],
+)
+def test_a_plaintext_modulus_without_batching_is_refused(
+    declared: dict[str, int], message: str, cache_dir: Path
+) -> None:
+    # Such a t once compiled, and [1, 2] * [3, 4] decrypted to the polynomial
+    # product [3, 10, 8, 0] instead of the slot-wise [3, 8, 0, 0].
+    with pytest.raises(rf.CompilerError, match=message):
+        rf.compile(rf.circuit(**declared)(product), cache_dir=cache_dir)
+    with pytest.raises(rf.CompilerError, match="t = 256 allows no batching at N = 64"):
+        rf.compile(rf.circuit(plaintext_modulus=256)(product), params=toy_params(t=256),
+                   cache_dir=cache_dir)
+
+
 def test_rotations_left_right_and_row_swap(compiled: Compiled) -> None:
     program, keys = compiled(rotations)
     x = slots(program, 9)

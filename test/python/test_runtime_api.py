@@ -85,6 +85,100 @@ def test_bad_parameters_are_clear_errors(kwargs: dict[str, object], error: type)
         rf.Params(**arguments)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(plaintext_modulus=2**64), r"plaintext_modulus must be in \[2, 4611686018427387903\]"),
+        (dict(poly_modulus_degree=2**70), r"poly_modulus_degree must be in \[2, 131072\]"),
+        (dict(coeff_modulus_bits=[2**70]), r"coeff_modulus_bits entry must be in \[1, 61\]"),
+        (dict(special_modulus_bits=[-1]), r"special_modulus_bits entry must be in \[1, 61\]"),
+        (dict(dnum=2**64), r"dnum must be in \[1, 4294967296\]"),
+    ],
+)
+def test_ints_beyond_a_machine_word_are_ringfuse_errors(kwargs: dict[str, object], message: str) -> None:
+    # Before, pybind11 answered "incompatible function arguments" (a TypeError).
+    arguments: dict[str, object] = dict(
+        poly_modulus_degree=4096, plaintext_modulus=65537, coeff_modulus_bits=[35, 35],
+        special_modulus_bits=[36],
+    )
+    arguments.update(kwargs)
+    with pytest.raises(ValueError, match=message):
+        rf.Params(**arguments)  # type: ignore[arg-type]
+
+
+def test_numpy_integers_count_as_ints() -> None:
+    params = rf.Params(
+        poly_modulus_degree=np.int64(4096), plaintext_modulus=np.uint32(65537),
+        coeff_modulus_bits=np.array([35, 35]), special_modulus_bits=[np.int8(36)], dnum=np.int64(2),
+    )
+    assert params == secure_params(4096, 65537)
+    assert type(params.poly_modulus_degree) is int
+    keys = params.keygen(rotations=[np.int32(1)], galois_elements=[np.uint64(4095)], seed=SEED)
+    assert keys.galois_keys is not None and keys.galois_keys.elements == (3, 4095)
+
+    def identity(x: rf.Encrypted) -> rf.Encrypted:
+        return x
+
+    circuit = rf.circuit(plaintext_modulus=np.int64(65537), poly_modulus_degree=np.int64(8192))(
+        identity
+    )
+    assert (circuit.plaintext_modulus, circuit.poly_modulus_degree) == (65537, 8192)
+    with pytest.raises(TypeError, match="dnum must be an int, got bool"):
+        rf.Params(poly_modulus_degree=4096, plaintext_modulus=65537, coeff_modulus_bits=[35, 35],
+                  dnum=np.bool_(True))
+
+
+def test_the_identity_has_no_galois_key() -> None:
+    with pytest.raises(ValueError, match=r"Galois elements must be odd ints in \(1, 2N\) = \(1, 128\), got 1"):
+        toy_params().keygen(galois_elements=[1])
+
+
+def fnv1a64(data: bytes) -> int:
+    """The format's payload checksum (serialize.h)."""
+    value = 1469598103934665603
+    for byte in data:
+        value = ((value ^ byte) * 1099511628211) % 2**64
+    return value
+
+
+def with_payload_field(data: bytes, offset: int, value: int) -> bytes:
+    """`data` with the u64 at payload offset `offset` replaced, checksum fixed."""
+    header, payload = bytearray(data[:48]), bytearray(data[48:])
+    payload[offset : offset + 8] = value.to_bytes(8, "little")
+    header[32:40] = fnv1a64(bytes(payload)).to_bytes(8, "little")
+    return bytes(header + payload)
+
+
+def test_a_parameter_file_with_dnum_zero_is_refused(tmp_path: Path) -> None:
+    # dnum = 0 means "the default" to rf.Params, never in a file: it loaded as
+    # the default set before.
+    path = tmp_path / "params.rfp"
+    secure_params(16384, 65537).save(path)
+    path.write_bytes(with_payload_field(path.read_bytes(), 16, 0))
+    with pytest.raises(ValueError, match="dnum is 0"):
+        rf.Params.load(path)
+
+
+def test_loading_reads_no_further_than_the_header_allows(tmp_path: Path) -> None:
+    params = toy_params()
+    for device in ("/dev/zero", "/dev/urandom"):
+        with pytest.raises(ValueError, match=f"{device}: not a ringfuse file"):
+            rf.Ciphertext.load(device, params)
+        with pytest.raises(ValueError, match=f"{device}: not a ringfuse file"):
+            rf.load_evaluation_keys(device, params)
+        with pytest.raises(ValueError, match=f"{device}: not a ringfuse file"):
+            rf.Params.load(device)
+    path = tmp_path / "x.rfct"
+    params.keygen(seed=SEED).encrypt([1]).save(path)
+    data = path.read_bytes()
+    path.write_bytes(data[:24] + (2**40).to_bytes(8, "little") + data[32:])
+    with pytest.raises(ValueError, match="announces a 1099511627776-byte payload, more than a ciphertext can hold"):
+        rf.Ciphertext.load(path, params)
+    path.write_bytes(data + bytes(1 << 20))
+    with pytest.raises(ValueError, match="trailing data"):
+        rf.Ciphertext.load(path, params)
+
+
 def test_same_seed_gives_identical_keys_and_ciphertexts(tmp_path: Path) -> None:
     params = toy_params()
     first, second = params.keygen(seed=SEED), params.keygen(seed=SEED)
@@ -144,6 +238,8 @@ def test_rotation_keys_need_batching_and_nonzero_steps() -> None:
         toy_params().keygen(rotations=[0])
     with pytest.raises(ValueError, match="out of range"):
         toy_params().keygen(rotations=[32])
+    with pytest.raises(ValueError, match="rotation by 1180591620717411303424 steps is out of range"):
+        toy_params().keygen(rotations=[2**70])
     keys = toy_params().keygen(rotations=[1, -1], swap_rows=True, seed=SEED)
     assert keys.galois_keys is not None and len(keys.galois_keys.elements) == 3
 
@@ -208,3 +304,8 @@ def test_ciphertext_residues_round_trip_and_are_checked() -> None:
         rf.Ciphertext.from_residues(params, residues)
     with pytest.raises(ValueError, match="shape"):
         rf.Ciphertext.from_residues(params, residues[:, :1])
+    # The format stores 2 to 16 components: 17 could never be saved.
+    sixteen = rf.Ciphertext.from_residues(params, np.zeros((16, 2, 64), dtype=np.uint64))
+    assert sixteen.size == 16
+    with pytest.raises(ValueError, match="a ciphertext has 2 to 16 components, got 17"):
+        rf.Ciphertext.from_residues(params, np.zeros((17, 2, 64), dtype=np.uint64))

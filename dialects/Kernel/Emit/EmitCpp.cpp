@@ -101,6 +101,12 @@ public:
     if (failed(checkValues(outputs.asArrayRef(), returned, "outputs")))
       return failure();
     n_ = params_.getRingDegree();
+    // A planned program: its slots, buffers and moduli are the kernel
+    // dialect's to verify (KernelDialect::verifyOperationAttribute).
+    if (!func_->hasAttr(kernel::KernelDialect::kSlotsAttrName))
+      return func_.emitError() << "is not a planned kernel program (no '"
+                               << kernel::KernelDialect::kSlotsAttrName
+                               << "'): run kernel-plan-slots before emitting";
     WalkResult unplaced = func_.walk([&](kernel::AllocOp alloc) {
       if (alloc.getSlot())
         return WalkResult::advance();

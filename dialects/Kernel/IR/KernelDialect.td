@@ -14,12 +14,23 @@ def Kernel_Dialect : Dialect {
     parameters (NTT, base conversion, scale-and-round, ...) and generated
     elementwise kernels whose bodies are regions over one residue per
     operand. `kernel.alloc` carries the buffer slot the planner gave it.
+
+    `kernel.slots = K` on a function (kernel-plan-slots sets it) marks a
+    planned program, ready to emit: its allocations' slots lie in [0, K),
+    K is at most the number of allocations, and, where the function carries
+    its circuit's `ringfuse.params`, every buffer holds limbs of that ring
+    (degree N; a constant may have degree 1) over moduli the runtime can
+    use: t, or primes = 1 mod 2N below 2^61. The dialect checks the program
+    as a whole once (verifyOperationAttribute), not once per op.
   }];
   let cppNamespace = "::ringfuse::kernel";
   let useDefaultTypePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
   let dependentDialects = ["::ringfuse::rns::RNSDialect"];
   let extraClassDeclaration = [{
     void registerTypes();
+    /// The name of a planned program's slot count.
+    static constexpr ::llvm::StringLiteral kSlotsAttrName = "kernel.slots";
   }];
 }
 

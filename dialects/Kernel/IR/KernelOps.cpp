@@ -2,6 +2,8 @@
 #include "dialects/Kernel/IR/KernelOps.h"
 #include "ringfuse/runtime/ntt_shape.h"
 
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
 using namespace mlir;
 using namespace ringfuse::kernel;
 namespace rns = ringfuse::rns;
@@ -97,12 +99,63 @@ LogicalResult ConcurrentOp::verify() {
   return success();
 }
 
+LogicalResult AllocOp::verify() {
+  std::optional<int64_t> slot = getSlot();
+  if (!slot)
+    return success();
+  if (*slot < 0)
+    return emitOpError() << "slot " << *slot << " is negative";
+  // The bound is the function's: kernel.slots, checked against the number
+  // of allocations once for the whole program (KernelDialect.cpp).
+  auto function = (*this)->getParentOfType<FunctionOpInterface>();
+  auto slots =
+      function
+          ? function->getAttrOfType<IntegerAttr>(KernelDialect::kSlotsAttrName)
+          : nullptr;
+  if (!slots)
+    return emitOpError() << "has a slot, but its function has no '"
+                         << KernelDialect::kSlotsAttrName
+                         << "' (kernel-plan-slots sets both)";
+  if (*slot >= slots.getInt())
+    return emitOpError() << "slot " << *slot << " is not below the function's "
+                         << KernelDialect::kSlotsAttrName << " = "
+                         << slots.getInt();
+  return success();
+}
+
 LogicalResult ConstantOp::verify() {
   BufferType type = bufferType(getBuffer());
   auto shape = getResidues().getType().getShape();
   if (shape.size() != 1 || size_t(shape[0]) != type.words())
     return emitOpError() << "needs " << type.words() << " residues, got shape "
                          << getResidues().getType();
+  ArrayRef<uint64_t> moduli = type.getBasis().getModuli();
+  size_t index = 0;
+  for (const APInt &residue : getResidues()) {
+    uint64_t q = moduli[index / type.getDegree()];
+    if (residue.isNegative() || residue.getZExtValue() >= q)
+      return emitOpError() << "residue " << index << " ("
+                           << residue.getSExtValue() << ") is not in [0, " << q
+                           << ")";
+    ++index;
+  }
+  return success();
+}
+
+LogicalResult MulConstOp::verify() {
+  auto kernel = (*this)->getParentOfType<ElementwiseOp>();
+  if (kernel.getOuts().empty())
+    return success(); // the kernel's own verifier says what is wrong
+  ArrayRef<uint64_t> moduli =
+      bufferType(kernel.getOuts().front()).getBasis().getModuli();
+  ArrayRef<int64_t> residues = getResidues();
+  if (residues.size() != moduli.size())
+    return emitOpError() << "needs one residue per limb of the kernel's basis ("
+                         << moduli.size() << "), got " << residues.size();
+  for (auto [limb, residue] : llvm::enumerate(residues))
+    if (residue < 0 || uint64_t(residue) >= moduli[limb])
+      return emitOpError() << "residue " << residue << " of limb " << limb
+                           << " is not in [0, " << moduli[limb] << ")";
   return success();
 }
 
@@ -130,6 +183,24 @@ struct KernelSignature {
   bool outPerInput = false; // and one more output per input
   bool outPerSum = false;   // and one more per sum of products
 };
+
+/// X -> X^g is an automorphism of Z[X]/(X^N + 1) for odd g, and the
+/// runtime's tables cover g below 2N (N: the degree of the launch's last
+/// output). A key names one (its rotation's key) or, where
+/// `zeroIsRelinearization`, 0 for the relinearization key.
+LogicalResult verifyGaloisElement(LaunchOp op, int64_t element,
+                                  StringRef parameter,
+                                  bool zeroIsRelinearization) {
+  if (zeroIsRelinearization && element == 0)
+    return success();
+  const int64_t twoN = 2 * int64_t(bufferType(op.getOuts().back()).getDegree());
+  if (element < 1 || element % 2 == 0 || element >= twoN)
+    return op.emitOpError()
+           << "'" << parameter << "' is " << element << ", not "
+           << (zeroIsRelinearization ? "0 (relinearization) or " : "")
+           << "a Galois element: an odd number below 2N = " << twoN;
+  return success();
+}
 
 /// Every limb of `out` transformed from the one limb `in` of the same
 /// degree, its prime within the GPU NTT's lazy input bound.
@@ -219,6 +290,9 @@ LogicalResult verifyKeySwitchAddend(LaunchOp op) {
 LogicalResult verifyNttKeySwitch(LaunchOp op) {
   if (!op.getKey())
     return op.emitOpError() << "'ntt_key_switch' needs the parameter 'key'";
+  if (failed(verifyGaloisElement(op, *op.getKey(), "key",
+                                 /*zeroIsRelinearization=*/true)))
+    return failure();
   if (failed(verifyFusedNtt(op, "digit")))
     return failure();
   return verifyKeySwitchAddend(op);
@@ -396,10 +470,20 @@ LogicalResult LaunchOp::verify() {
   if (kernel == "automorphism") {
     if (getIns()[0] == getOuts()[0])
       return emitOpError() << "automorphism needs distinct input and output";
-    return require(getGaloisElement().has_value(), "galois_element");
+    if (bufferType(getIns()[0]) != bufferType(getOuts()[0]))
+      return emitOpError()
+             << "automorphism maps a buffer to one of its type, got "
+             << bufferType(getIns()[0]) << " to " << bufferType(getOuts()[0]);
+    if (failed(require(getGaloisElement().has_value(), "galois_element")))
+      return failure();
+    return verifyGaloisElement(*this, *getGaloisElement(), "galois_element",
+                               /*zeroIsRelinearization=*/false);
   }
   if (kernel == "key_switch_inner_product") {
     if (failed(require(getKey().has_value(), "key")))
+      return failure();
+    if (failed(verifyGaloisElement(*this, *getKey(), "key",
+                                   /*zeroIsRelinearization=*/true)))
       return failure();
     return verifyKeySwitchAddend(*this);
   }

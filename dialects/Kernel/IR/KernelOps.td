@@ -16,16 +16,20 @@ def Kernel_AllocOp : Kernel_Op<"alloc"> {
     `%b = kernel.alloc {slot = 3} : !kernel.buffer<...>`: a buffer of the
     program; allocations with the same slot share memory (their lifetimes do
     not overlap). All memory is allocated once, when the program is loaded.
+    A slot is nonnegative and below its function's `kernel.slots` (the
+    dialect's description), which a slot needs.
   }];
   let arguments = (ins OptionalAttr<I64Attr>:$slot);
   let results = (outs Kernel_Buffer:$buffer);
   let assemblyFormat = "attr-dict `:` qualified(type($buffer))";
+  let hasVerifier = 1;
 }
 
 def Kernel_ConstantOp : Kernel_Op<"constant", [Pure]> {
   let summary = "A buffer filled when the program is loaded";
   let description = [{
-    The residues of every limb, limb-major (an encoded plaintext constant).
+    The residues of every limb, limb-major (an encoded plaintext constant),
+    each below its limb's modulus.
   }];
   let arguments = (ins I64ElementsAttr:$residues);
   let results = (outs Kernel_Buffer:$buffer);
@@ -65,11 +69,14 @@ def Kernel_LaunchOp : Kernel_Op<"launch", [AttrSizedOperandSegments]> {
       `plus`).
     - `scale_up`: ins(m) outs(b): round(Q m / t) (rns.scale_up).
     - `automorphism` {galois_element, evaluation?}: ins(a) outs(b), a and b
-      distinct: X -> X^g (rns.automorphism's semantics); with `evaluation`
+      distinct buffers of one type, g odd and below 2N: X -> X^g
+      (rns.automorphism's semantics); with `evaluation`
       the buffers hold evaluation form (the NTT's order) and the kernel
       permutes words, else coefficient form.
     - `key_switch_inner_product` {key, addend?}: ins(d_0, ..., d_{dnum-1})
-      outs(k0, k1), evaluation form over QP. With `addend`, the last three
+      outs(k0, k1), evaluation form over QP; `key` is 0 (relinearization)
+      or the Galois element of a rotation's key, odd and below 2N. With
+      `addend`, the last three
       ins are e0, e1 (over the first primes of QP) and their scales (a
       buffer of degree 1 over e0's basis): rns.key_switch_inner_product's
       `plus`.
@@ -152,39 +159,44 @@ def Kernel_ElementwiseOp : Kernel_Op<"elementwise",
   let hasVerifier = 1;
 }
 
-class Kernel_ModularOp<string mnemonic, int arity>
+class Kernel_ModularOp<string mnemonic>
     : Kernel_Op<mnemonic, [Pure, HasParent<"ElementwiseOp">]> {
   let results = (outs I64:$output);
 }
 
-def Kernel_AddModOp : Kernel_ModularOp<"addmod", 2> {
+def Kernel_AddModOp : Kernel_ModularOp<"addmod"> {
   let summary = "(a + b) mod q_i";
   let arguments = (ins I64:$lhs, I64:$rhs);
   let assemblyFormat = "$lhs `,` $rhs attr-dict";
 }
 
-def Kernel_SubModOp : Kernel_ModularOp<"submod", 2> {
+def Kernel_SubModOp : Kernel_ModularOp<"submod"> {
   let summary = "(a - b) mod q_i";
   let arguments = (ins I64:$lhs, I64:$rhs);
   let assemblyFormat = "$lhs `,` $rhs attr-dict";
 }
 
-def Kernel_MulModOp : Kernel_ModularOp<"mulmod", 2> {
+def Kernel_MulModOp : Kernel_ModularOp<"mulmod"> {
   let summary = "a * b mod q_i";
   let arguments = (ins I64:$lhs, I64:$rhs);
   let assemblyFormat = "$lhs `,` $rhs attr-dict";
 }
 
-def Kernel_NegModOp : Kernel_ModularOp<"negmod", 1> {
+def Kernel_NegModOp : Kernel_ModularOp<"negmod"> {
   let summary = "-a mod q_i";
   let arguments = (ins I64:$input);
   let assemblyFormat = "$input attr-dict";
 }
 
-def Kernel_MulConstOp : Kernel_ModularOp<"mulconst", 1> {
+def Kernel_MulConstOp : Kernel_ModularOp<"mulconst"> {
   let summary = "a * c_i mod q_i, one constant residue per limb";
+  let description = [{
+    One residue per limb of the kernel's basis, each below its modulus: the
+    emitter prints them as a table the generated body indexes by limb.
+  }];
   let arguments = (ins I64:$input, DenseI64ArrayAttr:$residues);
   let assemblyFormat = "$input `by` $residues attr-dict";
+  let hasVerifier = 1;
 }
 
 def Kernel_YieldOp : Kernel_Op<"yield", [Pure, Terminator, HasParent<"ElementwiseOp">]> {

@@ -9,7 +9,7 @@
 #Q = #rns.basis<Q: [97, 193]>
 module {
   func.func @scaled_sum(%x: !kernel.buffer<16, #Q>, %y: !kernel.buffer<16, #Q>) -> !kernel.buffer<16, #Q>
-      attributes {ringfuse.inputs = array<i64: 0, 0>, ringfuse.outputs = array<i64: 0>,
+      attributes {kernel.slots = 2, ringfuse.inputs = array<i64: 0, 0>, ringfuse.outputs = array<i64: 0>,
                   ringfuse.params = #bfv.params<t = 17, N = 16, Q = [97, 193], P = [353]>} {
     %out = kernel.alloc {slot = 0} : !kernel.buffer<16, #Q>
     kernel.elementwise ins(%x, %y : !kernel.buffer<16, #Q>, !kernel.buffer<16, #Q>) outs(%out : !kernel.buffer<16, #Q>) {

@@ -37,10 +37,23 @@ module {
 #p = #bfv.params<t = 97, N = 16, Q = [193, 257], P = [353], dnum = 2>
 #Q = #rns.basis<Q: [193, 257]>
 module {
-  func.func @f(%x: !kernel.buffer<16, #Q>, %y: !kernel.buffer<16, #Q>) -> (!kernel.buffer<16, #Q>, !kernel.buffer<16, #Q>) attributes {ringfuse.inputs = array<i64: 2>, ringfuse.outputs = array<i64: 2>, ringfuse.params = #p} {
+  func.func @f(%x: !kernel.buffer<16, #Q>, %y: !kernel.buffer<16, #Q>) -> (!kernel.buffer<16, #Q>, !kernel.buffer<16, #Q>) attributes {kernel.slots = 1, ringfuse.inputs = array<i64: 2>, ringfuse.outputs = array<i64: 2>, ringfuse.params = #p} {
     // expected-error@+1 {{has no slot: run kernel-plan-slots before emitting}}
     %0 = kernel.alloc : !kernel.buffer<16, #Q>
     kernel.launch "automorphism" ins(%x : !kernel.buffer<16, #Q>) outs(%0 : !kernel.buffer<16, #Q>) {galois_element = 3 : i64}
     return %0, %y : !kernel.buffer<16, #Q>, !kernel.buffer<16, #Q>
+  }
+}
+
+// -----
+
+// Only a planned program is emitted: the kernel dialect verifies its slots,
+// buffers and moduli as a whole.
+#p = #bfv.params<t = 97, N = 16, Q = [193, 257], P = [353], dnum = 2>
+#Q = #rns.basis<Q: [193, 257]>
+module {
+  // expected-error@+1 {{is not a planned kernel program (no 'kernel.slots'): run kernel-plan-slots before emitting}}
+  func.func @f(%x: !kernel.buffer<16, #Q>, %y: !kernel.buffer<16, #Q>) -> (!kernel.buffer<16, #Q>, !kernel.buffer<16, #Q>) attributes {ringfuse.inputs = array<i64: 2>, ringfuse.outputs = array<i64: 2>, ringfuse.params = #p} {
+    return %x, %y : !kernel.buffer<16, #Q>, !kernel.buffer<16, #Q>
   }
 }

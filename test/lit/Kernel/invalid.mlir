@@ -220,7 +220,7 @@ func.func @f(%x: !kernel.buffer<16, #Q>, %y: !kernel.buffer<16, #Q>) {
 
 #Q = #rns.basis<Q: [97, 193]>
 #B = #rns.basis<B: [353]>
-func.func @f(%x: !kernel.buffer<16, #Q>) {
+func.func @f(%x: !kernel.buffer<16, #Q>) attributes {kernel.slots = 1} {
   %a = kernel.alloc {slot = 0} : !kernel.buffer<16, #B>
   %b = kernel.alloc {slot = 0} : !kernel.buffer<16, #B>
   // Two allocations of one slot are one buffer.
@@ -499,5 +499,98 @@ func.func @addend_basis(%d: !kernel.buffer<16, #QP>, %e: !kernel.buffer<16, #QP>
   // The addends cover Q's primes, not P's.
   // expected-error@+1 {{'kernel.launch' op the addends must be buffers over the first moduli of the sums' basis #rns.basis<QP: [97, 193, 353]>}}
   kernel.launch "ntt_key_switch" ins(%d, %e, %e, %s : !kernel.buffer<16, #QP>, !kernel.buffer<16, #QP>, !kernel.buffer<16, #QP>, !kernel.buffer<1, #QP>) outs(%t, %k0, %k1 : !kernel.buffer<16, #QP>, !kernel.buffer<16, #QP>, !kernel.buffer<16, #QP>) {addend, key = 0 : i64}
+  return
+}
+
+// -----
+
+// X -> X^g is an automorphism only for odd g.
+#Q = #rns.basis<Q: [97, 193]>
+func.func @f(%x: !kernel.buffer<16, #Q>, %y: !kernel.buffer<16, #Q>) {
+  // expected-error@+1 {{'kernel.launch' op 'galois_element' is 4, not a Galois element: an odd number below 2N = 32}}
+  kernel.launch "automorphism" ins(%x : !kernel.buffer<16, #Q>) outs(%y : !kernel.buffer<16, #Q>) {galois_element = 4}
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+func.func @f(%x: !kernel.buffer<16, #Q>, %y: !kernel.buffer<16, #Q>) {
+  // expected-error@+1 {{'kernel.launch' op 'galois_element' is 33, not a Galois element: an odd number below 2N = 32}}
+  kernel.launch "automorphism" ins(%x : !kernel.buffer<16, #Q>) outs(%y : !kernel.buffer<16, #Q>) {evaluation, galois_element = 33}
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+#R = #rns.basis<R: [97]>
+func.func @f(%x: !kernel.buffer<16, #Q>, %y: !kernel.buffer<16, #R>) {
+  // expected-error@+1 {{'kernel.launch' op automorphism maps a buffer to one of its type, got '!kernel.buffer<16, #rns.basis<Q: [97, 193]>>' to '!kernel.buffer<16, #rns.basis<R: [97]>>'}}
+  kernel.launch "automorphism" ins(%x : !kernel.buffer<16, #Q>) outs(%y : !kernel.buffer<16, #R>) {galois_element = 3}
+  return
+}
+
+// -----
+
+// A key is the relinearization key (0) or a rotation's, named by its element.
+#QP = #rns.basis<QP: [97, 193, 353]>
+func.func @f(%d: !kernel.buffer<16, #QP>, %k0: !kernel.buffer<16, #QP>, %k1: !kernel.buffer<16, #QP>) {
+  // expected-error@+1 {{'kernel.launch' op 'key' is 2, not 0 (relinearization) or a Galois element: an odd number below 2N = 32}}
+  kernel.launch "key_switch_inner_product" ins(%d : !kernel.buffer<16, #QP>) outs(%k0, %k1 : !kernel.buffer<16, #QP>, !kernel.buffer<16, #QP>) {key = 2}
+  return
+}
+
+// -----
+
+#QP = #rns.basis<QP: [97, 193, 353]>
+func.func @f(%d: !kernel.buffer<16, #QP>, %s: !kernel.buffer<16, #QP>, %k0: !kernel.buffer<16, #QP>, %k1: !kernel.buffer<16, #QP>) {
+  // expected-error@+1 {{'kernel.launch' op 'key' is 64, not 0 (relinearization) or a Galois element: an odd number below 2N = 32}}
+  kernel.launch "ntt_key_switch" ins(%d : !kernel.buffer<16, #QP>) outs(%s, %k0, %k1 : !kernel.buffer<16, #QP>, !kernel.buffer<16, #QP>, !kernel.buffer<16, #QP>) {key = 64}
+  return
+}
+
+// -----
+
+// The emitter indexes a mulconst's table by limb: one residue per limb.
+#Q = #rns.basis<Q: [97, 193]>
+func.func @f(%x: !kernel.buffer<16, #Q>, %y: !kernel.buffer<16, #Q>) {
+  kernel.elementwise ins(%x : !kernel.buffer<16, #Q>) outs(%y : !kernel.buffer<16, #Q>) {
+  ^bb0(%a: i64):
+    // expected-error@+1 {{'kernel.mulconst' op needs one residue per limb of the kernel's basis (2), got 1}}
+    %0 = kernel.mulconst %a by [3]
+    kernel.yield %0
+  }
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+func.func @f(%x: !kernel.buffer<16, #Q>, %y: !kernel.buffer<16, #Q>) {
+  kernel.elementwise ins(%x : !kernel.buffer<16, #Q>) outs(%y : !kernel.buffer<16, #Q>) {
+  ^bb0(%a: i64):
+    // expected-error@+1 {{'kernel.mulconst' op residue 200 of limb 1 is not in [0, 193)}}
+    %0 = kernel.mulconst %a by [3, 200]
+    kernel.yield %0
+  }
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+func.func @f() {
+  // expected-error@+1 {{'kernel.constant' op residue 5 (97) is not in [0, 97)}}
+  %c = kernel.constant dense<[0, 1, 2, 3, 4, 97, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 96, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, -1]> : tensor<32xi64> : !kernel.buffer<16, #Q>
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+func.func @f() {
+  // expected-error@+1 {{'kernel.constant' op residue 31 (-1) is not in [0, 193)}}
+  %c = kernel.constant dense<[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 96, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, -1]> : tensor<32xi64> : !kernel.buffer<16, #Q>
   return
 }

@@ -3,7 +3,8 @@
 #Q = #rns.basis<Q: [97, 193]>
 #D = #rns.basis<D: [193]>
 // CHECK-LABEL: func.func @program
-func.func @program(%x: !kernel.buffer<16, #Q>) -> !kernel.buffer<16, #Q> {
+// CHECK-SAME: attributes {kernel.slots = 1 : i64}
+func.func @program(%x: !kernel.buffer<16, #Q>) -> !kernel.buffer<16, #Q> attributes {kernel.slots = 1} {
   // CHECK: kernel.alloc {slot = 0 : i64} : !kernel.buffer<16, #Q>
   %out = kernel.alloc {slot = 0} : !kernel.buffer<16, #Q>
   // CHECK: kernel.constant dense<1> : tensor<32xi64> : !kernel.buffer<16, #Q>

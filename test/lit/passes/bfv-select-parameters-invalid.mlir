@@ -27,7 +27,7 @@ module {
 
 // -----
 
-// expected-error@+1 {{the circuit uses slots (rotations or vector constants), but t = 256 allows no batching: t must be a prime = 1 mod 2N}}
+// expected-error@+1 {{t = 256 allows no batching at any N from 1024 to 131072: circuits compute slot by slot, which needs a prime t = 1 mod 2N (65537 batches up to N = 2^15, 786433 up to 2^17); a power of two never batches}}
 module {
   func.func @rotate(%x: !bfv.ciphertext<#bfv.params<t = 256>, 2>) -> !bfv.ciphertext<#bfv.params<t = 256>, 2> {
     %0 = bfv.rotate %x by 1 : !bfv.ciphertext<#bfv.params<t = 256>, 2>
@@ -62,5 +62,40 @@ module {
   func.func @rotate(%x: !bfv.ciphertext<#bfv.params<t = 12289>, 2>) -> !bfv.ciphertext<#bfv.params<t = 12289>, 2> {
     %0 = bfv.rotate %x by 1 : !bfv.ciphertext<#bfv.params<t = 12289>, 2>
     return %0 : !bfv.ciphertext<#bfv.params<t = 12289>, 2>
+  }
+}
+
+// -----
+
+// A circuit computes slot by slot, also without a slot op: with a t that
+// never batches, x * y would decrypt to the polynomial product of the
+// inputs, so it is refused rather than given coefficient semantics.
+// expected-error@+1 {{t = 65536 allows no batching at any N from 1024 to 131072: circuits compute slot by slot}}
+module {
+  func.func @product(%x: !bfv.ciphertext<#bfv.params<t = 65536>, 2>, %y: !bfv.ciphertext<#bfv.params<t = 65536>, 2>) -> !bfv.ciphertext<#bfv.params<t = 65536>, 2> {
+    %0 = bfv.mul %x, %y : !bfv.ciphertext<#bfv.params<t = 65536>, 2> -> !bfv.ciphertext<#bfv.params<t = 65536>, 3>
+    %1 = bfv.relinearize %0 : !bfv.ciphertext<#bfv.params<t = 65536>, 3> -> !bfv.ciphertext<#bfv.params<t = 65536>, 2>
+    return %1 : !bfv.ciphertext<#bfv.params<t = 65536>, 2>
+  }
+}
+
+// -----
+
+// t = 17 = 2^4 + 1 batches only up to N = 8: at a fixed N = 4096 it does not.
+// expected-error@+1 {{t = 17 allows no batching at N = 4096: circuits compute slot by slot}}
+module {
+  func.func @plain(%x: !bfv.ciphertext<#bfv.params<t = 17, N = 4096>, 2>, %w: !bfv.plaintext<#bfv.params<t = 17, N = 4096>>) -> !bfv.ciphertext<#bfv.params<t = 17, N = 4096>, 2> {
+    %0 = bfv.mul_plain %x, %w : !bfv.ciphertext<#bfv.params<t = 17, N = 4096>, 2>, !bfv.plaintext<#bfv.params<t = 17, N = 4096>>
+    return %0 : !bfv.ciphertext<#bfv.params<t = 17, N = 4096>, 2>
+  }
+}
+
+// -----
+
+// Given parameters are checked too.
+// expected-error@+1 {{t = 256 allows no batching at N = 16: circuits compute slot by slot}}
+module {
+  func.func @given(%x: !bfv.ciphertext<#bfv.params<t = 256, N = 16, Q = [97, 193], P = [353]>, 2>) -> !bfv.ciphertext<#bfv.params<t = 256, N = 16, Q = [97, 193], P = [353]>, 2> {
+    return %x : !bfv.ciphertext<#bfv.params<t = 256, N = 16, Q = [97, 193], P = [353]>, 2>
   }
 }

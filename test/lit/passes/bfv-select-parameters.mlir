@@ -70,15 +70,6 @@ func.func @plain(%x: !bfv.ciphertext<#p, 2>, %w: !bfv.plaintext<#p>) -> !bfv.cip
   return %0 : !bfv.ciphertext<#p, 2>
 }
 
-// -----
-
-// Without batching at any degree, plaintexts are coefficient vectors.
-// CHECK: #params = #bfv.params<t = 256, N = 4096
-#p = #bfv.params<t = 256>
-func.func @coefficients(%x: !bfv.ciphertext<#p, 2>, %w: !bfv.plaintext<#p>) -> !bfv.ciphertext<#p, 2> {
-  %0 = bfv.add_plain %x, %w : !bfv.ciphertext<#p, 2>, !bfv.plaintext<#p>
-  return %0 : !bfv.ciphertext<#p, 2>
-}
 
 // -----
 
@@ -104,10 +95,10 @@ func.func @long_constant(%x: !bfv.ciphertext<#p, 2>) -> !bfv.ciphertext<#p, 2> {
 // -----
 
 // Sums grow noise by log2 of the number of terms, not a bit per addition:
-// x added 64 times needs about 30 bits, one prime at N = 4096 (a bit per
-// addition would have asked for more than 80 bits and N = 8192).
-// CHECK: #params = #bfv.params<t = 17, N = 4096, Q = [{{[0-9]+}}], P = [{{[0-9]+}}], dnum = 1>
-#p = #bfv.params<t = 17>
+// x added 64 times needs about 40 bits, one prime at N = 4096 (a bit per
+// addition would have asked for more than 90 bits and N = 8192).
+// CHECK: #params = #bfv.params<t = 40961, N = 4096, Q = [{{[0-9]+}}], P = [{{[0-9]+}}], dnum = 1>
+#p = #bfv.params<t = 40961>
 func.func @long_sum(%x: !bfv.ciphertext<#p, 2>) -> !bfv.ciphertext<#p, 2> {
   %a0 = bfv.add %x, %x : !bfv.ciphertext<#p, 2>
   %a1 = bfv.add %a0, %x : !bfv.ciphertext<#p, 2>

@@ -27,7 +27,10 @@ struct Plaintext {
 };
 
 /// (c_0, ..., c_{size-1}) over Q, coefficient form: component k, limb i,
-/// coefficient j at data[(k * |Q| + i) * N + j].
+/// coefficient j at data[(k * |Q| + i) * N + j]. 2 to kMaxCiphertextComponents
+/// components (what the format stores).
+inline constexpr size_t kMinCiphertextComponents = 2,
+                        kMaxCiphertextComponents = 16;
 struct Ciphertext {
   ContextPtr context;
   size_t size = 0;

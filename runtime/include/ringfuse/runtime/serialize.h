@@ -102,9 +102,17 @@ EvaluationKeys deserializeEvaluationKeys(const ContextPtr &context,
 /// the magic, the version and the kind, not the payload.
 ObjectKind peekKind(const uint8_t *data, size_t size);
 
-/// Whole-file I/O; failures are Errors naming the path and the reason.
+/// Writes a whole file; failures are Errors naming the path and the reason.
 void writeFile(const std::string &path, const std::vector<uint8_t> &bytes);
-std::vector<uint8_t> readFile(const std::string &path);
+/// The bytes of a file that holds one object: its header first (magic,
+/// version, a known kind), then no more than the payload the header
+/// announces, which must not exceed what an object of its kind can hold
+/// under `context` (null for a parameter set); more data after it is an
+/// error. So a device or pipe (/dev/zero, /dev/urandom) fails at the header
+/// and a lying header cannot make it read or allocate without bound. The
+/// object's own checks are its deserializer's. Errors name the path.
+std::vector<uint8_t> readObjectFile(const std::string &path,
+                                    const ContextPtr &context);
 
 } // namespace ringfuse::runtime
 
