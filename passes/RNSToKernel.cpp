@@ -5,7 +5,7 @@
 // whose inner values have one user; its last op, the root, is where the fused
 // kernel runs). A fast conversion from one prime that only a forward NTT
 // reads (key switching's one-limb digits) is not written out: the NTT reads
-// the prime's words for every limb (ntt_forward with an input). Neither are
+// the prime's words for every limb (ntt_forward_from). Neither are
 // key switching's transformed digits: the inner product and the digits'
 // forward NTTs are one launch (ntt_key_switch), whose NTTs sum each word into
 // the inner product instead of writing it. Nor are the factors of a
@@ -372,7 +372,7 @@ private:
         builder_, loc(), builder_.getStringAttr(kernel), ins, outs,
         rns::ConversionMethodAttr(), UnitAttr(), IntegerAttr(),
         rns::BasisAttr(), rns::BasisAttr(), IntegerAttr(), IntegerAttr(),
-        UnitAttr(), rns::TransformAttr(), DenseI32ArrayAttr(), UnitAttr());
+        rns::TransformAttr(), DenseI32ArrayAttr(), UnitAttr());
   }
 
   /// out = in, as a generated kernel.
@@ -445,7 +445,8 @@ private:
           SmallVector<Value, 2> ins = {buffers_[op.getInput()]};
           if (Value addend = op.getAddend())
             ins.push_back(buffers_[addend]);
-          auto kernel = launch("scale_round", ins, {out});
+          auto kernel = launch(ins.size() == 2 ? "scale_round_add" : "scale_round",
+                               ins, {out});
           kernel.setNumeratorAttr(op.getNumeratorAttr());
           kernel.setDivisorAttr(op.getDivisor());
           kernel.setFloor(op.getFloor());
@@ -460,10 +461,12 @@ private:
         })
         .Case<rns::AutomorphismOp>([&](auto op) {
           Value out = define(op.getResult(), alloc(op.getType()));
-          auto kernel = launch("automorphism", {buffers_[op.getInput()]}, {out});
+          // Buffers do not carry the domain: the kernel's name says it.
+          auto kernel = launch(op.getType().getEvaluation()
+                                   ? "automorphism_evaluation"
+                                   : "automorphism",
+                               {buffers_[op.getInput()]}, {out});
           kernel.setGaloisElement(op.getGaloisElement());
-          // Buffers do not carry the domain: the launch says which kernel.
-          kernel.setEvaluation(op.getType().getEvaluation());
           return success();
         })
         .Case<rns::KeySwitchInnerProductOp>([&](auto op) {
@@ -509,7 +512,8 @@ private:
     if constexpr (std::is_same_v<TransformOp, rns::NttOp>) {
       if (rns::ConvertOp convert = conversionOfTransform(op)) {
         Value out = define(op.getResult(), alloc(op.getType()));
-        auto launched = launch(kernel, {buffers_[convert.getInput()]}, {out});
+        auto launched = launch("ntt_forward_from",
+                               {buffers_[convert.getInput()]}, {out});
         if (transform)
           launched.setTransformAttr(transform);
         return success();

@@ -15,8 +15,8 @@
 // Compiled by nvcc (CUDA source despite the .cpp name).
 //
 //===----------------------------------------------------------------------===//
-#include "dgt.cuh"
-#include "ntt.cuh"
+#include "ringfuse/gpu/dgt.cuh"
+#include "ringfuse/gpu/ntt.cuh"
 
 #include "ringfuse/runtime/dgt.h"
 #include "ringfuse/runtime/error.h"

@@ -13,7 +13,7 @@
 // corrupted is an error on stderr and a nonzero exit, never a wrong answer.
 //
 // Not part of the runtime library (it defines main); it lives apart from
-// runtime/cpu/ so the library's source glob does not pick it up.
+// runtime/driver/ so the library's source glob does not pick it up.
 //
 //===----------------------------------------------------------------------===//
 #include "ringfuse/runtime/error.h"

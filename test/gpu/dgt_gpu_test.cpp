@@ -10,7 +10,7 @@
 // Without a CUDA device every test fails: it cannot check anything there.
 //
 //===----------------------------------------------------------------------===//
-#include "dgt.cuh"
+#include "ringfuse/gpu/dgt.cuh"
 #include "ringfuse/runtime/dgt.h"
 #include "ringfuse/runtime/error.h"
 #include "ringfuse/runtime/number_theory.h"

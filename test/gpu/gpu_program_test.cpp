@@ -19,7 +19,7 @@
 #include "ringfuse/runtime/program.h"
 
 #include "handwritten_programs.h"
-#include "kernels.cuh"
+#include "ringfuse/gpu/kernels.cuh"
 #include "test_support.h"
 
 #include <cuda_runtime.h>

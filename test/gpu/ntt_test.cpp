@@ -10,7 +10,7 @@
 // Compiled by nvcc (CUDA source despite the .cpp name: see CMakeLists.txt).
 //
 //===----------------------------------------------------------------------===//
-#include "ntt.cuh"
+#include "ringfuse/gpu/ntt.cuh"
 
 #include "ringfuse/runtime/error.h"
 #include "ringfuse/runtime/ntt.h"

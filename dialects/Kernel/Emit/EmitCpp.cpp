@@ -14,7 +14,9 @@
 #include "dialects/BFV/IR/BFVAttributes.h"
 #include "dialects/Kernel/IR/KernelOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "ringfuse/runtime/ntt_shape.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -24,6 +26,19 @@ using namespace mlir;
 
 namespace ringfuse {
 namespace {
+
+/// The parameters of a catalog entry's RfKernels call (RfRuntime * included):
+/// one more than the commas of its parenthesized list.
+unsigned catalogArity(StringRef kernel) {
+  static const llvm::StringMap<unsigned> arity = [] {
+    llvm::StringMap<unsigned> counts;
+#define RF_KERNEL(name, Call, parameters, ...)                                 \
+  counts[#name] = unsigned(StringRef(#parameters).count(',')) + 1;
+#include "ringfuse/runtime/kernel_catalog.def"
+    return counts;
+  }();
+  return arity.lookup(kernel);
+}
 
 std::string join(ArrayRef<uint64_t> values) {
   return llvm::join(llvm::map_range(values, [](uint64_t v) { return std::to_string(v); }),
@@ -220,33 +235,55 @@ private:
     return "&addend";
   }
 
+  /// A library kernel's call: the catalog's entry `kernel` (the launch's
+  /// name is the RfKernels entry's) with `args` after the runtime, in a
+  /// block of its own after `declarations` (arrays it passes). The count is
+  /// checked against the entry, so the emitter cannot drift from the ABI.
+  LogicalResult printCall(kernel::LaunchOp launch, ArrayRef<std::string> args,
+                          StringRef declarations, raw_ostream &os) {
+    StringRef kernel = launch.getKernel();
+    const unsigned expected = catalogArity(kernel);
+    if (expected != args.size() + 1)
+      return launch.emitOpError()
+             << "internal: the emitter passes " << args.size() + 1
+             << " arguments to '" << kernel << "', kernel_catalog.def takes "
+             << expected;
+    std::string call = llvm::formatv("k->{0}(rt, {1});\n", kernel,
+                                     llvm::join(args, ", "));
+    if (declarations.empty())
+      os << "  " << call;
+    else
+      os << "  {\n" << declarations << "    " << call << "  }\n";
+    return success();
+  }
+
   LogicalResult emitLaunch(kernel::LaunchOp launch, raw_ostream &os) {
     StringRef kernel = launch.getKernel();
     auto in = [&](unsigned i) { return names_[launch.getIns()[i]]; };
     auto out = [&](unsigned i) { return names_[launch.getOuts()[i]]; };
+    auto basis = [&](Value buffer) { return std::to_string(basisOf(buffer)); };
     // The chosen decomposition, or 0, 0, 0: the driver's default.
-    unsigned logN1 = 0, radix = 0, ot = 0;
-    if (rns::TransformAttr shape = launch.getTransformAttr()) {
-      logN1 = shape.getLogN1();
-      radix = shape.getRadix();
-      ot = shape.getOt();
-    }
+    SmallVector<std::string, 3> shape = {"0", "0", "0"};
+    if (rns::TransformAttr transform = launch.getTransformAttr())
+      shape = {std::to_string(transform.getLogN1()),
+               std::to_string(transform.getRadix()),
+               std::to_string(transform.getOt())};
+    std::string declarations;
+    llvm::raw_string_ostream declare(declarations);
+    SmallVector<std::string> args;
     if (kernel == "ntt_forward" || kernel == "ntt_inverse") {
-      if (launch.getIns().empty())
-        os << llvm::formatv("  k->{0}(rt, {1}, {2}, {3}, {4}, {5});\n", kernel,
-                            basisOf(launch.getOuts()[0]), out(0), logN1, radix,
-                            ot);
-      else
-        os << llvm::formatv(
-            "  k->ntt_forward_from(rt, {0}, {1}, {2}, {3}, {4}, {5}, {6});\n",
-            basisOf(launch.getOuts()[0]), basisOf(launch.getIns()[0]), in(0),
-            out(0), logN1, radix, ot);
+      args = {basis(launch.getOuts()[0]), out(0)};
+      args.append(shape.begin(), shape.end());
+    } else if (kernel == "ntt_forward_from") {
+      args = {basis(launch.getOuts()[0]), basis(launch.getIns()[0]), in(0),
+              out(0)};
+      args.append(shape.begin(), shape.end());
     } else if (kernel == "convert") {
       int plan = manifest_.converter(basisOf(launch.getIns()[0]),
                                      basisOf(launch.getOuts()[0]),
                                      launch.getMethod().value_or(rns::ConversionMethod::fast));
-      os << llvm::formatv("  k->convert(rt, {0}, {1}, {2});\n", plan, in(0), out(0));
-    } else if (kernel == "scale_round") {
+      args = {std::to_string(plan), in(0), out(0)};
+    } else if (kernel == "scale_round" || kernel == "scale_round_add") {
       // Fused with an exact conversion: rounded over `via`, converted to out.
       int kept = basisOf(launch.getOuts()[0]), converter = -1;
       if (std::optional<rns::BasisAttr> via = launch.getVia()) {
@@ -257,55 +294,47 @@ private:
       int plan = manifest_.scaleRound(basisOf(launch.getIns()[0]),
                                       manifest_.basis(*launch.getDivisor()), kept,
                                       *launch.getNumerator(), launch.getFloor(), converter);
-      if (launch.getIns().size() == 2)
-        os << llvm::formatv("  k->scale_round_add(rt, {0}, {1}, {2}, {3});\n", plan,
-                            in(0), in(1), out(0));
-      else
-        os << llvm::formatv("  k->scale_round(rt, {0}, {1}, {2});\n", plan, in(0), out(0));
+      args = {std::to_string(plan), in(0)};
+      if (kernel == "scale_round_add")
+        args.push_back(in(1));
+      args.push_back(out(0));
     } else if (kernel == "scale_up") {
       int plan = manifest_.scaleUp(basisOf(launch.getIns()[0]), basisOf(launch.getOuts()[0]));
-      os << llvm::formatv("  k->scale_up(rt, {0}, {1}, {2});\n", plan, in(0), out(0));
-    } else if (kernel == "automorphism") {
-      os << llvm::formatv("  k->{0}(rt, {1}, {2}ull, {3}, {4});\n",
-                          launch.getEvaluation() ? "automorphism_evaluation"
-                                                 : "automorphism",
-                          basisOf(launch.getIns()[0]), *launch.getGaloisElement(),
-                          in(0), out(0));
+      args = {std::to_string(plan), in(0), out(0)};
+    } else if (kernel == "automorphism" || kernel == "automorphism_evaluation") {
+      args = {basis(launch.getIns()[0]),
+              std::to_string(*launch.getGaloisElement()) + "ull", in(0), out(0)};
     } else if (kernel == "key_switch_inner_product") {
       SmallVector<std::string> digits;
       for (Value digit : launch.mainIns())
         digits.push_back(names_[digit]);
-      int basis = basisOf(launch.getOuts()[0]);
-      os << llvm::formatv("  {{\n    const uint64_t *digits[] = {{{0}};\n",
-                          llvm::join(digits, ", "));
-      std::string addend = emitKeySwitchAddend(launch, os);
-      os << llvm::formatv("    k->key_switch_inner_product(rt, {0}, {1}, digits, {2}, {3}, {4}, "
-                          "{5});\n  }\n",
-                          manifest_.key(*launch.getKey()), basis, digits.size(), out(0),
-                          out(1), addend);
+      declare << llvm::formatv("    const uint64_t *digits[] = {{{0}};\n",
+                               llvm::join(digits, ", "));
+      std::string addend = emitKeySwitchAddend(launch, declare);
+      args = {std::to_string(manifest_.key(*launch.getKey())),
+              basis(launch.getOuts()[0]), "digits", std::to_string(digits.size()),
+              out(0), out(1), addend};
     } else if (kernel == "ntt_key_switch" || kernel == "ntt_products") {
       // The sources, their bases and their scratch buffers as arrays.
       SmallVector<std::string> bases, sources, scratch;
       for (auto [source, buffer] :
            llvm::zip(launch.mainIns(), launch.getOuts())) {
-        bases.push_back(std::to_string(basisOf(source)));
+        bases.push_back(basis(source));
         sources.push_back(names_[source]);
         scratch.push_back(names_[buffer]);
       }
-      size_t count = sources.size();
-      os << llvm::formatv("  {{\n    const int source_bases[] = {{{0}};\n"
-                          "    const uint64_t *sources[] = {{{1}};\n"
-                          "    uint64_t *scratch[] = {{{2}};\n",
-                          llvm::join(bases, ", "), llvm::join(sources, ", "),
-                          llvm::join(scratch, ", "));
-      int basis = basisOf(launch.getOuts()[count]);
+      const size_t count = sources.size();
+      declare << llvm::formatv("    const int source_bases[] = {{{0}};\n"
+                               "    const uint64_t *sources[] = {{{1}};\n"
+                               "    uint64_t *scratch[] = {{{2}};\n",
+                               llvm::join(bases, ", "), llvm::join(sources, ", "),
+                               llvm::join(scratch, ", "));
+      std::string sumBasis = basis(launch.getOuts()[count]);
       if (kernel == "ntt_key_switch") {
-        std::string addend = emitKeySwitchAddend(launch, os);
-        os << llvm::formatv(
-            "    k->ntt_key_switch(rt, {0}, {1}, source_bases, sources, "
-            "scratch, {2}, {3}, {4}, {5}, {6}, {7}, {8});\n",
-            manifest_.key(*launch.getKey()), basis, count, out(count),
-            out(count + 1), addend, logN1, radix, ot);
+        std::string addend = emitKeySwitchAddend(launch, declare);
+        args = {std::to_string(manifest_.key(*launch.getKey())), sumBasis,
+                "source_bases", "sources", "scratch", std::to_string(count),
+                out(count), out(count + 1), addend};
       } else {
         SmallVector<std::string> sums, products;
         for (size_t k = count; k < launch.getOuts().size(); ++k)
@@ -313,19 +342,19 @@ private:
         ArrayRef<int32_t> triples = *launch.getProducts();
         for (int32_t index : triples)
           products.push_back(std::to_string(index));
-        os << llvm::formatv(
-            "    const int products[] = {{{0}};\n"
-            "    uint64_t *sums[] = {{{1}};\n"
-            "    k->ntt_products(rt, {2}, source_bases, sources, scratch, {3}, "
-            "products, {4}, sums, {5}, {6}, {7}, {8});\n",
-            llvm::join(products, ", "), llvm::join(sums, ", "), basis, count,
-            products.size() / 3, sums.size(), logN1, radix, ot);
+        declare << llvm::formatv("    const int products[] = {{{0}};\n"
+                                 "    uint64_t *sums[] = {{{1}};\n",
+                                 llvm::join(products, ", "), llvm::join(sums, ", "));
+        args = {sumBasis, "source_bases", "sources", "scratch",
+                std::to_string(count), "products",
+                std::to_string(products.size() / 3), "sums",
+                std::to_string(sums.size())};
       }
-      os << "  }\n";
+      args.append(shape.begin(), shape.end());
     } else {
       return launch.emitOpError() << "has no C++ emission";
     }
-    return success();
+    return printCall(launch, args, declarations, os);
   }
 
   /// The body as a function of one residue, and the schedule step that runs

@@ -73,9 +73,8 @@ bool dependsOnBuffers(Operation *first, Operation *second) {
 
 SmallVector<Value> LaunchOp::readBuffers() {
   SmallVector<Value> reads(getIns().begin(), getIns().end());
-  // In place, unless a forward transform reads its one-limb input.
-  if ((getKernel() == "ntt_forward" || getKernel() == "ntt_inverse") &&
-      getIns().empty())
+  // The NTTs work in place (ntt_forward_from reads its one-limb input).
+  if (getKernel() == "ntt_forward" || getKernel() == "ntt_inverse")
     llvm::append_range(reads, getOuts());
   return reads;
 }
@@ -175,13 +174,25 @@ LogicalResult ViewOp::verify() {
 
 namespace {
 /// What each library kernel takes: operand counts and parameters.
+/// How a kernel's outs grow with its ins (kernel_catalog.def's `outputs`).
+enum class Outputs { fixed, per_input, per_input_and_sum };
+
+/// What kernel.launch takes of a library kernel: operand counts and
+/// parameters, kernel_catalog.def's IR columns.
 struct KernelSignature {
   StringRef name;
-  int ins;     // the fewest inputs
-  int maxIns;  // -1: no most
-  int outs;
-  bool outPerInput = false; // and one more output per input
-  bool outPerSum = false;   // and one more per sum of products
+  int ins;    // the fewest inputs
+  int maxIns; // -1: no most
+  int outs;   // besides those `outputs` adds
+  Outputs outputs;
+  StringRef required, optional; // parameter names, space-separated
+};
+
+const KernelSignature kernelSignatures[] = {
+#define RF_KERNEL(name, Call, parameters, arguments, ins, maxIns, outs,        \
+                  outputs, required, optional)                                 \
+  {#name, ins, maxIns, outs, Outputs::outputs, required, optional},
+#include "ringfuse/runtime/kernel_catalog.def"
 };
 
 /// X -> X^g is an automorphism of Z[X]/(X^N + 1) for odd g, and the
@@ -341,18 +352,129 @@ LogicalResult verifyNttProducts(LaunchOp op) {
   return verifyFusedNtt(op, "factor");
 }
 
-const KernelSignature kernelSignatures[] = {
-    {"ntt_forward", 0, 1, 1},
-    {"ntt_inverse", 0, 0, 1},
-    {"convert", 1, 1, 1},
-    {"scale_round", 1, 2, 1},
-    {"scale_up", 1, 1, 1},
-    {"automorphism", 1, 1, 1},
-    {"key_switch_inner_product", 1, -1, 2},
-    {"ntt_key_switch", 1, -1, 2, /*outPerInput=*/true},
-    {"ntt_products", 1, ringfuse::runtime::kMaxProductFactors, 0,
-     /*outPerInput=*/true, /*outPerSum=*/true},
-};
+/// The parameters a launch carries, by their names in the catalog.
+SmallVector<StringRef> presentParameters(LaunchOp op) {
+  SmallVector<StringRef> present;
+  auto note = [&](bool has, StringRef name) {
+    if (has)
+      present.push_back(name);
+  };
+  note(bool(op.getMethodAttr()), "method");
+  note(op.getFloor(), "floor");
+  note(op.getNumerator().has_value(), "numerator");
+  note(op.getDivisor().has_value(), "divisor");
+  note(op.getVia().has_value(), "via");
+  note(op.getGaloisElement().has_value(), "galois_element");
+  note(op.getKey().has_value(), "key");
+  note(bool(op.getTransformAttr()), "transform");
+  note(op.getProducts().has_value(), "products");
+  note(op.getAddend(), "addend");
+  return present;
+}
+
+/// Counts and parameters as the catalog gives them, and no attribute the
+/// op does not define (a misspelt parameter would be dropped silently).
+LogicalResult verifySignature(LaunchOp op, const KernelSignature &signature) {
+  StringRef kernel = op.getKernel();
+  for (NamedAttribute attribute : op->getDiscardableAttrs())
+    return op.emitOpError() << "has the unknown attribute '"
+                            << attribute.getName().getValue() << "'";
+  SmallVector<StringRef> required, optional;
+  signature.required.split(required, ' ', -1, /*KeepEmpty=*/false);
+  signature.optional.split(optional, ' ', -1, /*KeepEmpty=*/false);
+  SmallVector<StringRef> present = presentParameters(op);
+  for (StringRef name : present)
+    if (!llvm::is_contained(required, name) &&
+        !llvm::is_contained(optional, name))
+      return op.emitOpError() << "'" << kernel << "' takes no '" << name
+                              << "'";
+  for (StringRef name : required)
+    if (!llvm::is_contained(present, name))
+      return op.emitOpError() << "'" << kernel << "' needs the parameter '"
+                              << name << "'";
+  if (op.getAddend() && op.getIns().size() < 4)
+    return op.emitOpError() << "'" << kernel << "' with 'addend' takes at "
+                               "least one digit, then both addends and their "
+                               "scales";
+  const bool perInput = signature.outputs != Outputs::fixed;
+  const bool perSum = signature.outputs == Outputs::per_input_and_sum;
+  int ins = op.mainIns().size(), outs = op.getOuts().size();
+  int sums = perSum ? int(productSums(op)) : 0;
+  if (ins < signature.ins ||
+      (signature.maxIns >= 0 && ins > signature.maxIns) ||
+      outs != signature.outs + (perInput ? ins : 0) + sums) {
+    std::string inputs =
+        signature.maxIns < 0 ? "at least " + std::to_string(signature.ins)
+        : signature.maxIns == signature.ins ? std::to_string(signature.ins)
+        : signature.maxIns == signature.ins + 1
+            ? std::to_string(signature.ins) + " or " +
+                  std::to_string(signature.maxIns)
+            : std::to_string(signature.ins) + " to " +
+                  std::to_string(signature.maxIns);
+    InFlightDiagnostic error = op.emitOpError()
+                               << "'" << kernel << "' takes " << inputs
+                               << " inputs and ";
+    if (perInput)
+      error << "one output per input and ";
+    if (perSum)
+      error << "one per sum (" << sums << ")";
+    else
+      error << signature.outs << " outputs";
+    return error << ", got " << ins << " and " << outs;
+  }
+  return success();
+}
+
+/// A transform's shape: a 64-bit NTT that runs on the launch's first output.
+LogicalResult verifyTransform(LaunchOp op) {
+  rns::TransformAttr shape = op.getTransformAttr();
+  if (!shape)
+    return success();
+  if (!shape.runsInPrograms())
+    return op.emitOpError() << "programs run 64-bit NTTs only, got " << shape;
+  BufferType buffer = bufferType(op.getOuts()[0]);
+  std::string problem =
+      shape.problemFor(buffer.getDegree(), buffer.getBasis().getModuli());
+  if (!problem.empty())
+    return op.emitOpError() << "cannot run " << shape << " on " << buffer
+                            << ": " << problem;
+  return success();
+}
+
+/// scale_round and scale_round_add beyond their parameters.
+LogicalResult verifyScaleRound(LaunchOp op) {
+  rns::BasisAttr outBasis = bufferType(op.getOuts()[0]).getBasis();
+  if (op.getKernel() == "scale_round_add" &&
+      bufferType(op.getIns()[1]).getBasis() != outBasis)
+    return op.emitOpError() << "the addend's basis "
+                            << bufferType(op.getIns()[1]).getBasis()
+                            << " must be the output's, " << outBasis;
+  if (std::optional<rns::BasisAttr> via = op.getVia()) {
+    if (op.getFloor())
+      return op.emitOpError() << "a fast floor fuses no conversion (via "
+                              << *via << ")";
+    if (via->contains(outBasis))
+      return op.emitOpError() << "the output's basis " << outBasis
+                              << " converts nothing: each of its moduli is in "
+                                 "via "
+                              << *via;
+  }
+  return success();
+}
+
+/// Both automorphisms beyond their parameters.
+LogicalResult verifyAutomorphism(LaunchOp op) {
+  if (op.getIns()[0] == op.getOuts()[0])
+    return op.emitOpError() << "automorphism needs distinct input and output";
+  if (bufferType(op.getIns()[0]) != bufferType(op.getOuts()[0]))
+    return op.emitOpError()
+           << "automorphism maps a buffer to one of its type, got "
+           << bufferType(op.getIns()[0]) << " to "
+           << bufferType(op.getOuts()[0]);
+  return verifyGaloisElement(op, *op.getGaloisElement(), "galois_element",
+                             /*zeroIsRelinearization=*/false);
+}
+
 } // namespace
 
 LogicalResult LaunchOp::verify() {
@@ -361,127 +483,24 @@ LogicalResult LaunchOp::verify() {
     if (candidate.name == getKernel())
       signature = &candidate;
   if (!signature)
-    return emitOpError() << "unknown library kernel '" << getKernel() << "'";
-  // The sums the products name count among the outputs.
-  if (signature->outPerSum && !getProducts())
-    return emitOpError() << "'" << getKernel()
-                         << "' needs the parameter 'products'";
+    return emitOpError() << "unknown library kernel '" << getKernel()
+                         << "' (kernel_catalog.def lists them)";
+  if (failed(verifySignature(*this, *signature)) ||
+      failed(verifyTransform(*this)))
+    return failure();
   StringRef kernel = getKernel();
-  const bool keySwitch =
-      kernel == "key_switch_inner_product" || kernel == "ntt_key_switch";
-  if (getAddend() && !keySwitch)
-    return emitOpError() << "'" << kernel << "' takes no 'addend'; only key "
-                            "switching does";
-  if (getAddend() && getIns().size() < 4)
-    return emitOpError() << "'" << kernel << "' with 'addend' takes at least "
-                            "one digit, then both addends and their scales";
-  int ins = mainIns().size(), outs = getOuts().size();
-  int sums = signature->outPerSum ? int(productSums(*this)) : 0;
-  if (ins < signature->ins ||
-      (signature->maxIns >= 0 && ins > signature->maxIns) ||
-      outs != signature->outs + (signature->outPerInput ? ins : 0) + sums) {
-    std::string inputs =
-        signature->maxIns < 0 ? "at least " + std::to_string(signature->ins)
-        : signature->maxIns == signature->ins ? std::to_string(signature->ins)
-        : signature->maxIns == signature->ins + 1
-            ? std::to_string(signature->ins) + " or " +
-                  std::to_string(signature->maxIns)
-            : std::to_string(signature->ins) + " to " +
-                  std::to_string(signature->maxIns);
-    InFlightDiagnostic error = emitOpError() << "'" << getKernel() << "' takes "
-                                             << inputs << " inputs and ";
-    if (signature->outPerInput)
-      error << "one output per input and ";
-    if (signature->outPerSum)
-      error << "one per sum (" << sums << ")";
-    else
-      error << signature->outs << " outputs";
-    return error << ", got " << ins << " and " << outs;
-  }
-  auto require = [&](bool present, StringRef parameter) -> LogicalResult {
-    if (present)
-      return success();
-    return emitOpError() << "'" << getKernel() << "' needs the parameter '"
-                         << parameter << "'";
-  };
-  if (getEvaluation() && kernel != "automorphism")
-    return emitOpError() << "'" << kernel
-                         << "' has no evaluation-form variant; only "
-                            "automorphism takes 'evaluation'";
-  if (getMethodAttr() && kernel != "convert")
-    return emitOpError() << "'" << kernel << "' takes no conversion method; only "
-                            "convert does";
-  if (getFloor() && kernel != "scale_round")
-    return emitOpError() << "'" << kernel << "' takes no 'floor'; only "
-                            "scale_round does";
-  bool transform = kernel == "ntt_forward" || kernel == "ntt_inverse" ||
-                   kernel == "ntt_key_switch" || kernel == "ntt_products";
-  if (getProducts() && kernel != "ntt_products")
-    return emitOpError() << "'" << kernel
-                         << "' takes no 'products'; only "
-                            "ntt_products does";
-  if (rns::TransformAttr shape = getTransformAttr()) {
-    if (!transform)
-      return emitOpError() << "'" << kernel << "' takes no transform";
-    if (!shape.runsInPrograms())
-      return emitOpError() << "programs run 64-bit NTTs only, got " << shape;
-    BufferType buffer = bufferType(getOuts()[0]);
-    std::string problem =
-        shape.problemFor(buffer.getDegree(), buffer.getBasis().getModuli());
-    if (!problem.empty())
-      return emitOpError() << "cannot run " << shape << " on " << buffer
-                           << ": " << problem;
-  }
-  if (kernel == "ntt_forward" && ins == 1)
+  if (kernel == "ntt_forward_from")
     return verifyOneLimbInput(*this, bufferType(getIns()[0]),
                               bufferType(getOuts()[0]));
   if (kernel == "ntt_key_switch")
     return verifyNttKeySwitch(*this);
   if (kernel == "ntt_products")
     return verifyNttProducts(*this);
-  if (getVia() && kernel != "scale_round")
-    return emitOpError() << "'" << kernel << "' takes no 'via'; only "
-                            "scale_round does";
-  if (kernel == "scale_round") {
-    if (failed(require(getNumerator().has_value(), "numerator")) ||
-        failed(require(getDivisor().has_value(), "divisor")))
-      return failure();
-    rns::BasisAttr outBasis = bufferType(getOuts()[0]).getBasis();
-    if (ins == 2 && bufferType(getIns()[1]).getBasis() != outBasis)
-      return emitOpError() << "the addend's basis "
-                           << bufferType(getIns()[1]).getBasis()
-                           << " must be the output's, " << outBasis;
-    if (std::optional<rns::BasisAttr> via = getVia()) {
-      if (ins == 2)
-        return emitOpError() << "adds nothing after a fused conversion (via "
-                             << *via << ")";
-      if (getFloor())
-        return emitOpError() << "a fast floor fuses no conversion (via "
-                             << *via << ")";
-      rns::BasisAttr out = bufferType(getOuts()[0]).getBasis();
-      if (via->contains(out))
-        return emitOpError() << "the output's basis " << out
-                             << " converts nothing: each of its moduli is in "
-                                "via "
-                             << *via;
-    }
-    return success();
-  }
-  if (kernel == "automorphism") {
-    if (getIns()[0] == getOuts()[0])
-      return emitOpError() << "automorphism needs distinct input and output";
-    if (bufferType(getIns()[0]) != bufferType(getOuts()[0]))
-      return emitOpError()
-             << "automorphism maps a buffer to one of its type, got "
-             << bufferType(getIns()[0]) << " to " << bufferType(getOuts()[0]);
-    if (failed(require(getGaloisElement().has_value(), "galois_element")))
-      return failure();
-    return verifyGaloisElement(*this, *getGaloisElement(), "galois_element",
-                               /*zeroIsRelinearization=*/false);
-  }
+  if (kernel == "scale_round" || kernel == "scale_round_add")
+    return verifyScaleRound(*this);
+  if (kernel == "automorphism" || kernel == "automorphism_evaluation")
+    return verifyAutomorphism(*this);
   if (kernel == "key_switch_inner_product") {
-    if (failed(require(getKey().has_value(), "key")))
-      return failure();
     if (failed(verifyGaloisElement(*this, *getKey(), "key",
                                    /*zeroIsRelinearization=*/true)))
       return failure();

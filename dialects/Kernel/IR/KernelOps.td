@@ -50,45 +50,48 @@ def Kernel_ViewOp : Kernel_Op<"view", [Pure]> {
 def Kernel_LaunchOp : Kernel_Op<"launch", [AttrSizedOperandSegments]> {
   let summary = "A library kernel with compile-time parameters";
   let description = [{
-    `kernel.launch "name" ins(...) outs(...) {parameters}` runs a runtime
-    library kernel (runtime/program_abi.h, RfKernels):
+    `kernel.launch "name" ins(...) outs(...) {parameters}` runs a library
+    kernel of the runtime: `name` is an entry of kernel_catalog.def
+    (runtime/include/ringfuse/runtime), which says, for each, what it
+    computes, how many ins and outs it takes and which parameters it must
+    and may have; the verifier checks those from the catalog, and the
+    kernel-specific rules below.
     - `ntt_forward` / `ntt_inverse` {transform?}: outs(b), in place, every
       limb; `transform` (an #rns.transform from rns-choose-transform) is the
       GPU decomposition, passed to the runtime (absent: the driver's
       default). Programs hold 64-bit words and the runtime runs the NTT
       only, so it must be a 64-bit ntt that suits b's degree and basis.
+    - `ntt_forward_from` {transform?}: ins(a) outs(b): every limb of b
+      transformed from a's one limb (a fast conversion from one prime, not
+      written out).
     - `convert` {method?}: ins(a) outs(b): base conversion from a's basis to
       b's (shared moduli copied; rns.convert's semantics). `method` is
       rns.convert's, as the ABI numbers it (RF_CONVERT_*: 1 exact, 2
       montgomery, 3 shenoy_kumaresan); absent, fast.
-    - `scale_round` {numerator, divisor, floor?, via?}: ins(a) or
-      ins(a, c) outs(b): round(numerator x / D) over b's basis, or BEHZ's
-      fast floor (rns.scale_round); with `via` (not with floor), rounded over
-      via and converted exactly to b's basis in the same kernel; with c (of
-      b's basis, not with via), c added to every word (rns.scale_round's
+    - `scale_round` {numerator, divisor, floor?, via?}: ins(a) outs(b):
+      round(numerator x / D) over b's basis, or BEHZ's fast floor
+      (rns.scale_round); with `via` (not with floor), rounded over via and
+      converted exactly to b's basis in the same kernel.
+    - `scale_round_add` {numerator, divisor, floor?}: ins(a, c) outs(b):
+      scale_round plus c (of b's basis) on every word (rns.scale_round's
       `plus`).
     - `scale_up`: ins(m) outs(b): round(Q m / t) (rns.scale_up).
-    - `automorphism` {galois_element, evaluation?}: ins(a) outs(b), a and b
-      distinct buffers of one type, g odd and below 2N: X -> X^g
-      (rns.automorphism's semantics); with `evaluation`
-      the buffers hold evaluation form (the NTT's order) and the kernel
-      permutes words, else coefficient form.
+    - `automorphism` / `automorphism_evaluation` {galois_element}: ins(a)
+      outs(b), a and b distinct buffers of one type, g odd and below 2N:
+      X -> X^g (rns.automorphism's semantics) on coefficient form, or on
+      evaluation form (the NTT's order), where it permutes words.
     - `key_switch_inner_product` {key, addend?}: ins(d_0, ..., d_{dnum-1})
       outs(k0, k1), evaluation form over QP; `key` is 0 (relinearization)
       or the Galois element of a rotation's key, odd and below 2N. With
-      `addend`, the last three
-      ins are e0, e1 (over the first primes of QP) and their scales (a
-      buffer of degree 1 over e0's basis): rns.key_switch_inner_product's
-      `plus`.
-    - `ntt_forward` {transform?} with ins(a): every limb of outs(b)
-      transformed from a's one limb (a fast conversion from one prime, not
-      written out).
+      `addend`, the last three ins are e0, e1 (over the first primes of QP)
+      and their scales (a buffer of degree 1 over e0's basis):
+      rns.key_switch_inner_product's `plus`.
     - `ntt_key_switch` {key, transform?, addend?}: ins(d_0, ...) outs(s_0,
       ..., k0, k1): key_switch_inner_product of the digits' forward NTTs,
       which are never written out; d_j is over the key's basis or one limb
-      (as ntt_forward's input), s_j a buffer its transform may overwrite (d_j
-      itself, or a scratch buffer). `addend` as key_switch_inner_product's
-      (its three ins have no scratch buffers).
+      (as ntt_forward_from's input), s_j a buffer its transform may
+      overwrite (d_j itself, or a scratch buffer). `addend` as
+      key_switch_inner_product's (its three ins have no scratch buffers).
     - `ntt_products` {products, transform?}: ins(f_0, ...) outs(s_0, ...,
       o_0, ...): sums of products of the factors' forward NTTs (a
       ciphertext product's tensor terms), which are never written out;
@@ -103,7 +106,7 @@ def Kernel_LaunchOp : Kernel_Op<"launch", [AttrSizedOperandSegments]> {
                        OptionalAttr<RNS_BasisAttr>:$divisor,
                        OptionalAttr<RNS_BasisAttr>:$via,
                        OptionalAttr<I64Attr>:$galois_element,
-                       OptionalAttr<I64Attr>:$key, UnitAttr:$evaluation,
+                       OptionalAttr<I64Attr>:$key,
                        OptionalAttr<RNS_TransformAttr>:$transform,
                        OptionalAttr<DenseI32ArrayAttr>:$products,
                        UnitAttr:$addend);

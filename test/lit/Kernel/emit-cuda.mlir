@@ -20,7 +20,7 @@ module {
     }
     kernel.launch "ntt_forward" outs(%out : !kernel.buffer<16, #Q>)
     %rotated = kernel.alloc {slot = 1} : !kernel.buffer<16, #Q>
-    kernel.launch "automorphism" ins(%out : !kernel.buffer<16, #Q>) outs(%rotated : !kernel.buffer<16, #Q>) {evaluation, galois_element = 3}
+    kernel.launch "automorphism_evaluation" ins(%out : !kernel.buffer<16, #Q>) outs(%rotated : !kernel.buffer<16, #Q>) {galois_element = 3}
     kernel.launch "ntt_inverse" outs(%rotated : !kernel.buffer<16, #Q>) {transform = #rns.transform<ntt, word = 64, logN1 = 0, radix = 8, ot = 2>}
     return %rotated : !kernel.buffer<16, #Q>
   }

@@ -90,8 +90,8 @@ func.func @switch_then_extend(%x: !rns.poly<16, #Q, coeff>) -> (!rns.poly<16, #Q
 // CHECK-NEXT: %[[B:.*]] = rns.scale_round %arg1 by 1 over #{{[A-Za-z0-9_]+}} plus %arg3 :
 // CHECK-NEXT: return %[[A]], %[[B]]
 // KERNEL-LABEL: func.func @relinearization_sum
-// KERNEL: kernel.launch "scale_round" ins(%arg0, %arg2 : !kernel.buffer<16, #{{.*}}>, !kernel.buffer<16, #{{.*}}>) outs(%{{.*}} : !kernel.buffer<16, #{{.*}}>) {divisor = #{{.*}}, numerator = 1 : i64}
-// KERNEL: kernel.launch "scale_round" ins(%arg1, %arg3 :
+// KERNEL: kernel.launch "scale_round_add" ins(%arg0, %arg2 : !kernel.buffer<16, #{{.*}}>, !kernel.buffer<16, #{{.*}}>) outs(%{{.*}} : !kernel.buffer<16, #{{.*}}>) {divisor = #{{.*}}, numerator = 1 : i64}
+// KERNEL: kernel.launch "scale_round_add" ins(%arg1, %arg3 :
 // KERNEL-NEXT: return
 func.func @relinearization_sum(%x0: !rns.poly<16, #QP, coeff>, %x1: !rns.poly<16, #QP, coeff>, %c0: !rns.poly<16, #Q, coeff>, %c1: !rns.poly<16, #Q, coeff>) -> (!rns.poly<16, #Q, coeff>, !rns.poly<16, #Q, coeff>) {
   %0 = rns.scale_round %x0 by 1 over #P : !rns.poly<16, #QP, coeff> -> !rns.poly<16, #Q, coeff>

@@ -78,7 +78,7 @@ func.func @read_by_a_later_fused_kernel(%x: !rns.poly<16, #Q, coeff>, %s: !rns.p
 // CHECK-NOT: kernel.launch "convert"
 // CHECK: %[[DIGIT:.*]] = kernel.view %arg0 limbs 1 to 2
 // CHECK: %[[OUT:.*]] = kernel.alloc
-// CHECK-NEXT: kernel.launch "ntt_forward" ins(%[[DIGIT]] : !kernel.buffer<16, #D>) outs(%[[OUT]] : !kernel.buffer<16, #QP>)
+// CHECK-NEXT: kernel.launch "ntt_forward_from" ins(%[[DIGIT]] : !kernel.buffer<16, #D>) outs(%[[OUT]] : !kernel.buffer<16, #QP>)
 // CHECK-NOT: kernel.launch "convert"
 // CHECK: return %[[OUT]]
 func.func @digit(%x: !rns.poly<16, #Q, coeff>) -> !rns.poly<16, #QP, eval> {
@@ -100,7 +100,7 @@ func.func @digit(%x: !rns.poly<16, #Q, coeff>) -> !rns.poly<16, #QP, eval> {
 #QP = #rns.basis<QP: [97, 193, 353]>
 // CHECK-LABEL: func.func @not_fused
 // CHECK-COUNT-4: kernel.launch "convert"
-// CHECK-NOT: kernel.launch "ntt_forward" ins
+// CHECK-NOT: kernel.launch "ntt_forward_from"
 // CHECK: return
 func.func @not_fused(%x: !rns.poly<16, #Q, coeff>, %w: !rns.poly<16, #W, coeff>)
     -> (!rns.poly<16, #QP, eval>, !rns.poly<16, #QP, eval>, !rns.poly<16, #QP, eval>,

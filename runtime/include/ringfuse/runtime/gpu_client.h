@@ -4,10 +4,10 @@
 // same signatures, the same host structs in and out, and the same words.
 // Sampling runs one thread per coefficient on prng.h's RF_HOST_DEVICE
 // samplers, each sampling call taking its domain from the Prng in the order
-// the CPU reference (runtime/cpu/keys.cpp, encryption.cpp) takes it, so one
+// the CPU reference (runtime/core/keys.cpp, encryption.cpp) takes it, so one
 // seed gives the same keys and ciphertexts on either side, bit for bit.
 // NTTs, base conversions and scale-and-round reuse the CUDA driver's kernels
-// (runtime/cuda/kernels.cuh).
+// (runtime/gpu, ringfuse/gpu/kernels.cuh).
 //
 // Each Context's device tables (twiddles of QP and of the batching NTT mod t,
 // the plans of modDownByP, decryptionScaling and the plaintext scaling, the

@@ -136,7 +136,7 @@ inline bool isSupportedFusedNttShape(unsigned logN, const NttShape &shape,
 /// rows cut from 2^10 to 2^8 words took 262.1 us instead of 268.8 at
 /// (logN, log Q, log P) = (15, 660, 60), 210.7 instead of 216.7 at
 /// (15, 540, 180) and 1000.7 instead of 1020.3 at (16, 1440, 240), while
-/// rows of 2^7 at logN 13 and 14 were slower than 2^8 (docs/gpu-results.md).
+/// rows of 2^7 at logN 13 and 14 were slower than 2^8 (docs/experiments.md).
 constexpr unsigned kFusedMaxRowLog = 8;
 
 /// The shape a fused forward NTT runs for a transform chosen as `shape`: its

@@ -17,7 +17,7 @@
 // containers, no <random>) so that nvcc compiles the same bodies for the GPU
 // and produces bit-identical samples. The host-only part (OS seeding, the Prng
 // that hands out domains, whole-polynomial loops) is declared at the end and
-// defined in runtime/cpu/prng.cpp.
+// defined in runtime/core/prng.cpp.
 //
 //===----------------------------------------------------------------------===//
 #ifndef RINGFUSE_RUNTIME_PRNG_H
@@ -211,7 +211,7 @@ RF_HOST_DEVICE inline int sampleGaussian(const ChaChaKey &key, uint64_t domain,
 }
 
 //===----------------------------------------------------------------------===//
-// Host side (runtime/cpu/prng.cpp)
+// Host side (runtime/core/prng.cpp)
 //===----------------------------------------------------------------------===//
 //
 // Plain declarations: nvcc can include them, only host code calls them.

@@ -14,6 +14,7 @@
  *
  * Plain C, so that a program built into its own shared library (or linked
  * into an executable) shares no C++ objects with the runtime that loads it.
+ * The library kernels are kernel_catalog.def's: each is described there.
  * Polynomials are limb-major: limb i of a value over basis b occupies words
  * [i*N, (i+1)*N) of its buffer.
  *
@@ -28,7 +29,7 @@
 extern "C" {
 #endif
 
-#define RINGFUSE_PROGRAM_ABI_VERSION 15
+#define RINGFUSE_PROGRAM_ABI_VERSION 16
 
 /* A modulus with its Barrett constant floor((2^128 - 1) / value), laid out as
  * runtime/modarith.h's Modulus (which converts from it). */
@@ -165,50 +166,15 @@ typedef struct RfKeySwitchAddend {
 
 typedef struct RfRuntime RfRuntime; /* opaque: the loaded program's state */
 
-/* The library kernels. `basis`, `plan` and `key` are manifest indices. */
+/* What a schedule calls: the driver's services, then the library kernels of
+ * kernel_catalog.def, one entry each (`basis`, `plan` and `key` are manifest
+ * indices). */
 typedef struct RfKernels {
   uint64_t *(*buffer)(RfRuntime *, int buffer);
   /* Moduli of a basis with their Barrett constants (for generated
    * elementwise loops and kernels, which would otherwise compute each
    * constant, a 128-bit division, per limb or per thread). */
   const RfModulus *(*moduli)(RfRuntime *, int basis);
-  /* Negacyclic NTT of every limb, in place (natural order <-> bit-reversed
-   * evaluation order, as runtime/ntt.h). log_n1, radix, ot_stages: how the
-   * GPU decomposes it (runtime/ntt_shape.h, chosen by rns-choose-transform);
-   * 0, 0, 0 leaves it to the driver. Every supported shape computes the same
-   * words; an unsupported one is an error on every driver. */
-  void (*ntt_forward)(RfRuntime *, int basis, uint64_t *data, int log_n1,
-                      int radix, int ot_stages);
-  void (*ntt_inverse)(RfRuntime *, int basis, uint64_t *data, int log_n1,
-                      int radix, int ot_stages);
-  void (*convert)(RfRuntime *, int plan, const uint64_t *in, uint64_t *out);
-  void (*scale_round)(RfRuntime *, int plan, const uint64_t *in, uint64_t *out);
-  /* scale_round, then (out + addend) mod each output modulus: addend is over
-   * the output's basis, distinct from in and out. Not for a plan that fuses
-   * a conversion (its `converter`). */
-  void (*scale_round_add)(RfRuntime *, int plan, const uint64_t *in,
-                          const uint64_t *addend, uint64_t *out);
-  void (*scale_up)(RfRuntime *, int plan, const uint64_t *in, uint64_t *out);
-  /* X -> X^g on every limb (coefficient form); in and out must differ. */
-  void (*automorphism)(RfRuntime *, int basis, uint64_t galois_element,
-                       const uint64_t *in, uint64_t *out);
-  /* The same automorphism in evaluation form (NTT output order): a
-   * permutation of every limb's words; in and out must differ. */
-  void (*automorphism_evaluation)(RfRuntime *, int basis,
-                                  uint64_t galois_element, const uint64_t *in,
-                                  uint64_t *out);
-  /* Hybrid key switching's inner product in the evaluation domain over
-   * `basis`, which is QP or, at a lower level, Q's first l primes followed by
-   * P: out0 = sum_j digits[j] * b_j, out1 = sum_j digits[j] * a_j over the
-   * key's first digit_count digits (digits[j]: digit j, cut at l, extended
-   * to the basis, evaluation form; digit_count = ceil(l / digit size)). The
-   * key's limbs of the primes the basis leaves out are not read. With an
-   * addend (not NULL), out0 and out1 get its scaled words too. */
-  void (*key_switch_inner_product)(RfRuntime *, int key, int basis,
-                                   const uint64_t *const *digits,
-                                   int digit_count, uint64_t *out0,
-                                   uint64_t *out1,
-                                   const RfKeySwitchAddend *addend);
   /* The CUDA driver's stream (a cudaStream_t) on which emitted CUDA launches
    * its generated kernels; NULL for the CPU driver, whose buffers are host
    * memory that generated loops touch directly. The program may ask once and
@@ -228,45 +194,8 @@ typedef struct RfKernels {
    * generated kernel runs inside; regions do not nest. */
   void (*concurrent_begin)(RfRuntime *);
   void (*concurrent_end)(RfRuntime *);
-  /* ntt_forward into out (a buffer of `basis`) of the fast conversion from
-   * one prime: every limb of out transforms the words of in, the one limb
-   * of the one-prime basis `in_basis`, reduced mod its own prime. Key
-   * switching's digits of one limb, transformed without being written out
-   * first. in's prime must be below 8 times each of out's (the GPU NTT's
-   * lazy input bound); in and out must not overlap. */
-  void (*ntt_forward_from)(RfRuntime *, int basis, int in_basis,
-                           const uint64_t *in, uint64_t *out, int log_n1,
-                           int radix, int ot_stages);
-  /* key_switch_inner_product of the digits' forward NTTs (the shape as
-   * ntt_forward's, radix 4), without writing the transformed digits out:
-   * digit j, in coefficient form, is digits[j], a polynomial over `basis`,
-   * or where digit_bases[j] is a one-prime basis, that prime's one limb,
-   * whose words every limb transforms as ntt_forward_from's. scratch[j] is
-   * a buffer over `basis` that the transform of digit j may overwrite
-   * (digits[j] itself when the digit is over `basis`); its words afterwards
-   * are the driver's. No scratch buffer overlaps another digit's buffers,
-   * and out0 and out1 overlap no digit and no scratch buffer. The addend
-   * (or NULL) as key_switch_inner_product's; no scratch buffer overlaps it. */
-  void (*ntt_key_switch)(RfRuntime *, int key, int basis,
-                         const int *digit_bases, const uint64_t *const *digits,
-                         uint64_t *const *scratch, int digit_count,
-                         uint64_t *out0, uint64_t *out1,
-                         const RfKeySwitchAddend *addend, int log_n1,
-                         int radix, int ot_stages);
-  /* Sums of pairwise products of the factors' forward NTTs (the shape as
-   * ntt_forward's, radix 4), without writing the transformed factors out:
-   * a ciphertext product's tensor terms. pairs holds pair_count triples
-   * (output k, factor a, factor b), grouped by output in increasing k, and
-   * outputs[k] = sum over k's triples of NTT(a) * NTT(b), word by word over
-   * `basis`. Factor i is factors[i] and scratch[i] as ntt_key_switch's
-   * digit i and its scratch buffer (factor_bases[i] `basis` or one prime).
-   * At most 4 factors, 4 outputs and 8 pairs (ntt_shape.h); every output
-   * named, none overlapping a factor, a scratch buffer or another output. */
-  void (*ntt_products)(RfRuntime *, int basis, const int *factor_bases,
-                       const uint64_t *const *factors, uint64_t *const *scratch,
-                       int factor_count, const int *pairs, int pair_count,
-                       uint64_t *const *outputs, int output_count, int log_n1,
-                       int radix, int ot_stages);
+#define RF_KERNEL(name, Call, parameters, ...) void(*name) parameters;
+#include "ringfuse/runtime/kernel_catalog.def"
 } RfKernels;
 
 typedef const RfManifest *(*RfManifestFunction)(void);

@@ -1,0 +1,39 @@
+//===- no_cuda.cpp - the CUDA entry points of a runtime built without it ---===//
+//
+// Compiled only where CMake found no CUDA compiler (or RINGFUSE_CUDA=OFF):
+// programs load for the CPU only, and nothing lives in GPU memory.
+//
+//===----------------------------------------------------------------------===//
+#include "driver.h"
+
+#include "ringfuse/runtime/error.h"
+
+namespace ringfuse::runtime {
+
+namespace {
+[[noreturn]] void builtWithoutCuda(const std::string &what) {
+  throw Error("this ringfuse runtime was built without its CUDA driver (no "
+              "CUDA compiler was found when it was configured, or "
+              "RINGFUSE_CUDA=OFF): " +
+              what);
+}
+} // namespace
+
+namespace detail {
+std::unique_ptr<Driver> makeCudaDriver(RfRuntime &) {
+  builtWithoutCuda("load the program for the CPU, or rebuild the runtime "
+                   "where nvcc is on PATH");
+}
+} // namespace detail
+
+bool cudaAvailable() { return false; }
+
+DeviceCiphertext uploadCiphertext(const Ciphertext &) {
+  builtWithoutCuda("no ciphertexts in GPU memory");
+}
+
+Ciphertext downloadCiphertext(const DeviceCiphertext &) {
+  builtWithoutCuda("no ciphertexts in GPU memory");
+}
+
+} // namespace ringfuse::runtime

@@ -1,0 +1,157 @@
+//===- program.cpp - a compiled circuit: load, bind, run ------------------===//
+//
+// The facade of program.h. Loading reads the manifest into the program's
+// state (manifest_loader.cpp) and picks the driver of the device asked for
+// (driver.h); binding and running check keys and inputs the same way for
+// every driver (run_checks.cpp) and hand the work to the driver.
+//
+//===----------------------------------------------------------------------===//
+#include "driver.h"
+#include "manifest_loader.h"
+#include "run_checks.h"
+
+#include "ringfuse/runtime/error.h"
+
+#include <algorithm>
+#include <set>
+
+namespace ringfuse::runtime {
+using namespace detail;
+
+namespace {
+/// A run: the checks first, the driver's run, the outputs checked.
+std::vector<Ciphertext> runChecked(RfRuntime &s,
+                                   const std::vector<ProgramInput> &inputs) {
+  checkRun(s, inputs);
+  s.driver->placeKeys(/*force=*/false);
+  std::vector<Ciphertext> outputs = s.driver->run(inputs);
+  checkOutputs(s, outputs);
+  return outputs;
+}
+} // namespace
+
+const char *deviceName(Device device) {
+  return device == Device::Cuda ? "cuda" : "cpu";
+}
+
+Program::Program(std::unique_ptr<RfRuntime> state) : state_(std::move(state)) {}
+Program::Program(Program &&) noexcept = default;
+Program &Program::operator=(Program &&) noexcept = default;
+Program::~Program() = default;
+
+Program Program::fromFunctions(RfManifestFunction manifest, RfRunFunction run,
+                               Device device) {
+  return fromFunctions(manifest, run, device, nullptr);
+}
+
+Program Program::fromFunctions(RfManifestFunction manifestFunction,
+                               RfRunFunction runFunction, Device device,
+                               std::shared_ptr<void> library) {
+  if (!manifestFunction || !runFunction)
+    throw Error("a program needs both ringfuse_manifest and ringfuse_run");
+  const RfManifest *manifest = manifestFunction();
+  if (!manifest)
+    throw Error("ringfuse_manifest() returned a null manifest");
+  if (manifest->abi_version != RINGFUSE_PROGRAM_ABI_VERSION)
+    throw Error("the program was compiled for runtime ABI version " +
+                std::to_string(manifest->abi_version) +
+                ", but this runtime implements version " +
+                std::to_string(RINGFUSE_PROGRAM_ABI_VERSION) +
+                ": compile the circuit again with this ringfuse");
+  auto state = std::make_unique<RfRuntime>();
+  state->library = std::move(library);
+  state->runFunction = runFunction;
+  state->name = manifest->name ? manifest->name : "";
+  state->variant = manifest->variant ? manifest->variant : "";
+  state->device = device;
+  try {
+    const char *const known[] = {"", "hps", "lhps", "chps", "behz"};
+    if (std::find(std::begin(known), std::end(known), state->variant) == std::end(known))
+      throw Error("the manifest names the variant \"" + state->variant +
+                  "\"; expected hps, lhps, chps or behz");
+    loadManifest(*manifest, *state);
+    state->driver = device == Device::Cuda ? makeCudaDriver(*state)
+                                           : makeCpuDriver(*state);
+  } catch (const Error &e) {
+    throw Error(programLabel(*state) + ": " + e.what());
+  }
+  return Program(std::move(state));
+}
+
+const ContextPtr &Program::context() const { return state_->context; }
+Device Program::device() const { return state_->device; }
+const std::string &Program::name() const { return state_->name; }
+const std::string &Program::variant() const { return state_->variant; }
+bool Program::insecure() const { return state_->context->insecure(); }
+size_t Program::inputCount() const { return state_->inputs.size(); }
+size_t Program::outputCount() const { return state_->outputs.size(); }
+
+bool Program::inputIsPlaintext(size_t input) const {
+  return state_->inputs.at(input).plaintext;
+}
+
+size_t Program::inputComponents(size_t input) const {
+  return state_->inputs.at(input).components;
+}
+
+size_t Program::outputComponents(size_t output) const {
+  return state_->outputs.at(output).components;
+}
+
+bool Program::needsRelinKey() const {
+  const auto &elements = state_->keyElements;
+  return std::find(elements.begin(), elements.end(), 0) != elements.end();
+}
+
+std::vector<uint64_t> Program::requiredGaloisElements() const {
+  std::set<uint64_t> elements(state_->keyElements.begin(),
+                              state_->keyElements.end());
+  elements.erase(0);
+  return {elements.begin(), elements.end()};
+}
+
+void Program::bind(const RelinKey *relin, const GaloisKeys *galois) {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  bindKeys(*state_, relin, galois);
+  state_->driver->placeKeys(/*force=*/true);
+}
+
+std::vector<Ciphertext> Program::run(const std::vector<ProgramInput> &inputs,
+                                     const RelinKey *relin,
+                                     const GaloisKeys *galois) {
+  // One lock for both: another thread's bind() must not come in between.
+  // (The CUDA driver's run uploads the keys that changed since the last.)
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  bindKeys(*state_, relin, galois);
+  return runChecked(*state_, inputs);
+}
+
+std::vector<DeviceCiphertext>
+Program::runOnDevice(const std::vector<ProgramInput> &inputs,
+                     const RelinKey *relin, const GaloisKeys *galois) {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  bindKeys(*state_, relin, galois);
+  checkRun(*state_, inputs);
+  state_->driver->placeKeys(/*force=*/false);
+  return state_->driver->runOnDevice(inputs);
+}
+
+std::vector<Ciphertext> Program::run(const std::vector<ProgramInput> &inputs) {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  return runChecked(*state_, inputs);
+}
+
+std::vector<double> Program::timeRuns(const std::vector<ProgramInput> &inputs,
+                                      size_t warmup, size_t iterations) {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  checkRun(*state_, inputs);
+  state_->driver->placeKeys(/*force=*/false);
+  return state_->driver->timeRuns(inputs, warmup, iterations);
+}
+
+bool Program::replaysGraph() const {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  return state_->driver->replaysGraph();
+}
+
+} // namespace ringfuse::runtime

@@ -1,0 +1,265 @@
+//===- kernels.cuh - the GPU's library kernels: plans and launchers -*- CUDA -*-===//
+//
+// The device side of every RfKernels entry, as plans (plain structs of device
+// pointers into the program's one allocation, passed to kernels by value) and
+// host launchers that enqueue the kernels on a stream. Each kernel computes
+// exactly what the CPU reference computes (runtime/core/ntt.cpp, rns.cpp,
+// runtime/driver/cpu_driver.cpp), with the same RF_HOST_DEVICE arithmetic of modarith.h and
+// fixed_point.h, so the words are the same, bit for bit.
+//
+// A launcher throws Error naming the kernel and the CUDA error when a launch
+// fails (cudaGetLastError right after it); kernels themselves cannot fail:
+// the driver checked every argument on the host first.
+//
+//===----------------------------------------------------------------------===//
+#ifndef RINGFUSE_GPU_KERNELS_CUH
+#define RINGFUSE_GPU_KERNELS_CUH
+
+#include "ringfuse/gpu/ntt.cuh"
+
+#include "ringfuse/runtime/fixed_point.h"
+#include "ringfuse/runtime/modarith.h"
+#include "ringfuse/runtime/program_abi.h"
+#include "ringfuse/runtime/rns.h"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace ringfuse::runtime::cuda {
+
+/// Base conversion and scale-and-round are dot products of a tile column
+/// with a row of weights, taken this many products at a time: weight rows
+/// (and the tile's rows) are padded with zeros to a multiple of it.
+constexpr int kDotUnroll = 2;
+
+/// rows rounded up to a multiple of kDotUnroll.
+RF_HOST_DEVICE constexpr int paddedRows(int rows) {
+  return (rows + kDotUnroll - 1) / kDotUnroll * kDotUnroll;
+}
+
+/// The tensor cores take dot products (mmaDotProducts in kernels.cu) over
+/// chunks of this many inputs: the tile's rows are then zero-padded to a
+/// multiple of it, and the weights laid out by mmaWeightFragments.
+constexpr int kMmaRows = 32;
+
+/// Rows of a tile of `rows` words per coefficient for the tensor cores.
+RF_HOST_DEVICE constexpr int mmaRows(int rows) {
+  return (rows + kMmaRows - 1) / kMmaRows * kMmaRows;
+}
+
+/// Whether a dot product of `inputs` words per output, for `outputs`
+/// outputs, goes to the tensor cores: only when both are wide enough that
+/// their fixed tiles (32 inputs, 16 outputs) are not mostly zeros, and when
+/// a chunk's sum, the sum carried from the chunks before and one more
+/// product fit 128 bits (perSum is productsPerSum's count).
+inline bool mmaPays(int inputs, int outputs, int perSum) {
+  return inputs >= 16 && outputs >= 8 && perSum >= kMmaRows + kDotUnroll;
+}
+
+/// A weight matrix stored by input, [i * outputs + o], as the tensor cores'
+/// A fragments of mma.sync.m16n8k32 over unsigned bytes: for each tile of
+/// 16 outputs, chunk of kMmaRows inputs and byte b < 8 of the weights, 32
+/// lanes of four registers (kernels.cu, mmaDotProducts, says which bytes).
+std::vector<uint32_t> mmaWeightFragments(const std::vector<uint64_t> &byInput,
+                                         int inputs, int outputs);
+
+/// The largest of a list of moduli, given as primes or as Modulus records.
+inline uint64_t primeOf(uint64_t q) { return q; }
+inline uint64_t primeOf(const Modulus &m) { return m.value; }
+template <typename Moduli> uint64_t largestModulus(const Moduli &moduli) {
+  uint64_t largest = 0;
+  for (const auto &m : moduli)
+    largest = std::max(largest, primeOf(m));
+  return largest;
+}
+
+/// A weight matrix stored by input, [i * outputs + o] (as the CPU reference
+/// keeps it), as the kernels read it: per output o a row of paddedRows(inputs)
+/// words, input i at [o * paddedRows(inputs) + i], the padding zero.
+std::vector<uint64_t> weightRows(const std::vector<uint64_t> &byInput,
+                                 int inputs, int outputs);
+
+/// How many products of a word below `wordBound` and a weight below
+/// `weightBound` one exact 128-bit sum takes, with room for one more product
+/// of a word below max(wordBound, weightBound) (the kernels' correction or
+/// kept-limb term, or the reduced sum carried between such sums): a multiple
+/// of kDotUnroll, and for an initial value below `initialBound` (a
+/// scale-and-round's rounded sum of fractions, which the CUDA cores' sums
+/// start from). Throws
+/// Error if moduli that wide leave no room, or if the weights' moduli, which
+/// the sums are reduced by, are not below kQuickReductionBound
+/// (reduce128Quick).
+int productsPerSum(uint64_t wordBound, uint64_t weightBound,
+                   uint128_t initialBound = 0);
+
+/// A bound on the rounded sum of a scale-and-round's fractions, round(sum_i
+/// x_i theta_i) with every theta_i below 1: divisorSize words below
+/// wordBound.
+inline uint128_t roundedSumBound(size_t divisorSize, uint64_t wordBound) {
+  return static_cast<uint128_t>(divisorSize) * wordBound + 1;
+}
+
+/// Key switching's digits travel in the kernel's parameters (by value, so a
+/// captured graph keeps them): at most this many.
+constexpr int kMaxDigits = 128;
+
+/// RfConverter from basis A to basis T (BaseConverter's formula for the
+/// moduli of T missing from A, a copy for the others).
+/// BEHZ's conversions (RF_CONVERT_MONTGOMERY, RF_CONVERT_SHENOY_KUMARESAN)
+/// fill the same tables with RedundantConverter's (behz.h): the scales s_i,
+/// the weights c_ij and products p_j, and the redundant modulus r.
+struct ConvertPlan {
+  int fromSize, missingSize;
+  int method;                            // RF_CONVERT_*
+  const uint64_t *fromModuli;            // a_i
+  const ShoupConstant *puncturedInverse; // [(A/a_i)^{-1}]_{a_i}, or s_i
+  const Fraction128 *inverseOfFrom;      // 1 / a_i (exact only)
+  const Modulus *missingModuli;          // b_j, per missing modulus
+  const uint64_t *puncturedModTo; // [A/a_i]_{b_j}, rows per b_j (weightRows)
+  const uint32_t *mmaWeights;     // the same, as mmaWeightFragments, or null
+  const uint64_t *productModTo;          // [A]_{b_j}
+  const int *missingLimbs;               // the limb of T that b_j is
+  const int *copyTo; // per limb of A (and r): the limb of T it is, or -1
+  Modulus redundant;                     // r
+  uint64_t redundantFactor;              // f
+  const uint64_t *redundantWeights;      // [A/a_i]_r, one row (weightRows)
+  int readsRedundant;                    // r's residue is input limb |A|
+  int productsPerSum;                    // productsPerSum(max a_i, max b_j)
+};
+
+/// RfScaleRound: ScaleRoundPlan's tables and where its divisor and kept
+/// limbs sit in the input basis.
+/// BEHZ's fast floor (FastFloorPlan) has no fractions: its divisor words are
+/// scaled first (divisorScale, non-null) and omega holds its weights.
+struct ScaleRoundPlanView {
+  int divisorSize, outputSize;
+  int hasLambda;
+  const int *divisorLimbs;  // per divisor modulus: limb of the input
+  const int *keptLimbs;     // per output modulus: limb of the input
+  const Fraction128 *theta; // frac(W_i)
+  const uint64_t *omega;    // [floor(W_i)]_o, rows per o (weightRows)
+  const uint32_t *mmaOmega; // the same, as mmaWeightFragments, or null
+  const uint64_t *lambda;   // per output modulus
+  const Modulus *outputs;
+  const ShoupConstant *divisorScale; // fast floor: [a (D/d_i)^{-1}]_{d_i}
+  const uint64_t *divisorModuli;     // fast floor: d_i
+  int productsPerSum; // productsPerSum(the input's moduli, the outputs')
+};
+
+/// RfScaleUp: round(Q m / t) mod each output prime.
+struct ScaleUpPlanView {
+  int limbs;
+  uint64_t t, qModT;
+  const uint64_t *deltaModOutput; // [floor(Q/t)]_q per output limb
+  const Modulus *outputs;
+};
+
+/// A key-switching key over Q_l P (Q's first qLimbs primes, then P): digit
+/// j's b_j at key + 2j * componentWords, a_j at key + (2j + 1) *
+/// componentWords (|QP| * N); limb i of the basis is the key's limb i, or
+/// i + skippedLimbs past Q_l.
+struct KeySwitchKeyView {
+  int limbs, qLimbs, skippedLimbs;
+  const Modulus *moduli; // QP
+  const uint64_t *key;
+  size_t componentWords;
+
+  __host__ __device__ int keyLimb(int limb) const {
+    return limb < qLimbs ? limb : limb + skippedLimbs;
+  }
+};
+
+/// key_switch_inner_product: the digits in evaluation form over Q_l P, and
+/// what the sums add (addend.limbs 0: nothing).
+struct KeySwitchPlan {
+  KeySwitchKeyView key;
+  int digits;
+  const uint64_t *digitData[kMaxDigits];
+  RfKeySwitchAddend addend;
+};
+
+/// sum (reduced, below 2^64) plus scale times the addend's word, mod m.
+__device__ __forceinline__ uint64_t addScaled(uint128_t sum, uint64_t word,
+                                              uint64_t scale,
+                                              const Modulus &m) {
+  return reduce128Quick(sum + static_cast<uint128_t>(word) * scale, m);
+}
+
+/// Products of a word below 4q and a canonical one (below 2^124: primes
+/// below 2^61) that a 128-bit sum takes before it is reduced.
+constexpr int kKeySwitchDigitsPerSum = 15;
+
+/// The sources of a fused forward NTT (ntt_key_switch's digits,
+/// ntt_products' factors) in coefficient form: source j is sources[j], a
+/// polynomial over the NTT's basis, or (oneLimb[j]) one limb whose words
+/// every limb transforms (below the lazy bound, as launchNttForward's
+/// oneLimb); its NTT's first step writes scratch[j], a polynomial over the
+/// basis (sources[j] itself may be, when it is a whole polynomial).
+struct NttSources {
+  int count;
+  const uint64_t *sources[kMaxDigits];
+  uint64_t *scratch[kMaxDigits];
+  bool oneLimb[kMaxDigits];
+};
+
+/// ntt_products' sums: output k (outputs[k], over the NTT's basis, whose
+/// primes `moduli` has) is the sum over pairs p in [firstPair[k],
+/// firstPair[k + 1]) of the transformed factors first[p] and second[p].
+struct NttProducts {
+  int outputCount;
+  int firstPair[kMaxProductOutputs + 1];
+  int first[kMaxProducts], second[kMaxProducts];
+  uint64_t *outputs[kMaxProductOutputs];
+  const Modulus *moduli;
+};
+
+// Launchers: enqueue on `stream`, throw Error if a launch fails.
+
+/// out must not overlap in (the driver stages overlapping outputs).
+void launchConvert(const ConvertPlan &plan, size_t n, const uint64_t *in,
+                   uint64_t *out, cudaStream_t stream);
+/// With an addend (over the output's basis, overlapping neither in nor
+/// out), out = the rounding + addend.
+void launchScaleRound(const ScaleRoundPlanView &plan, size_t n,
+                      const uint64_t *in, uint64_t *out, cudaStream_t stream,
+                      const uint64_t *addend = nullptr);
+/// launchScaleRound into the kept basis, then launchConvert (exact, every
+/// target limb missing) of the result, in one kernel.
+void launchScaleRoundConvert(const ScaleRoundPlanView &scale,
+                             const ConvertPlan &convert, size_t n,
+                             const uint64_t *in, uint64_t *out,
+                             cudaStream_t stream);
+void launchScaleUp(const ScaleUpPlanView &plan, size_t n, const uint64_t *in,
+                   uint64_t *out, cudaStream_t stream);
+void launchAutomorphism(const Modulus *moduli, int limbs, size_t n,
+                        uint64_t galoisElement, const uint64_t *in,
+                        uint64_t *out, cudaStream_t stream);
+/// The automorphism in evaluation form (a permutation; no moduli needed).
+void launchEvaluationAutomorphism(int limbs, size_t n, uint64_t galoisElement,
+                                  const uint64_t *in, uint64_t *out,
+                                  cudaStream_t stream);
+void launchKeySwitchInnerProduct(const KeySwitchPlan &plan, size_t n,
+                                 uint64_t *out0, uint64_t *out1,
+                                 cudaStream_t stream);
+/// key_switch_inner_product of the digits' forward NTTs (plan: the key's
+/// basis), its sums taken in the NTT's last step instead of from NTT outputs
+/// written out (ntt.cu). out0 and out1 overlap no source or scratch.
+void launchNttKeySwitch(const KeySwitchKeyView &key, const NttPlan &plan,
+                        size_t n, const NttShape &shape,
+                        const NttSources &digits, uint64_t *out0,
+                        uint64_t *out1, const RfKeySwitchAddend &addend,
+                        cudaStream_t stream);
+/// The products of the factors' forward NTTs, taken in the NTT's last step
+/// instead of from NTT outputs written out (ntt.cu). No output overlaps a
+/// source or scratch.
+void launchNttProducts(const NttPlan &plan, size_t n, const NttShape &shape,
+                       const NttSources &factors, const NttProducts &products,
+                       cudaStream_t stream);
+
+} // namespace ringfuse::runtime::cuda
+
+#endif // RINGFUSE_GPU_KERNELS_CUH

@@ -1,0 +1,291 @@
+//===- resources.cuh - streams, memory, events, graphs, errors -*- CUDA -*-===//
+//
+// The GPU resource layer that the CUDA driver of compiled programs and the
+// GPU client (keys, encryption, decryption) share: every CUDA call checked
+// into an Error that says what was being done, and RAII owners of streams,
+// events, device and pinned memory and graphs. Destructors ignore errors
+// (they cannot report them, and at process exit the CUDA runtime may be
+// gone) and clear the error state they leave.
+//
+//===----------------------------------------------------------------------===//
+#ifndef RINGFUSE_GPU_RESOURCES_CUH
+#define RINGFUSE_GPU_RESOURCES_CUH
+
+#include "ringfuse/runtime/error.h"
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ringfuse::runtime::cuda {
+
+/// "cudaErrorX (what it means)".
+inline std::string describe(cudaError_t error) {
+  return std::string(cudaGetErrorName(error)) + " (" +
+         cudaGetErrorString(error) + ")";
+}
+
+/// Throws if a CUDA API call failed, saying what was being done.
+inline void check(cudaError_t error, const std::string &what) {
+  if (error != cudaSuccess)
+    throw Error("CUDA error while " + what + ": " + describe(error));
+}
+
+/// Throws if the kernel launch just made failed.
+inline void checkLaunch(const char *kernel) {
+  cudaError_t error = cudaGetLastError();
+  if (error != cudaSuccess)
+    throw Error(std::string("CUDA kernel ") + kernel +
+                " failed to launch: " + describe(error));
+}
+
+/// Whether a CUDA device is visible (cudaGetDeviceCount > 0).
+inline bool deviceVisible() {
+  int count = 0;
+  cudaError_t error = cudaGetDeviceCount(&count);
+  if (error != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return count > 0;
+}
+
+/// "12 MiB", rounded up.
+inline std::string mebibytes(size_t bytes) {
+  return std::to_string((bytes + (size_t(1) << 20) - 1) >> 20) + " MiB";
+}
+
+/// A non-blocking stream, destroyed with its holder (pending work still
+/// completes).
+class Stream {
+public:
+  Stream() {
+    check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking),
+          "creating a stream");
+  }
+  ~Stream() {
+    if (stream_)
+      cudaStreamDestroy(stream_);
+    cudaGetLastError();
+  }
+  Stream(Stream &&other) noexcept
+      : stream_(std::exchange(other.stream_, nullptr)) {}
+  Stream(const Stream &) = delete;
+  Stream &operator=(const Stream &) = delete;
+  cudaStream_t get() const { return stream_; }
+
+private:
+  cudaStream_t stream_ = nullptr;
+};
+
+/// An event without timing (for ordering streams).
+class Event {
+public:
+  Event() {
+    check(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming),
+          "creating an event");
+  }
+  ~Event() {
+    if (event_)
+      cudaEventDestroy(event_);
+    cudaGetLastError();
+  }
+  Event(Event &&other) noexcept : event_(std::exchange(other.event_, nullptr)) {}
+  Event(const Event &) = delete;
+  Event &operator=(const Event &) = delete;
+  cudaEvent_t get() const { return event_; }
+
+private:
+  cudaEvent_t event_ = nullptr;
+};
+
+/// `count` values of device memory, allocated and freed in the order of
+/// `stream` (cudaMallocAsync / cudaFreeAsync), so that freeing one after an
+/// error never races a kernel still queued on it.
+template <typename T> class DeviceArray {
+public:
+  DeviceArray() = default;
+  DeviceArray(size_t count, cudaStream_t stream, const std::string &what)
+      : count_(count), stream_(stream) {
+    if (count)
+      check(cudaMallocAsync(reinterpret_cast<void **>(&data_),
+                            count * sizeof(T), stream),
+            "allocating " + what);
+  }
+  /// An allocation holding a copy of host[0 .. count).
+  DeviceArray(const T *host, size_t count, cudaStream_t stream,
+              const std::string &what)
+      : DeviceArray(count, stream, what) {
+    upload(host, count, what);
+  }
+  DeviceArray(const std::vector<T> &host, cudaStream_t stream,
+              const std::string &what)
+      : DeviceArray(host.data(), host.size(), stream, what) {}
+  ~DeviceArray() { release(); }
+  DeviceArray(DeviceArray &&other) noexcept { *this = std::move(other); }
+  DeviceArray &operator=(DeviceArray &&other) noexcept {
+    if (this != &other) {
+      release();
+      data_ = std::exchange(other.data_, nullptr);
+      count_ = std::exchange(other.count_, 0);
+      stream_ = other.stream_;
+    }
+    return *this;
+  }
+  DeviceArray(const DeviceArray &) = delete;
+  DeviceArray &operator=(const DeviceArray &) = delete;
+
+  T *data() const { return data_; }
+  size_t size() const { return count_; }
+
+  /// this[offset .. offset + count) into host (queued on the stream).
+  void download(T *host, size_t count, const std::string &what,
+                size_t offset = 0) const {
+    if (count)
+      check(cudaMemcpyAsync(host, data_ + offset, count * sizeof(T),
+                            cudaMemcpyDeviceToHost, stream_),
+            "downloading " + what);
+  }
+  /// host[0 .. count) into this[offset .. offset + count) (queued on the
+  /// stream).
+  void upload(const T *host, size_t count, const std::string &what,
+              size_t offset = 0) {
+    if (count)
+      check(cudaMemcpyAsync(data_ + offset, host, count * sizeof(T),
+                            cudaMemcpyHostToDevice, stream_),
+            "uploading " + what);
+  }
+  void zero(const std::string &what) {
+    if (count_)
+      check(cudaMemsetAsync(data_, 0, count_ * sizeof(T), stream_),
+            "clearing " + what);
+  }
+
+private:
+  void release() {
+    if (data_) {
+      cudaFreeAsync(data_, stream_);
+      cudaGetLastError();
+    }
+    data_ = nullptr;
+  }
+
+  T *data_ = nullptr;
+  size_t count_ = 0;
+  cudaStream_t stream_ = nullptr;
+};
+
+/// One allocation of device memory (cudaMalloc), freed with its holder. An
+/// allocation that does not fit is an Error that says how much the GPU has.
+class DeviceMemory {
+public:
+  DeviceMemory() = default;
+  DeviceMemory(size_t bytes, const std::string &what) {
+    cudaError_t allocated = cudaMalloc(&data_, bytes);
+    if (allocated == cudaSuccess)
+      return;
+    data_ = nullptr;
+    cudaGetLastError(); // out of memory is not sticky: clear it
+    size_t freeBytes = 0, totalBytes = 0;
+    std::string available;
+    if (cudaMemGetInfo(&freeBytes, &totalBytes) == cudaSuccess)
+      available = " (the GPU has " + mebibytes(freeBytes) + " free of " +
+                  mebibytes(totalBytes) + ")";
+    cudaGetLastError();
+    if (allocated == cudaErrorMemoryAllocation)
+      throw Error("not enough GPU memory: " + what + " needs " +
+                  mebibytes(bytes) + available);
+    check(allocated, "allocating " + mebibytes(bytes) + " of GPU memory for " +
+                         what);
+  }
+  ~DeviceMemory() {
+    if (data_)
+      cudaFree(data_);
+    cudaGetLastError();
+  }
+  DeviceMemory(DeviceMemory &&other) noexcept
+      : data_(std::exchange(other.data_, nullptr)) {}
+  DeviceMemory &operator=(DeviceMemory &&other) noexcept {
+    std::swap(data_, other.data_);
+    return *this;
+  }
+  DeviceMemory(const DeviceMemory &) = delete;
+  DeviceMemory &operator=(const DeviceMemory &) = delete;
+
+  unsigned char *get() const { return static_cast<unsigned char *>(data_); }
+
+private:
+  void *data_ = nullptr;
+};
+
+/// Pinned host memory (cudaMallocHost), for copies that do not wait.
+class PinnedMemory {
+public:
+  PinnedMemory() = default;
+  PinnedMemory(size_t bytes, const std::string &what) {
+    check(cudaMallocHost(&data_, bytes),
+          "allocating " + mebibytes(bytes) + " of pinned host memory for " +
+              what);
+  }
+  ~PinnedMemory() {
+    if (data_)
+      cudaFreeHost(data_);
+    cudaGetLastError();
+  }
+  PinnedMemory(PinnedMemory &&other) noexcept
+      : data_(std::exchange(other.data_, nullptr)) {}
+  PinnedMemory &operator=(PinnedMemory &&other) noexcept {
+    std::swap(data_, other.data_);
+    return *this;
+  }
+  PinnedMemory(const PinnedMemory &) = delete;
+  PinnedMemory &operator=(const PinnedMemory &) = delete;
+
+  unsigned char *get() const { return static_cast<unsigned char *>(data_); }
+
+private:
+  void *data_ = nullptr;
+};
+
+/// A captured graph and its executable instance, destroyed together.
+class Graph {
+public:
+  Graph() = default;
+  Graph(cudaGraph_t graph, cudaGraphExec_t exec) : graph_(graph), exec_(exec) {}
+  ~Graph() { reset(); }
+  Graph(Graph &&other) noexcept { *this = std::move(other); }
+  Graph &operator=(Graph &&other) noexcept {
+    if (this != &other) {
+      reset();
+      graph_ = std::exchange(other.graph_, nullptr);
+      exec_ = std::exchange(other.exec_, nullptr);
+    }
+    return *this;
+  }
+  Graph(const Graph &) = delete;
+  Graph &operator=(const Graph &) = delete;
+
+  explicit operator bool() const { return exec_ != nullptr; }
+  cudaGraphExec_t exec() const { return exec_; }
+
+private:
+  void reset() {
+    if (exec_)
+      cudaGraphExecDestroy(exec_);
+    if (graph_)
+      cudaGraphDestroy(graph_);
+    graph_ = nullptr;
+    exec_ = nullptr;
+    cudaGetLastError();
+  }
+
+  cudaGraph_t graph_ = nullptr;
+  cudaGraphExec_t exec_ = nullptr;
+};
+
+} // namespace ringfuse::runtime::cuda
+
+#endif // RINGFUSE_GPU_RESOURCES_CUH
