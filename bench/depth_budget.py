@@ -28,7 +28,7 @@ import numpy as np
 
 BENCH_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH_DIR))
-import bench_gpu  # noqa: E402  (sets, device and commit records, sys.path for ringfuse)
+import benchlib  # noqa: E402  (sets, device and commit records, sys.path for ringfuse)
 
 import ringfuse as rf  # noqa: E402
 from ringfuse._native import runtime  # noqa: E402
@@ -76,8 +76,8 @@ def measure(
     def build(case: tuple[tuple[int, int, int], str]) -> None:
         s, variant = case
         traced = rf.trace(circuits[s], params=chosen[s])
-        source = bench_gpu.compiler.emit_source(traced, cache, target=device, variant=variant)
-        bench_gpu.compiler.build_library(source, cache, target=device)
+        source = benchlib.compiler.emit_source(traced, cache, target=device, variant=variant)
+        benchlib.compiler.build_library(source, cache, target=device)
 
     with ThreadPoolExecutor() as pool:
         list(pool.map(build, cases))
@@ -112,7 +112,7 @@ def measure(
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
-    parser.add_argument("--sets", type=int, default=len(bench_gpu.SETS),
+    parser.add_argument("--sets", type=int, default=len(benchlib.SETS),
                         help="only the first K parameter sets")
     parser.add_argument("--out", type=Path, default=BENCH_DIR / "results" / "depth-budget.json")
     parser.add_argument("--cache-dir", type=Path)
@@ -120,18 +120,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.device == "cuda" and not runtime().cuda_available():
         print("depth_budget: no usable CUDA device", file=sys.stderr)
         return 2
-    header = {**bench_gpu.report_header("bench/depth_budget.py", args.device),
+    header = {**benchlib.report_header("bench/depth_budget.py", args.device),
               "plaintext_modulus": T}
     args.out.parent.mkdir(parents=True, exist_ok=True)
 
     def write(records: list[dict[str, Any]]) -> None:
         args.out.write_text(json.dumps({**header, "measurements": records}, indent=2) + "\n")
 
-    records = measure(bench_gpu.SETS[: args.sets], args.device,
-                      bench_gpu.compiler.Cache.at(args.cache_dir), write)
+    records = measure(benchlib.SETS[: args.sets], args.device,
+                      benchlib.compiler.Cache.at(args.cache_dir), write)
     print(f"{'set (logN, log Q, log P)':26} " + " ".join(f"{v:>6}" for v in VARIANTS)
           + "   (maximum depth; budget left there, bits)")
-    for s in bench_gpu.SETS[: args.sets]:
+    for s in benchlib.SETS[: args.sets]:
         cells = []
         for variant in VARIANTS:
             r = next(r for r in records if (r["log_n"], r["log_q"], r["log_p"]) == s

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-import bench_gpu as bench
+import benchlib as bench
 import ringfuse as rf
 from ringfuse._native import runtime
 

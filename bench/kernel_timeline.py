@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-import bench_gpu as bench
+import benchlib as bench
 import ringfuse as rf
 from hmult_steps import parse_set
 from ringfuse._native import runtime

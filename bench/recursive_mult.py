@@ -43,7 +43,7 @@ import numpy as np
 
 BENCH_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH_DIR))
-import bench_gpu  # noqa: E402  (Stats, device and commit records, sys.path for ringfuse)
+import benchlib  # noqa: E402  (Stats, device and commit records, sys.path for ringfuse)
 
 import ringfuse as rf  # noqa: E402
 from ringfuse import driver  # noqa: E402
@@ -148,7 +148,7 @@ def measure(steps: int, device: str, cache: Any, seed: int) -> dict[str, Any]:
         for _ in range(ROUNDS):
             for times, program in zip(samples, programs):
                 times.extend(program._native.time_runs([x._native, y._native], *RUNS))
-        totals = [bench_gpu.Stats.of(times).median_us for times in samples]
+        totals = [benchlib.Stats.of(times).median_us for times in samples]
         print(f"{variant}: {[round(t) for t in totals]} us", file=sys.stderr, flush=True)
         steps_us = [totals[0]] + [b - a for a, b in zip(totals, totals[1:])]
         results[variant] = {
@@ -228,9 +228,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("recursive_mult: --steps must be at least 1", file=sys.stderr)
         return 2
     report = {
-        **bench_gpu.report_header("bench/recursive_mult.py", args.device),
+        **benchlib.report_header("bench/recursive_mult.py", args.device),
         "python": platform.python_version(),
-        "method": bench_gpu.method(args.device, (RUNS[0], RUNS[1] * ROUNDS))
+        "method": benchlib.method(args.device, (RUNS[0], RUNS[1] * ROUNDS))
         + f" Here the programs are timed in turn, {ROUNDS} rounds of {RUNS[0]} warm-up and "
         f"{RUNS[1]} timed replays each; per-step times are differences of consecutive "
         "chains' medians.",

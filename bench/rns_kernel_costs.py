@@ -34,7 +34,7 @@ import numpy as np
 
 BENCH_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH_DIR))
-import bench_gpu  # noqa: E402
+import benchlib  # noqa: E402
 
 import ringfuse as rf  # noqa: E402
 from ringfuse._native import runtime  # noqa: E402
@@ -94,7 +94,7 @@ def measure(device: str, cache: Any, kernels: Sequence[str]) -> list[dict[str, A
     programs = [kernel_ir(*case) for case in cases]
 
     def build(ir: str) -> Path:
-        return bench_gpu.build_ntt(ir, cache, device)
+        return benchlib.build_ntt(ir, cache, device)
 
     with ThreadPoolExecutor() as pool:
         libraries = list(pool.map(build, programs))
@@ -105,9 +105,9 @@ def measure(device: str, cache: Any, kernels: Sequence[str]) -> list[dict[str, A
         context = native.context
         moduli, n = list(context.coeff_modulus), int(context.degree)
         rng = np.random.default_rng(log_n * 100 + limbs_in)
-        data = np.concatenate([bench_gpu.random_residues(rng, moduli, n) for _ in range(2)])
+        data = np.concatenate([benchlib.random_residues(rng, moduli, n) for _ in range(2)])
         ciphertext = rt.ciphertext_from_data(context, 2, data)
-        stats = bench_gpu.Stats.of(native.time_runs([ciphertext], *RUNS))
+        stats = benchlib.Stats.of(native.time_runs([ciphertext], *RUNS))
         n = 1 << log_n
         # Shenoy-Kumaresan converts from all but the redundant input prime.
         converted_from = limbs_in - 1 if kernel == "convert_shenoy_kumaresan" else limbs_in
@@ -157,11 +157,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.device == "cuda" and not runtime().cuda_available():
         print("rns_kernel_costs: no usable CUDA device", file=sys.stderr)
         return 2
-    compiler = bench_gpu.compiler
+    compiler = benchlib.compiler
     records = measure(args.device, compiler.Cache.at(args.cache_dir), kernels)
     report = {
-        **bench_gpu.report_header("bench/rns_kernel_costs.py", args.device),
-        "method": bench_gpu.method(args.device, RUNS),
+        **benchlib.report_header("bench/rns_kernel_costs.py", args.device),
+        "method": benchlib.method(args.device, RUNS),
         "fit": fit(records),
         "measurements": records,
     }
