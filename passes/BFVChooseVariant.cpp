@@ -25,15 +25,22 @@ struct BFVChooseVariant : public impl::BFVChooseVariantBase<BFVChooseVariant> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<std::string> names(candidates.begin(), candidates.end());
-    if (names.empty())
-      names.assign(std::begin(kBuiltVariants), std::end(kBuiltVariants));
-    for (const std::string &name : names)
-      if (!isBuiltVariant(name)) {
-        module.emitError() << "bfv-choose-variant: unknown candidate '" << name
-                           << "' (hps, lhps, chps or behz)";
+    SmallVector<bfv::Variant> variants;
+    for (const std::string &name : candidates) {
+      std::optional<bfv::Variant> variant = bfv::symbolizeVariant(name);
+      if (!variant) {
+        module.emitError() << "bfv-choose-variant: unknown variant '" << name
+                           << "' (" << bfv::variantNames() << ")";
         return signalPassFailure();
       }
+      variants.push_back(*variant);
+    }
+    if (variants.empty())
+      for (uint32_t value = 0; value <= bfv::getMaxEnumValForVariant(); ++value)
+        variants.push_back(*bfv::symbolizeVariant(value));
+    // One candidate is the choice: nothing to price.
+    if (variants.size() == 1)
+      return choose(variants.front());
     if (!findParameters(module))
       return signalPassFailure();
 
@@ -46,29 +53,38 @@ struct BFVChooseVariant : public impl::BFVChooseVariantBase<BFVChooseVariant> {
     CircuitCostModel model(transforms);
 
     SmallVector<NamedAttribute> costs;
-    std::string best;
+    std::optional<bfv::Variant> best;
     double bestCost = 0;
-    for (const std::string &name : names) {
-      FailureOr<double> cost = priceOf(name, model);
+    for (bfv::Variant variant : variants) {
+      FailureOr<double> cost = priceOf(variant, model);
       if (failed(cost))
         return signalPassFailure();
-      costs.emplace_back(StringAttr::get(&getContext(), name),
-                         FloatAttr::get(Float64Type::get(&getContext()), *cost));
-      if (best.empty() || *cost < bestCost)
-        best = name, bestCost = *cost;
+      costs.emplace_back(
+          StringAttr::get(&getContext(), bfv::stringifyVariant(variant)),
+          FloatAttr::get(Float64Type::get(&getContext()), *cost));
+      if (!best || *cost < bestCost)
+        best = variant, bestCost = *cost;
     }
-    module->setAttr("ringfuse.variant", StringAttr::get(&getContext(), best));
-    module->setAttr("ringfuse.variant_costs", DictionaryAttr::get(&getContext(), costs));
-    if (best == "lhps") {
-      OpPassManager levels(ModuleOp::getOperationName());
-      addLevelChoice(levels, reserveDepth);
-      if (failed(runPipeline(levels, module)))
-        signalPassFailure();
-    }
+    module->setAttr(bfv::BFVDialect::kVariantCostsAttrName,
+                    DictionaryAttr::get(&getContext(), costs));
+    choose(*best);
+  }
+
+  /// Records the choice; leveled HPS's products get their levels here, as
+  /// the pipeline's lowering of lhps expects them.
+  void choose(bfv::Variant variant) {
+    ModuleOp module = getOperation();
+    bfv::setVariant(module, variant);
+    if (variant != bfv::Variant::lhps)
+      return;
+    OpPassManager levels(ModuleOp::getOperationName());
+    addLevelChoice(levels, reserveDepth);
+    if (failed(runPipeline(levels, module)))
+      signalPassFailure();
   }
 
   /// The cost model's microseconds for the module lowered with `variant`.
-  FailureOr<double> priceOf(StringRef variant, const CircuitCostModel &model) {
+  FailureOr<double> priceOf(bfv::Variant variant, const CircuitCostModel &model) {
     ModuleOp module = getOperation();
     SmallVector<Operation *> originals;
     for (Operation &op : *module.getBody())
@@ -78,12 +94,15 @@ struct BFVChooseVariant : public impl::BFVChooseVariantBase<BFVChooseVariant> {
     auto copy = ModuleOp::create(builder, module.getLoc());
     for (Operation *op : originals)
       copy.getBody()->push_back(op->clone());
+    bfv::setVariant(copy, variant);
     OpPassManager lowering(ModuleOp::getOperationName());
-    addVariantLowering(lowering, variant, reserveDepth);
+    if (variant == bfv::Variant::lhps)
+      addLevelChoice(lowering, reserveDepth);
+    addLowering(lowering);
     if (failed(runPipeline(lowering, copy))) {
       copy.erase();
       return module.emitError() << "bfv-choose-variant: the circuit does not lower with "
-                                << variant;
+                                << bfv::stringifyVariant(variant);
     }
     double cost = model.microseconds(copy);
     copy.erase();

@@ -432,26 +432,20 @@ struct BFVToPoly : public impl::BFVToPolyBase<BFVToPoly> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    FailureOr<std::string> chosen = resolveVariant(module, variant);
-    if (failed(chosen))
-      return signalPassFailure();
-    if (!isBuiltVariant(*chosen)) {
-      module.emitError() << "bfv-to-poly: unknown variant '" << *chosen
-                         << "' (hps, lhps, chps, behz or auto)";
-      return signalPassFailure();
-    }
+    const bfv::Variant variant = bfv::variantOf(module);
     bfv::ParamsAttr params = findParameters(module);
     if (!params)
       return signalPassFailure();
-    // What the kernel program's manifest will tell the runtime.
-    module->setAttr("ringfuse.variant", StringAttr::get(module.getContext(), *chosen));
-    FailureOr<Rings> rings = Rings::of(params, module, *chosen == "behz");
+    FailureOr<Rings> rings =
+        Rings::of(params, module, variant == bfv::Variant::behz);
     if (failed(rings))
       return signalPassFailure();
     SmallVector<func::FuncOp> functions(module.getOps<func::FuncOp>());
     for (func::FuncOp function : functions)
       if (!function.isExternal() &&
-          failed(CircuitLowering(function, *rings, *chosen == "chps").run()))
+          failed(CircuitLowering(function, *rings,
+                                 variant == bfv::Variant::chps)
+                     .run()))
         return signalPassFailure();
   }
 };

@@ -48,13 +48,4 @@ bfv::ParamsAttr findParameters(ModuleOp module) {
   return found;
 }
 
-FailureOr<std::string> resolveVariant(ModuleOp module, StringRef option) {
-  if (option != "auto")
-    return option.str();
-  if (auto chosen = module->getAttrOfType<StringAttr>("ringfuse.variant"))
-    return chosen.str();
-  return module.emitError() << "variant=auto needs the choice of bfv-choose-variant "
-                               "(the module has no ringfuse.variant)";
-}
-
 } // namespace ringfuse

@@ -17,17 +17,6 @@ void replaceParameters(mlir::ModuleOp module, bfv::ParamsAttr params);
 /// none or several.
 bfv::ParamsAttr findParameters(mlir::ModuleOp module);
 
-/// The BFV multiplication variants the compiler builds (auto chooses one).
-constexpr llvm::StringLiteral kBuiltVariants[] = {"hps", "lhps", "chps", "behz"};
-inline bool isBuiltVariant(llvm::StringRef name) {
-  return llvm::is_contained(kBuiltVariants, name);
-}
-
-/// A pass's `variant` option; for "auto", the variant bfv-choose-variant
-/// recorded in the module's `ringfuse.variant` (an error if it did not run).
-mlir::FailureOr<std::string> resolveVariant(mlir::ModuleOp module,
-                                            llvm::StringRef option);
-
 } // namespace ringfuse
 
 #endif // RINGFUSE_PASSES_PARAMETERREWRITING_H

@@ -54,24 +54,26 @@ def BFVSelectParameters : Pass<"bfv-select-parameters", "::mlir::ModuleOp"> {
 }
 
 def BFVChooseVariant : Pass<"bfv-choose-variant", "::mlir::ModuleOp"> {
-  let summary = "variant=auto: the BFV multiplication variant the cost model prefers";
+  let summary = "The BFV multiplication variant: the one named, or the cost model's";
   let description = [{
-    Lowers a copy of the circuit with each candidate variant (hps, lhps,
-    chps, behz by default) through bfv-to-poly, poly-to-rns, canonicalize, cse and
+    Records the module's variant as `bfv.variant` (a #bfv.variant), which
+    bfv-to-poly and poly-to-rns read; the pipeline resolves its `variant`
+    option here, once. With one candidate that is the choice. With several
+    (every variant by default: variant=auto), it lowers a copy of the circuit
+    with each through bfv-to-poly, poly-to-rns, canonicalize, cse and
     rns-assign-domains, prices each with CircuitCostModel (transforms from the
     autotuner's table, base conversions and scale-and-round from their
     measured fit, elementwise work from its bytes; independent library
     kernels overlapping their launches, as kernel-concurrent runs them) and
-    keeps the cheapest; a
-    tie goes to the earlier candidate. The module records the choice in
-    `ringfuse.variant` (which bfv-to-poly and poly-to-rns read for
-    variant=auto) and every estimate in `ringfuse.variant_costs` (us). For
-    lhps it also sets the products' levels, as bfv-choose-levels does (with
-    its `reserve-depth`). Needs chosen parameters.
+    keeps the cheapest; a tie goes to the earlier candidate. Every estimate
+    goes to `bfv.variant_costs` (us). For lhps it also sets the products'
+    levels, as bfv-choose-levels does (with its `reserve-depth`). Pricing
+    needs chosen parameters.
   }];
   let options = [
     ListOption<"candidates", "candidates", "std::string",
-               "The variants to compare, in order of preference on a tie">,
+               "The variants to compare (#bfv.variant names), in order of "
+               "preference on a tie; none: every variant">,
     Option<"costTable", "cost-table", "std::string", /*default=*/"\"\"",
            "The autotuner's transform table (default: the one built in)">,
     Option<"reserveDepth", "reserve-depth", "unsigned", /*default=*/"0",
@@ -142,18 +144,15 @@ def BFVToPoly : Pass<"bfv-to-poly", "::mlir::ModuleOp"> {
     `ringfuse.params`. Needs chosen parameters and no
     `bfv.sum_slots` (run bfv-expand-slot-sums first).
 
-    `variant=chps` (compact HPS) lowers the products without a level
-    differently: the left operand is switched to R (round(R/Q x), R of as many
-    primes as Q), both are lifted to R_{QR}, and the tensor product is scaled
-    by t/R straight into R_Q. hps and lhps lower the same way (lhps's levels
-    are attributes of the products). `variant=behz` takes the product in
-    R_{Q Bsk} (Bsk = B and one more prime, m_sk); poly-to-rns{variant=behz}
+    The module's `bfv.variant` (bfv-choose-variant; HPS where it has none)
+    says how products lower. Compact HPS (`chps`) lowers the products without
+    a level differently: the left operand is switched to R (round(R/Q x), R
+    of as many primes as Q), both are lifted to R_{QR}, and the tensor
+    product is scaled by t/R straight into R_Q. hps and lhps lower the same
+    way (lhps's levels are attributes of the products). `behz` takes the
+    product in R_{Q Bsk} (Bsk = B and one more prime, m_sk); poly-to-rns
     gives its lift and scaling BEHZ's kernels.
   }];
-  let options = [
-    Option<"variant", "variant", "std::string", /*default=*/"\"hps\"",
-           "The BFV multiplication variant: hps, lhps, chps, behz, or auto (ringfuse.variant)">
-  ];
   let dependentDialects = ["::ringfuse::poly::PolyDialect"];
 }
 
@@ -173,16 +172,13 @@ def PolyToRNS : Pass<"poly-to-rns", "::mlir::ModuleOp"> {
     key's digit width (key_primes); compact HPS's round(R x / Q) into R is a
     modulus-switching rns.scale_round from Q.
 
-    `variant=behz` lowers a product's steps with BEHZ's kernels instead: the
+    A module whose `bfv.variant` is `behz` lowers a product's steps with
+    BEHZ's kernels instead: the
     lift of a ciphertext into Q u Bsk is a `montgomery` conversion (SmMRq),
     and t/Q from Q u Bsk into Q a fast floor into Bsk (`rns.scale_round ...
     floor`) followed by a `shenoy_kumaresan` conversion back to Q (Bsk's last
     prime is m_sk). Plaintext lifts and key switching stay as above.
   }];
-  let options = [
-    Option<"variant", "variant", "std::string", /*default=*/"\"hps\"",
-           "The BFV multiplication variant: hps, lhps or chps (lowered as HPS; their rings differ), behz, or auto (ringfuse.variant)">
-  ];
   let dependentDialects = ["::ringfuse::rns::RNSDialect"];
 }
 

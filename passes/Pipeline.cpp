@@ -15,14 +15,11 @@ void addLevelChoice(mlir::OpPassManager &pm, unsigned reserveDepth) {
   pm.addPass(createBFVChooseLevels(options));
 }
 
-void addVariantLowering(mlir::OpPassManager &pm, llvm::StringRef variant,
-                        unsigned reserveDepth) {
-  if (variant == "lhps")
-    addLevelChoice(pm, reserveDepth);
-  pm.addPass(createBFVToPoly(BFVToPolyOptions{variant.str()}));
+void addLowering(mlir::OpPassManager &pm) {
+  pm.addPass(createBFVToPoly());
   // Leveled HPS: a product's scale-up and the next product's rounding merge.
   pm.addPass(mlir::createCanonicalizerPass());
-  pm.addPass(createPolyToRNS(PolyToRNSOptions{variant.str()}));
+  pm.addPass(createPolyToRNS());
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
   pm.addPass(createRNSAssignDomains());
@@ -37,12 +34,14 @@ void buildRingfusePipeline(mlir::OpPassManager &pm,
   parameters.reserveDepth = options.reserveDepth;
   pm.addPass(createBFVSelectParameters(parameters));
   pm.addPass(createBFVExpandSlotSums());
-  if (options.variant == "auto") {
-    BFVChooseVariantOptions variants;
-    variants.reserveDepth = options.reserveDepth;
-    pm.addPass(createBFVChooseVariant(variants));
-  }
-  addVariantLowering(pm, options.variant, options.reserveDepth);
+  // The one place the variant is resolved: bfv-choose-variant records it
+  // (and lhps's levels), refusing a name that is no #bfv.variant.
+  BFVChooseVariantOptions variants;
+  variants.reserveDepth = options.reserveDepth;
+  if (options.variant != "auto")
+    variants.candidates = {options.variant};
+  pm.addPass(createBFVChooseVariant(variants));
+  addLowering(pm);
   // Last before the kernels: canonicalization may rebuild transforms (and
   // would drop their chosen shapes).
   pm.addPass(createRNSChooseTransform());

@@ -2,6 +2,7 @@
 #ifndef RINGFUSE_PASSES_PIPELINE_H
 #define RINGFUSE_PASSES_PIPELINE_H
 
+#include "dialects/BFV/IR/BFVAttributes.h"
 #include "mlir/Pass/PassOptions.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -15,10 +16,10 @@ struct RingfusePipelineOptions
     : public mlir::PassPipelineOptions<RingfusePipelineOptions> {
   Option<std::string> variant{
       *this, "variant",
-      llvm::cl::desc("The BFV multiplication variant: hps, lhps (leveled "
-                     "HPS: bfv-choose-levels sets each product's level), "
-                     "chps (compact HPS), behz or auto (bfv-choose-variant "
-                     "picks by the cost model)"),
+      llvm::cl::desc("The BFV multiplication variant (#bfv.variant: hps, "
+                     "lhps, chps, behz), or auto: bfv-choose-variant picks by "
+                     "the cost model. Resolved once, into the module's "
+                     "bfv.variant, which the passes read"),
       llvm::cl::init("hps")};
   Option<unsigned> reserveDepth{
       *this, "reserve-depth",
@@ -32,16 +33,16 @@ struct RingfusePipelineOptions
 /// bfv-choose-levels, its outputs allowing `reserveDepth` further products.
 void addLevelChoice(mlir::OpPassManager &pm, unsigned reserveDepth);
 
-/// From the bfv level (chosen parameters) to the rns level with `variant`
-/// (auto: the module's ringfuse.variant): bfv-choose-levels for lhps,
-/// bfv-to-poly, canonicalize, poly-to-rns, canonicalize, cse,
-/// rns-assign-domains, canonicalize, cse, rns-fuse. bfv-choose-variant prices
-/// what it produces: the rns-level program the kernels are chosen for.
-void addVariantLowering(mlir::OpPassManager &pm, llvm::StringRef variant,
-                        unsigned reserveDepth = 0);
+/// From the bfv level (chosen parameters, the module's bfv.variant and, for
+/// lhps, the products' levels) to the rns level: bfv-to-poly, canonicalize,
+/// poly-to-rns, canonicalize, cse, rns-assign-domains, canonicalize, cse,
+/// rns-fuse. bfv-choose-variant prices what it produces: the rns-level
+/// program the kernels are chosen for.
+void addLowering(mlir::OpPassManager &pm);
 
-/// bfv-select-parameters, bfv-expand-slot-sums, (bfv-choose-variant for
-/// auto,) the variant's lowering, rns-choose-transform, rns-to-kernel.
+/// bfv-select-parameters, bfv-expand-slot-sums, bfv-choose-variant (the
+/// option's variant, or every one for auto: the choice is made here, once),
+/// the lowering, rns-choose-transform, rns-to-kernel and the kernel passes.
 void buildRingfusePipeline(mlir::OpPassManager &pm,
                            const RingfusePipelineOptions &options);
 /// `ringfuse-opt --ringfuse-pipeline` (`='variant=lhps reserve-depth=2'`).

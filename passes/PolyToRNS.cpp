@@ -343,14 +343,7 @@ struct PolyToRNS : public impl::PolyToRNSBase<PolyToRNS> {
     // Leveled and compact HPS are HPS on the rings bfv-to-poly chose (and
     // bfv-choose-levels): their lowering is HPS's, op for op. BEHZ differs
     // in a product's lift and scaling only.
-    FailureOr<std::string> chosen = resolveVariant(getOperation(), variant);
-    if (failed(chosen))
-      return signalPassFailure();
-    if (!isBuiltVariant(*chosen)) {
-      getOperation().emitError() << "poly-to-rns: unknown variant '" << *chosen
-                                 << "' (hps, lhps, chps, behz or auto)";
-      return signalPassFailure();
-    }
+    const bool behz = bfv::variantOf(getOperation()) == bfv::Variant::behz;
     SmallVector<func::FuncOp> functions(getOperation().getOps<func::FuncOp>());
     for (func::FuncOp function : functions) {
       if (function.isExternal())
@@ -370,7 +363,7 @@ struct PolyToRNS : public impl::PolyToRNSBase<PolyToRNS> {
       BasisNames names(&getContext(),
                        cast<poly::PolynomialType>(results.front()).getRing().getModuli(),
                        params ? params.getPlaintextModulus() : 0);
-      if (failed(RingLowering(function, names, *chosen == "behz").run()))
+      if (failed(RingLowering(function, names, behz).run()))
         return signalPassFailure();
     }
   }

@@ -22,6 +22,8 @@ already loaded library for a path it has seen, whatever the file holds now.
 
 from __future__ import annotations
 
+import functools
+
 import hashlib
 import json
 import os
@@ -43,10 +45,11 @@ from .driver import CompilerError
 from .params import Params
 from .program import Program
 
-__all__ = ["SUPPORTED_TARGETS", "SUPPORTED_VARIANTS", "compile"]
+__all__ = ["SUPPORTED_TARGETS", "compile", "supported_variants"]
 
 SUPPORTED_TARGETS = ("cpu", "cuda", "auto")
-SUPPORTED_VARIANTS = ("hps", "lhps", "chps", "behz", "auto")
+# Besides the compiler's variants: bfv-choose-variant picks one by its cost model.
+AUTO_VARIANT = "auto"
 # Further products a caller may reserve room for (Q grows about 30 bits each).
 MAX_RESERVE_DEPTH = 1000
 
@@ -157,13 +160,24 @@ def check_reserve_depth(reserve_depth: object) -> None:
         )
 
 
+def supported_variants() -> tuple[str, ...]:
+    """The BFV multiplication variants rf.compile takes: the compiler's (its
+    #bfv.variant names, the one list, as `ringfuse-opt --list-variants`
+    prints them) and "auto"."""
+    return _compiler_variants(str(driver.find_tool(OPT))) + (AUTO_VARIANT,)
+
+
+@functools.lru_cache(maxsize=None)
+def _compiler_variants(tool: str) -> tuple[str, ...]:
+    return tuple(driver.run_tool(OPT, "", "--list-variants").split())
+
+
 def check_variant(variant: object) -> None:
     """A ValueError naming the supported variants unless `variant` is one."""
-    if variant in SUPPORTED_VARIANTS:
+    variants = supported_variants()
+    if variant in variants:
         return
-    raise ValueError(
-        f"unknown variant {variant!r}; supported variants: {_quoted(SUPPORTED_VARIANTS)}"
-    )
+    raise ValueError(f"unknown variant {variant!r}; supported variants: {_quoted(variants)}")
 
 
 def _quoted(names: Sequence[str]) -> str:

@@ -116,9 +116,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--variant", default="hps",
-        help="the BFV multiplication: hps (the default), lhps (leveled HPS: each product "
-        "on as few primes of Q as its noise allows), chps (compact HPS), behz or auto "
-        "(the cheapest by the compiler's cost model)",
+        help="the BFV multiplication: one of the compiler's variants (hps, the default; "
+        "lhps: leveled HPS, each product on as few primes of Q as its noise allows; "
+        "chps: compact HPS; behz), or auto (the cheapest by the compiler's cost model)",
     )
     parser.add_argument(
         "--reserve-depth", type=int, default=0, metavar="K",

@@ -232,13 +232,17 @@ std::string loadError(const RfManifest &manifest) {
   return errorOf([] { Program::fromFunctions(editedManifest, emptyRun); });
 }
 
-TEST_F(ProgramTest, NamesItsVariantAndRefusesAnUnknownOne) {
+// The compiler's #bfv.variant names the variants; the runtime reports the
+// name and refuses only what cannot be one.
+TEST_F(ProgramTest, NamesItsVariantAndRefusesWhatIsNoName) {
   gEdited = *plainManifest();
   gEdited.variant = "lhps";
   EXPECT_EQ(Program::fromFunctions(editedManifest, emptyRun).variant(), "lhps");
   RfManifest m = *plainManifest();
-  m.variant = "bgv";
-  EXPECT_MESSAGE(loadError(m), "the manifest names the variant \"bgv\"");
+  m.variant = "no\nname";
+  EXPECT_MESSAGE(loadError(m), "the manifest names the variant \"no\nname\"");
+  m.variant = "averyveryverylongname";
+  EXPECT_MESSAGE(loadError(m), "up to 16 lowercase letters");
 }
 
 TEST_F(ProgramTest, RefusesAnotherAbiVersion) {

@@ -29,7 +29,7 @@ def hps_cost(body: str, results: list[str]) -> float:
         f"func.func @f(%x: {CT}, %y: {CT}, %z: {CT}, %w: {CT}) -> ({', '.join([CT] * len(results))}) {{\n"
         f"{body}  return {', '.join('%' + r for r in results)} : {', '.join([CT] * len(results))}\n}}\n"
     )
-    output = driver.run_tool("ringfuse-opt", module, "--bfv-choose-variant=candidates=hps")
+    output = driver.run_tool("ringfuse-opt", module, "--bfv-choose-variant=candidates=hps,chps")
     match = re.search(r"hps = ([0-9.e+]+) : f64", output)
     assert match, output
     return float(match.group(1))

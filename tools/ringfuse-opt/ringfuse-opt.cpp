@@ -1,4 +1,5 @@
 //===- ringfuse-opt.cpp - runs ringfuse pass pipelines on .mlir files -----===//
+#include "dialects/BFV/IR/BFVAttributes.h"
 #include "dialects/BFV/IR/BFVDialect.h"
 #include "dialects/Kernel/IR/KernelDialect.h"
 #include "dialects/Poly/IR/PolyDialect.h"
@@ -11,6 +12,16 @@
 #include "mlir/Transforms/Passes.h"
 
 int main(int argc, char **argv) {
+  // The names of #bfv.variant, one a line: the one list the Python package
+  // validates rf.compile's `variant` against.
+  if (llvm::is_contained(llvm::ArrayRef(argv, argc), llvm::StringRef("--list-variants"))) {
+    for (uint32_t value = 0; value <= ringfuse::bfv::getMaxEnumValForVariant();
+         ++value)
+      llvm::outs() << ringfuse::bfv::stringifyVariant(
+                          *ringfuse::bfv::symbolizeVariant(value))
+                   << "\n";
+    return 0;
+  }
   mlir::DialectRegistry registry;
   registry.insert<ringfuse::bfv::BFVDialect, ringfuse::poly::PolyDialect,
                   ringfuse::rns::RNSDialect, ringfuse::kernel::KernelDialect,

@@ -4,6 +4,7 @@
 #include "dialects/Common/IntegerListSyntax.h"
 #include "dialects/Common/NumberTheory.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
@@ -11,6 +12,8 @@
 
 using namespace mlir;
 using namespace ringfuse::bfv;
+
+#include "dialects/BFV/IR/BFVEnums.cpp.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "dialects/BFV/IR/BFVAttributes.cpp.inc"
@@ -143,3 +146,28 @@ std::string ParamsAttr::batchingObstacle() const {
   return "t = " + std::to_string(t) + " is not 1 mod 2N = " +
          std::to_string(2 * uint64_t(getRingDegree()));
 }
+
+namespace ringfuse::bfv {
+
+Variant variantOf(ModuleOp module) {
+  auto attr = module->getAttrOfType<VariantAttr>(BFVDialect::kVariantAttrName);
+  return attr ? attr.getValue() : Variant::hps;
+}
+
+void setVariant(ModuleOp module, Variant variant) {
+  module->setAttr(BFVDialect::kVariantAttrName,
+                  VariantAttr::get(module.getContext(), variant));
+}
+
+std::string variantNames() {
+  std::string names;
+  const uint32_t last = getMaxEnumValForVariant();
+  for (uint32_t value = 0; value <= last; ++value) {
+    if (value > 0)
+      names += value == last ? " or " : ", ";
+    names += stringifyVariant(*symbolizeVariant(value)).str();
+  }
+  return names;
+}
+
+} // namespace ringfuse::bfv

@@ -3,6 +3,35 @@
 
 include "dialects/BFV/IR/BFVDialect.td"
 include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+
+// The one list of the BFV multiplication variants: the passes read the
+// module's `bfv.variant`, the emitter writes its name into the program's
+// manifest, and the Python package asks `ringfuse-opt --list-variants`.
+def BFV_Variant : I32EnumAttr<"Variant",
+    "how BFV multiplies ciphertexts", [
+      I32EnumAttrCase<"hps", 0>,
+      I32EnumAttrCase<"lhps", 1>,
+      I32EnumAttrCase<"chps", 2>,
+      I32EnumAttrCase<"behz", 3>
+    ]> {
+  let cppNamespace = "::ringfuse::bfv";
+  let genSpecializedAttr = 0;
+}
+
+def BFV_VariantAttr : EnumAttr<BFV_Dialect, BFV_Variant, "variant"> {
+  let summary = "The BFV multiplication variant a circuit is lowered with";
+  let description = [{
+    `#bfv.variant<chps>`: `hps` (Halevi-Polyakov-Shoup: the tensor product
+    in R_{QB}, every product at the full Q), `lhps` (leveled HPS: each
+    product on the first primes of Q that bfv-choose-levels allows), `chps`
+    (compact HPS: one operand switched to R ~ Q first) or `behz`
+    (Bajard-Eynard-Hasan-Zucca: fast conversions corrected through redundant
+    moduli). A module records its variant as `bfv.variant`
+    (bfv-choose-variant sets it); bfv-to-poly and poly-to-rns read it.
+  }];
+  let assemblyFormat = "`<` $value `>`";
+}
 
 def BFV_ParamsAttr : AttrDef<BFV_Dialect, "Params"> {
   let mnemonic = "params";

@@ -18,9 +18,15 @@ def BFV_Dialect : Dialect {
   let cppNamespace = "::ringfuse::bfv";
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
     void registerAttributes();
     void registerTypes();
+    /// A module's BFV multiplication variant (a #bfv.variant).
+    static constexpr ::llvm::StringLiteral kVariantAttrName = "bfv.variant";
+    /// bfv-choose-variant's estimate per candidate, in microseconds.
+    static constexpr ::llvm::StringLiteral kVariantCostsAttrName =
+        "bfv.variant_costs";
   }];
 }
 

@@ -533,12 +533,12 @@ private:
         variantLiteral());
   }
 
-  /// The module's `ringfuse.variant` (bfv-to-poly records it) as a C string
-  /// literal, or nullptr.
+  /// The variant the module was lowered with (bfv::variantOf: its
+  /// `bfv.variant`, else HPS) as a C string literal.
   std::string variantLiteral() {
     auto module = func_->getParentOfType<ModuleOp>();
-    auto variant = module ? module->getAttrOfType<StringAttr>("ringfuse.variant") : nullptr;
-    return variant ? "\"" + variant.getValue().str() + "\"" : "nullptr";
+    bfv::Variant variant = module ? bfv::variantOf(module) : bfv::Variant::hps;
+    return "\"" + bfv::stringifyVariant(variant).str() + "\"";
   }
 
   func::FuncOp func_;

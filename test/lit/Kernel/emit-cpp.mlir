@@ -8,7 +8,7 @@
 // For BEHZ, the manifest's converters carry the method (2: Montgomery, 3:
 // Shenoy-Kumaresan) and its scale-rounds the rounding (1: fast floor); the
 // program compiles against the runtime's header.
-// RUN: ringfuse-opt %s --bfv-to-poly=variant=behz --poly-to-rns=variant=behz --canonicalize --cse --rns-to-kernel --kernel-plan-slots | ringfuse-translate --emit-cpp > %t.behz.cpp
+// RUN: ringfuse-opt %s --bfv-choose-variant=candidates=behz --bfv-to-poly --poly-to-rns --canonicalize --cse --rns-to-kernel --kernel-plan-slots | ringfuse-translate --emit-cpp > %t.behz.cpp
 // RUN: FileCheck %s --check-prefix=BEHZ < %t.behz.cpp
 // RUN: c++ -std=c++17 -fsyntax-only -Wall -Werror -I %ringfuse_runtime_include %t.behz.cpp
 // With rns-choose-transform every NTT call carries its shape (for N = 16 the
@@ -28,7 +28,7 @@
 // is rounded from those alone (a rounding whose input is its divisor). The
 // rotation's key switch has no addend. The program compiles against the
 // runtime's header.
-// RUN: ringfuse-opt %s --bfv-to-poly=variant=chps --poly-to-rns=variant=chps --canonicalize --cse --rns-fuse --rns-to-kernel --kernel-plan-slots | ringfuse-translate --emit-cpp > %t.compact.cpp
+// RUN: ringfuse-opt %s --bfv-choose-variant=candidates=chps --bfv-to-poly --poly-to-rns --canonicalize --cse --rns-fuse --rns-to-kernel --kernel-plan-slots | ringfuse-translate --emit-cpp > %t.compact.cpp
 // RUN: FileCheck %s --check-prefix=COMPACT < %t.compact.cpp
 // RUN: c++ -std=c++17 -fsyntax-only -Wall -Werror -I %ringfuse_runtime_include %t.compact.cpp
 // COMPACT: k->ntt_inverse(rt, [[B:[0-9]+]], ([[D0:b[0-9]+]] + 2 * N), 0, 0, 0);
@@ -71,7 +71,7 @@ func.func @square_rotated(%x: !bfv.ciphertext<#p, 2>, %w: !bfv.plaintext<#p>) ->
 // CHECK-DAG: const RfValue inputs[] = {{[{][{]}}0, 2, {0, 1, 0}}, {1, 1, {2, 0, 0}}};
 // CHECK-DAG: const RfValue outputs[] = {{[{][{]}}0, 2, {{[{][0-9]+, [0-9]+, 0[}][}]}}};
 // CHECK: RINGFUSE_PROGRAM_ABI_VERSION, "square_rotated", 16, 97ull,
-// bfv-to-poly records the variant for the manifest's last field.
+// The manifest's last field is the module's variant (HPS without one).
 // CHECK: constants, {{[0-9]+}}, keys, 2, "hps"};
 // CHECK: extern "C" void ringfuse_run(RfRuntime *rt, const RfKernels *k) {
 // CHECK: k->convert(rt,

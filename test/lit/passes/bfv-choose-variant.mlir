@@ -1,16 +1,17 @@
 // RUN: ringfuse-opt %s --split-input-file --bfv-choose-variant | FileCheck %s
 // RUN: ringfuse-opt %s --split-input-file --bfv-choose-variant=candidates=hps,lhps | FileCheck %s --check-prefix=LEVELED
+// One candidate is the choice, recorded without pricing:
 // RUN: ringfuse-opt %s --split-input-file --bfv-choose-variant=candidates=chps | FileCheck %s --check-prefix=ONLY
-// RUN: ringfuse-opt %s --split-input-file --bfv-choose-variant=candidates=hps,lhps --bfv-to-poly=variant=auto --poly-to-rns=variant=auto | FileCheck %s --check-prefix=LOWERED
+// RUN: ringfuse-opt %s --split-input-file --bfv-choose-variant=candidates=hps,lhps --bfv-to-poly --poly-to-rns | FileCheck %s --check-prefix=LOWERED
 // RUN: ringfuse-opt %s --split-input-file --bfv-choose-variant=reserve-depth=16 | FileCheck %s --check-prefix=RESERVED
 
 // Ten products at N = 2^14 over six 60-bit primes: the later products'
 // dropped primes save more than compact HPS's cheaper products, so leveled
 // HPS is cheapest, and its levels are set.
-// CHECK: module attributes {ringfuse.variant = "lhps", ringfuse.variant_costs = {behz = {{[0-9.e+]+}} : f64, chps = {{[0-9.e+]+}} : f64, hps = {{[0-9.e+]+}} : f64, lhps = {{[0-9.e+]+}} : f64}}
+// CHECK: module attributes {bfv.variant = #bfv.variant<lhps>, bfv.variant_costs = {behz = {{[0-9.e+]+}} : f64, chps = {{[0-9.e+]+}} : f64, hps = {{[0-9.e+]+}} : f64, lhps = {{[0-9.e+]+}} : f64}}
 // CHECK: bfv.mul %{{.*}}, %{{.*}} {level = {{[1-5]}} : i64}
-// LEVELED: module attributes {ringfuse.variant = "lhps", ringfuse.variant_costs = {hps = {{[0-9.e+]+}} : f64, lhps = {{[0-9.e+]+}} : f64}}
-// ONLY: module attributes {ringfuse.variant = "chps", ringfuse.variant_costs = {chps = {{[0-9.e+]+}} : f64}}
+// LEVELED: module attributes {bfv.variant = #bfv.variant<lhps>, bfv.variant_costs = {hps = {{[0-9.e+]+}} : f64, lhps = {{[0-9.e+]+}} : f64}}
+// ONLY: module attributes {bfv.variant = #bfv.variant<chps>}
 // ONLY-NOT: level
 // LOWERED: #rns.basis<Q{{[1-5]}}P:
 #params = #bfv.params<t = 65537, N = 16384, Q = [1152921504606748673, 1152921504606683137, 1152921504606584833, 1152921504605962241, 1152921504604979201, 1152921504600260609], P = [1152921504599080961], dnum = 6>
@@ -49,9 +50,9 @@ func.func @chain(%x: !ct, %y: !ct) -> !ct {
 // so are compact HPS's switches of x into B and extensions to Q u B: compact
 // HPS, whose product basis is smaller, is cheapest.
 #p = #bfv.params<t = 65537, N = 16384, Q = [1152921504606748673, 1152921504606683137, 1152921504606584833, 1152921504605962241], P = [1152921504604979201], dnum = 4>
-// CHECK: module attributes {ringfuse.variant = "chps"
-// LEVELED: module attributes {ringfuse.variant = "hps"
-// ONLY: module attributes {ringfuse.variant = "chps"
+// CHECK: module attributes {bfv.variant = #bfv.variant<chps>
+// LEVELED: module attributes {bfv.variant = #bfv.variant<hps>
+// ONLY: module attributes {bfv.variant = #bfv.variant<chps>
 // LOWERED: // {{[-]+}}
 // LOWERED-NOT: Q{{[0-9]+}}P
 // LOWERED: func.func @product
@@ -70,13 +71,13 @@ func.func @product(%x: !bfv.ciphertext<#p, 2>, %y: !bfv.ciphertext<#p, 2>) -> !b
 // (leveled HPS is HPS), and with eleven digits to switch, compact HPS's
 // cheaper tensor wins, as measured.
 #q = #bfv.params<t = 786433, N = 32768, Q = [1152921504606584833, 1152921504598720513, 1152921504597016577, 1152921504595968001, 1152921504595640321, 1152921504593412097, 1152921504592822273, 1152921504592429057, 1152921504589938689, 1152921504586530817, 1152921504585547777], P = [1152921504583647233], dnum = 11>
-// CHECK: module attributes {ringfuse.variant = "lhps"
+// CHECK: module attributes {bfv.variant = #bfv.variant<lhps>
 // CHECK: bfv.mul %{{.*}}, %{{.*}} {level = 2 : i64}
-// LEVELED: module attributes {ringfuse.variant = "lhps"
-// ONLY: module attributes {ringfuse.variant = "chps"
+// LEVELED: module attributes {bfv.variant = #bfv.variant<lhps>
+// ONLY: module attributes {bfv.variant = #bfv.variant<chps>
 // LOWERED: #rns.basis<Q2P:
 // LOWERED: func.func @hmult
-// RESERVED: module attributes {ringfuse.variant = "chps", ringfuse.variant_costs = {behz = {{[0-9.e+]+}} : f64, chps = {{[0-9.e+]+}} : f64, hps = [[HPS:[0-9.e+]+]] : f64, lhps = [[HPS]] : f64}}
+// RESERVED: module attributes {bfv.variant = #bfv.variant<chps>, bfv.variant_costs = {behz = {{[0-9.e+]+}} : f64, chps = {{[0-9.e+]+}} : f64, hps = [[HPS:[0-9.e+]+]] : f64, lhps = [[HPS]] : f64}}
 // RESERVED-NOT: level
 func.func @hmult(%x: !bfv.ciphertext<#q, 2>, %y: !bfv.ciphertext<#q, 2>) -> !bfv.ciphertext<#q, 2> {
   %0 = bfv.mul %x, %y : !bfv.ciphertext<#q, 2> -> !bfv.ciphertext<#q, 3>

@@ -1,5 +1,5 @@
-// RUN: ringfuse-opt %s --bfv-to-poly=variant=chps | FileCheck %s
-// RUN: ringfuse-opt %s --bfv-to-poly=variant=chps --poly-to-rns=variant=chps --cse | FileCheck %s --check-prefix=RNS
+// RUN: ringfuse-opt %s --bfv-choose-variant=candidates=chps --bfv-to-poly | FileCheck %s
+// RUN: ringfuse-opt %s --bfv-choose-variant=candidates=chps --bfv-to-poly --poly-to-rns --cse | FileCheck %s --check-prefix=RNS
 
 // Compact HPS: R has as many primes as Q (two), the left operand is switched
 // to R, both are lifted to Q u R, and t/R brings the tensor product back to Q.

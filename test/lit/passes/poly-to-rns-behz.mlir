@@ -1,5 +1,5 @@
-// RUN: ringfuse-opt %s --bfv-to-poly=variant=behz | FileCheck %s --check-prefix=RING
-// RUN: ringfuse-opt %s --bfv-to-poly=variant=behz --poly-to-rns=variant=behz --cse | FileCheck %s
+// RUN: ringfuse-opt %s --bfv-choose-variant=candidates=behz --bfv-to-poly | FileCheck %s --check-prefix=RING
+// RUN: ringfuse-opt %s --bfv-choose-variant=candidates=behz --bfv-to-poly --poly-to-rns --cse | FileCheck %s
 // BEHZ: the product is taken in Q u Bsk (HPS's B and one more prime, m_sk);
 // the lift is SmMRq, the scaling a fast floor into Bsk and a
 // Shenoy-Kumaresan conversion back to Q. Plaintext lifts and key switching

@@ -1,5 +1,5 @@
-// RUN: ringfuse-opt %s --bfv-to-poly --poly-to-rns=variant=lhps --cse | FileCheck %s
-// RUN: ringfuse-opt %s --bfv-to-poly --poly-to-rns=variant=lhps --canonicalize --cse --rns-to-kernel --kernel-plan-slots | ringfuse-translate --emit-cpp | FileCheck %s --check-prefix=EMIT
+// RUN: ringfuse-opt %s --bfv-to-poly --poly-to-rns --cse | FileCheck %s
+// RUN: ringfuse-opt %s --bfv-to-poly --poly-to-rns --canonicalize --cse --rns-to-kernel --kernel-plan-slots | ringfuse-translate --emit-cpp | FileCheck %s --check-prefix=EMIT
 
 // A leveled product (level 2 of Q's three primes), relinearized at its level.
 #p = #bfv.params<t = 97, N = 16, Q = [193, 257, 449], P = [353], dnum = 3>
