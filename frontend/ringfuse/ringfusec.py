@@ -41,7 +41,6 @@ from .driver import CompilerError
 __all__ = ["Executable", "build", "build_executable", "find_circuit", "main"]
 
 CIRCUIT_MAIN = driver.REPO_ROOT / "runtime" / "tools" / "circuit_main.cpp"
-RUNTIME_LIBRARY = driver.REPO_ROOT / "build" / "runtime" / "libringfuse_runtime.a"
 # What linking against the runtime takes (its archives, cudart where the CUDA
 # driver is built, system libraries), one item per line; written by CMake.
 RUNTIME_LINK_ITEMS = driver.REPO_ROOT / "build" / "runtime" / "ringfuse_runtime_link.txt"
@@ -258,11 +257,17 @@ def runtime_link_items() -> list[str]:
 
 
 def _require_runtime_library() -> None:
-    # Checked before the compiler runs, so a missing build fails fast.
-    if not RUNTIME_LIBRARY.exists() or not RUNTIME_LINK_ITEMS.exists():
+    # Checked before the compiler runs, so a missing build fails fast: the
+    # link list and every archive it names.
+    missing = (
+        [str(RUNTIME_LINK_ITEMS)] if not RUNTIME_LINK_ITEMS.exists()
+        else [item for item in runtime_link_items()
+              if item.endswith(".a") and not Path(item).exists()]
+    )
+    if missing:
         raise RingfusecError(
-            f"the runtime library {RUNTIME_LIBRARY} is not built; run `make build` at the "
-            f"repository root ({driver.REPO_ROOT})"
+            f"the runtime is not built ({', '.join(missing)} missing); run `make build` at "
+            f"the repository root ({driver.REPO_ROOT})"
         )
 
 

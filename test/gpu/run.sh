@@ -5,7 +5,9 @@
 #      against the CPU driver on hand-written programs),
 #   2. the end-to-end suite on the CUDA driver,
 #   3. every end-to-end circuit, CUDA against CPU, word for word,
-#   4. compute-sanitizer memcheck on a subset.
+#   4. the GPU client's keys, encodings, encryptions and decryptions against
+#      the CPU client's,
+#   5. compute-sanitizer memcheck on a subset.
 # The static compiler binaries (build/compiler/bin) travel with the sources.
 # Usage: test/gpu/run.sh [--sanitize]
 set -uo pipefail
@@ -31,6 +33,8 @@ echo "== end-to-end suite on the CUDA driver"
 RINGFUSE_TEST_TARGET=cuda "$python" -m pytest -q -p no:cacheprovider test/python/test_e2e.py 2>&1 | tail -n 3 || status=1
 echo "== CUDA against CPU, every circuit"
 "$python" -m pytest -q -p no:cacheprovider test/gpu/test_gpu_programs.py 2>&1 | tail -n 3 || status=1
+echo "== the GPU client (keys, encoding, encryption, decryption) against the CPU's"
+"$python" -m pytest -q -p no:cacheprovider test/gpu/test_gpu_client.py 2>&1 | tail -n 3 || status=1
 
 if [[ ${1:-} == --sanitize ]]; then
   echo "== compute-sanitizer memcheck"

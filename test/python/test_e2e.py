@@ -134,8 +134,8 @@ def add_sub_neg(x: rf.Encrypted, y: rf.Encrypted, z: rf.Encrypted):
     return -(x + y) + z - x - (-y)
 
 
-def product_chain(depth: int) -> rf.Circuit:
-    """x * y * x * y ... with `depth` multiplications in a row."""
+def product_chain(depth: int, t: int = T) -> rf.Circuit:
+    """x * y * x * y ... with `depth` multiplications in a row, mod t."""
 
     def chain(x: rf.Encrypted, y: rf.Encrypted):
         result = x
@@ -144,7 +144,7 @@ def product_chain(depth: int) -> rf.Circuit:
         return result
 
     chain.__name__ = f"chain{depth}"
-    return rf.circuit(plaintext_modulus=T)(chain)
+    return rf.circuit(plaintext_modulus=t)(chain)
 
 
 CHAINS = {depth: product_chain(depth) for depth in range(1, 7)}
