@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Plots transform time against logN per variant from the autotuner's cost table.
 
-    python3 bench/plot_transforms.py bench/data/transform-costs.json \\
+    python3 bench/plot_transforms.py passes/CostModels/data/transform-costs.json \\
         --out bench/results/transforms-h200.png [--direction forward]
 
 One line per variant (NTT or DGT, 64- or 32-bit words, with or without

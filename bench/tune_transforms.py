@@ -8,7 +8,7 @@ words), at logN = 10 .. 17, forward and inverse, NTT and DGT. Every timed
 transform is first checked word for word against the CPU reference.
 
     python3 bench/tune_transforms.py --bench build/runtime/bench/cuda/transform_bench \\
-        --out bench/data/transform-costs.json
+        --out passes/CostModels/data/transform-costs.json
 
 The table (`entries`: one row per timed variant, with the device and date it
 was measured on) is what `rns-choose-transform` reads; the summary printed

@@ -260,7 +260,7 @@ def RNSChooseTransform : Pass<"rns-choose-transform", "::mlir::ModuleOp"> {
     count L and direction (TransformCostModel).
 
     Costs come from the autotuner's table (bench/tune_transforms.py; the
-    `cost-table` file, or bench/data/transform-costs.json as compiled into
+    `cost-table` file, or passes/CostModels/data/transform-costs.json as compiled into
     the binary): if it has entries for this logN and direction among the
     allowed kinds and words, the cheapest of those, each scaled linearly to
     the op's limbs, median_us * L / limbs (one launch covers all limbs, and

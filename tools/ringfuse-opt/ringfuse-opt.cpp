@@ -5,7 +5,7 @@
 #include "dialects/Poly/IR/PolyDialect.h"
 #include "dialects/RNS/IR/RNSDialect.h"
 #include "passes/Passes.h"
-#include "passes/Pipeline.h"
+#include "passes/Pipelines/Pipeline.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"

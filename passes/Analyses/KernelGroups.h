@@ -14,8 +14,8 @@
 // runs before kernel-plan-slots.
 //
 //===----------------------------------------------------------------------===//
-#ifndef RINGFUSE_PASSES_KERNELGROUPS_H
-#define RINGFUSE_PASSES_KERNELGROUPS_H
+#ifndef RINGFUSE_PASSES_ANALYSES_KERNELGROUPS_H
+#define RINGFUSE_PASSES_ANALYSES_KERNELGROUPS_H
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Operation.h"
@@ -50,4 +50,4 @@ void rewriteGroups(mlir::ModuleOp module, JoinsGroup joins, size_t maxMembers,
 
 } // namespace ringfuse
 
-#endif // RINGFUSE_PASSES_KERNELGROUPS_H
+#endif // RINGFUSE_PASSES_ANALYSES_KERNELGROUPS_H

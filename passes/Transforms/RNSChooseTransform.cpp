@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
-#include "passes/TransformCostModel.h"
+#include "passes/CostModels/TransformCostModel.h"
 
 #include "dialects/RNS/IR/RNSOps.h"
 

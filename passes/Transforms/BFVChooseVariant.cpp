@@ -5,10 +5,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/BFV/IR/BFVOps.h"
-#include "passes/ParameterRewriting.h"
+#include "passes/Transforms/ParameterRewriting.h"
 #include "passes/Passes.h"
-#include "passes/Pipeline.h"
-#include "passes/VariantCostModel.h"
+#include "passes/Pipelines/Pipeline.h"
+#include "passes/CostModels/VariantCostModel.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/Pass/PassManager.h"

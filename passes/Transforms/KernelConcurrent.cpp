@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/Kernel/IR/KernelOps.h"
-#include "passes/KernelGroups.h"
+#include "passes/Analyses/KernelGroups.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

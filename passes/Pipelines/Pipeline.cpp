@@ -1,5 +1,5 @@
 //===- Pipeline.cpp - ringfuse's pass pipeline, assembled in one place ----===//
-#include "passes/Pipeline.h"
+#include "passes/Pipelines/Pipeline.h"
 
 #include "passes/Passes.h"
 

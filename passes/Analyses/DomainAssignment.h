@@ -29,8 +29,8 @@
 // compile time (exact, with the runtime's NTT), so they are not nodes.
 //
 //===----------------------------------------------------------------------===//
-#ifndef RINGFUSE_PASSES_DOMAINASSIGNMENT_H
-#define RINGFUSE_PASSES_DOMAINASSIGNMENT_H
+#ifndef RINGFUSE_PASSES_ANALYSES_DOMAINASSIGNMENT_H
+#define RINGFUSE_PASSES_ANALYSES_DOMAINASSIGNMENT_H
 
 #include "dialects/RNS/IR/RNSOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -74,4 +74,4 @@ private:
 
 } // namespace ringfuse
 
-#endif // RINGFUSE_PASSES_DOMAINASSIGNMENT_H
+#endif // RINGFUSE_PASSES_ANALYSES_DOMAINASSIGNMENT_H

@@ -1,5 +1,5 @@
 //===- KernelGroups.cpp - gathering independent kernel ops ----------------===//
-#include "passes/KernelGroups.h"
+#include "passes/Analyses/KernelGroups.h"
 
 #include "dialects/Kernel/IR/KernelOps.h"
 

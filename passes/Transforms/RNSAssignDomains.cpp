@@ -8,7 +8,7 @@
 // the old transforms, now unused, are erased.
 //
 //===----------------------------------------------------------------------===//
-#include "passes/DomainAssignment.h"
+#include "passes/Analyses/DomainAssignment.h"
 #include "passes/Passes.h"
 
 #include "ringfuse/runtime/ntt.h"

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/BFV/IR/BFVOps.h"
-#include "passes/NoiseAnalysis.h"
-#include "passes/ParameterRewriting.h"
+#include "passes/Analyses/NoiseAnalysis.h"
+#include "passes/Transforms/ParameterRewriting.h"
 #include "passes/Passes.h"
 
 #include <cmath>

@@ -1,5 +1,5 @@
 //===- DomainAssignment.cpp - coefficient or evaluation form per value ----===//
-#include "passes/DomainAssignment.h"
+#include "passes/Analyses/DomainAssignment.h"
 
 #include "llvm/ADT/TypeSwitch.h"
 

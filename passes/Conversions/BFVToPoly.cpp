@@ -9,7 +9,7 @@
 #include "dialects/BFV/IR/BFVOps.h"
 #include "dialects/Common/BigIntegerDirective.h"
 #include "dialects/Poly/IR/PolyOps.h"
-#include "passes/ParameterRewriting.h"
+#include "passes/Transforms/ParameterRewriting.h"
 #include "passes/Passes.h"
 #include "ringfuse/runtime/ntt.h"
 

@@ -1,13 +1,13 @@
 //===- TransformCostModel.h - what an NTT or DGT costs on the GPU -*- C++ -*-===//
 //
 // The costs rns-choose-transform compares: measured medians from the
-// autotuner's table (bench/tune_transforms.py, bench/data/transform-costs.json)
+// autotuner's table (bench/tune_transforms.py, passes/CostModels/data/transform-costs.json)
 // where the table has the ring degree and direction, an analytic roofline
 // estimate elsewhere.
 //
 //===----------------------------------------------------------------------===//
-#ifndef RINGFUSE_PASSES_TRANSFORMCOSTMODEL_H
-#define RINGFUSE_PASSES_TRANSFORMCOSTMODEL_H
+#ifndef RINGFUSE_PASSES_COSTMODELS_TRANSFORMCOSTMODEL_H
+#define RINGFUSE_PASSES_COSTMODELS_TRANSFORMCOSTMODEL_H
 
 #include "dialects/RNS/IR/RNSAttributes.h"
 
@@ -61,7 +61,7 @@ public:
   static llvm::Expected<TransformCostTable> parse(llvm::StringRef json,
                                                   llvm::StringRef source);
   /// The file at `path`, or the table compiled into the binary (from
-  /// bench/data/transform-costs.json at build time) when `path` is empty.
+  /// passes/CostModels/data/transform-costs.json at build time) when `path` is empty.
   static llvm::Expected<TransformCostTable> load(llvm::StringRef path);
 
   llvm::ArrayRef<Entry> entries() const { return entries_; }
@@ -115,4 +115,4 @@ private:
 
 } // namespace ringfuse
 
-#endif // RINGFUSE_PASSES_TRANSFORMCOSTMODEL_H
+#endif // RINGFUSE_PASSES_COSTMODELS_TRANSFORMCOSTMODEL_H

@@ -13,8 +13,8 @@
 // limit. Leveled HPS spends the difference (bfv-choose-levels).
 //
 //===----------------------------------------------------------------------===//
-#ifndef RINGFUSE_PASSES_NOISEANALYSIS_H
-#define RINGFUSE_PASSES_NOISEANALYSIS_H
+#ifndef RINGFUSE_PASSES_ANALYSES_NOISEANALYSIS_H
+#define RINGFUSE_PASSES_ANALYSES_NOISEANALYSIS_H
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/DenseMap.h"
@@ -86,4 +86,4 @@ private:
 
 } // namespace ringfuse
 
-#endif // RINGFUSE_PASSES_NOISEANALYSIS_H
+#endif // RINGFUSE_PASSES_ANALYSES_NOISEANALYSIS_H

@@ -1,6 +1,6 @@
 //===- ParameterRewriting.h - swap a module's BFV parameters ----*- C++ -*-===//
-#ifndef RINGFUSE_PASSES_PARAMETERREWRITING_H
-#define RINGFUSE_PASSES_PARAMETERREWRITING_H
+#ifndef RINGFUSE_PASSES_TRANSFORMS_PARAMETERREWRITING_H
+#define RINGFUSE_PASSES_TRANSFORMS_PARAMETERREWRITING_H
 
 #include "dialects/BFV/IR/BFVAttributes.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -19,4 +19,4 @@ bfv::ParamsAttr findParameters(mlir::ModuleOp module);
 
 } // namespace ringfuse
 
-#endif // RINGFUSE_PASSES_PARAMETERREWRITING_H
+#endif // RINGFUSE_PASSES_TRANSFORMS_PARAMETERREWRITING_H

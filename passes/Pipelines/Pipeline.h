@@ -1,6 +1,6 @@
 //===- Pipeline.h - ringfuse's pass pipeline --------------------*- C++ -*-===//
-#ifndef RINGFUSE_PASSES_PIPELINE_H
-#define RINGFUSE_PASSES_PIPELINE_H
+#ifndef RINGFUSE_PASSES_PIPELINES_PIPELINE_H
+#define RINGFUSE_PASSES_PIPELINES_PIPELINE_H
 
 #include "dialects/BFV/IR/BFVAttributes.h"
 #include "mlir/Pass/PassOptions.h"
@@ -50,4 +50,4 @@ void registerRingfusePipeline();
 
 } // namespace ringfuse
 
-#endif // RINGFUSE_PASSES_PIPELINE_H
+#endif // RINGFUSE_PASSES_PIPELINES_PIPELINE_H

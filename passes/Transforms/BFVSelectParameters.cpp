@@ -1,7 +1,7 @@
 //===- BFVSelectParameters.cpp - N, Q, P for the circuit's noise ----------===//
 #include "dialects/BFV/IR/BFVOps.h"
-#include "passes/NoiseAnalysis.h"
-#include "passes/ParameterRewriting.h"
+#include "passes/Analyses/NoiseAnalysis.h"
+#include "passes/Transforms/ParameterRewriting.h"
 #include "passes/Passes.h"
 #include "ringfuse/runtime/number_theory.h"
 #include "ringfuse/runtime/security.h"

@@ -1,5 +1,5 @@
 //===- NoiseAnalysis.cpp - noise growth of a bfv circuit ------------------===//
-#include "passes/NoiseAnalysis.h"
+#include "passes/Analyses/NoiseAnalysis.h"
 
 #include "dialects/BFV/IR/BFVOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -1,5 +1,5 @@
 //===- ParameterRewriting.cpp - swap a module's BFV parameters ------------===//
-#include "passes/ParameterRewriting.h"
+#include "passes/Transforms/ParameterRewriting.h"
 
 #include "dialects/BFV/IR/BFVTypes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -10,7 +10,7 @@
 #include "dialects/Common/BigIntegerDirective.h"
 #include "dialects/Poly/IR/PolyOps.h"
 #include "dialects/RNS/IR/RNSOps.h"
-#include "passes/ParameterRewriting.h"
+#include "passes/Transforms/ParameterRewriting.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
