@@ -1,9 +1,11 @@
 //===- PolyToRNS.cpp - ring operations to RNS limb operations (HPS, BEHZ) -===//
 //
-// Every polynomial of R_M becomes limbs over the basis of M's moduli, in
-// coefficient form; the walk maps each poly value to its rns value, one small
-// function per op. Transforms are inserted around every product
-// (rns-assign-domains is what keeps data in the evaluation domain later).
+// A dialect conversion: every polynomial of R_M becomes limbs over the basis
+// of M's moduli, in coefficient form (the type converter, naming the bases
+// by their role), and each poly op becomes rns ops (one pattern per op; the
+// function's signature and return by MLIR's function conversion patterns).
+// Transforms are inserted around every product (rns-assign-domains is what
+// keeps data in the evaluation domain later).
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/BFV/IR/BFVAttributes.h"
@@ -14,8 +16,9 @@
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/IR/Builders.h"
-#include "llvm/ADT/TypeSwitch.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 #include <map>
 
@@ -57,6 +60,7 @@ public:
   }
 
   void setSpecial(ArrayRef<uint64_t> p) { p_.assign(p.begin(), p.end()); }
+  MLIRContext *context() const { return ctx_; }
 
 private:
   std::string nameFor(ArrayRef<uint64_t> moduli) {
@@ -86,172 +90,203 @@ private:
   std::map<std::vector<uint64_t>, rns::BasisAttr> bases_;
 };
 
-class RingLowering {
+/// Polynomials of R_M as limbs over the basis of M's moduli, coefficient
+/// form; everything else unchanged.
+class LimbTypeConverter : public TypeConverter {
 public:
-  RingLowering(func::FuncOp func, BasisNames &names, bool behz)
-      : old_(func), names_(names), behz_(behz), builder_(func) {}
+  explicit LimbTypeConverter(BasisNames &names) {
+    addConversion([](Type type) { return type; });
+    addConversion([&names](poly::PolynomialType type) -> Type {
+      poly::RingAttr ring = type.getRing();
+      return rns::PolyType::get(type.getContext(), ring.getDegree(),
+                                names.get(ring.getModuli()),
+                                /*evaluation=*/false);
+    });
+  }
+};
 
-  LogicalResult run() {
-    SmallVector<Type> inputs, outputs;
-    for (Type type : old_.getFunctionType().getInputs())
-      inputs.push_back(typeOf(type));
-    for (Type type : old_.getFunctionType().getResults())
-      outputs.push_back(typeOf(type));
-    auto lowered = func::FuncOp::create(builder_, old_.getLoc(), old_.getName(),
-                                        builder_.getFunctionType(inputs, outputs));
-    for (StringRef attr : {"ringfuse.inputs", "ringfuse.outputs", "ringfuse.params"})
-      if (Attribute value = old_->getAttr(attr))
-        lowered->setAttr(attr, value);
-    Block *body = lowered.addEntryBlock();
-    builder_.setInsertionPointToStart(body);
-    for (auto [from, to] : llvm::zip(old_.getArguments(), body->getArguments()))
-      values_[from] = to;
-    for (Operation &op : old_.getBody().front().getOperations())
-      if (failed(lower(&op)))
-        return failure();
-    old_.erase();
+/// What every pattern of the lowering shares: the names of the bases and
+/// whether products take BEHZ's kernels.
+struct LoweringContext {
+  BasisNames &names;
+  bool behz; // BEHZ's lift and scaling for products; HPS for the rest
+};
+
+template <typename PolyOp>
+class LimbPattern : public OpConversionPattern<PolyOp> {
+public:
+  LimbPattern(const TypeConverter &converter, LoweringContext &lowering)
+      : OpConversionPattern<PolyOp>(converter, lowering.names.context()),
+        lowering_(lowering) {}
+
+protected:
+  rns::PolyType resultType(PolyOp op) const {
+    return cast<rns::PolyType>(
+        this->getTypeConverter()->convertType(op->getResult(0).getType()));
+  }
+  static rns::PolyType withBasis(Value like, rns::BasisAttr basis) {
+    return cast<rns::PolyType>(like.getType()).withBasis(basis);
+  }
+
+  LoweringContext &lowering_;
+};
+
+/// add, sub: limb by limb.
+template <typename PolyOp, typename RnsOp>
+struct BinaryPattern : LimbPattern<PolyOp> {
+  using LimbPattern<PolyOp>::LimbPattern;
+  LogicalResult
+  matchAndRewrite(PolyOp op, typename PolyOp::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<RnsOp>(op, adaptor.getLhs(), adaptor.getRhs());
+    return success();
+  }
+};
+
+struct NegPattern : LimbPattern<poly::NegOp> {
+  using LimbPattern::LimbPattern;
+  LogicalResult
+  matchAndRewrite(poly::NegOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<rns::NegOp>(op, resultType(op), adaptor.getInput());
+    return success();
+  }
+};
+
+/// The negacyclic product: pointwise in the evaluation domain.
+struct MulPattern : LimbPattern<poly::MulOp> {
+  using LimbPattern::LimbPattern;
+  LogicalResult
+  matchAndRewrite(poly::MulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value a = rns::NttOp::create(rewriter, loc, adaptor.getLhs());
+    Value b = rns::NttOp::create(rewriter, loc, adaptor.getRhs());
+    Value product = rns::MulOp::create(rewriter, loc, a, b);
+    rewriter.replaceOpWithNewOp<rns::InttOp>(op, product);
+    return success();
+  }
+};
+
+struct MulScalarPattern : LimbPattern<poly::MulScalarOp> {
+  using LimbPattern::LimbPattern;
+  LogicalResult
+  matchAndRewrite(poly::MulScalarOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<rns::MulScalarOp>(
+        op, resultType(op), adaptor.getInput(), op.getScalarAttr());
+    return success();
+  }
+};
+
+struct AutomorphismPattern : LimbPattern<poly::AutomorphismOp> {
+  using LimbPattern::LimbPattern;
+  LogicalResult
+  matchAndRewrite(poly::AutomorphismOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<rns::AutomorphismOp>(
+        op, resultType(op), adaptor.getInput(), op.getGaloisElement());
+    return success();
+  }
+};
+
+/// The coefficients' residues, limb-major.
+struct ConstantPattern : LimbPattern<poly::ConstantOp> {
+  using LimbPattern::LimbPattern;
+  LogicalResult
+  matchAndRewrite(poly::ConstantOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rns::PolyType type = resultType(op);
+    SmallVector<int64_t> residues;
+    for (uint64_t m : type.getBasis().getModuli())
+      for (const APInt &c : op.getCoefficients())
+        residues.push_back(int64_t(c.getZExtValue() % m));
+    auto attr = DenseIntElementsAttr::get(
+        RankedTensorType::get({int64_t(residues.size())}, rewriter.getI64Type()),
+        ArrayRef<int64_t>(residues));
+    rewriter.replaceOpWithNewOp<rns::ConstantOp>(op, type, attr);
+    return success();
+  }
+};
+
+/// The shapes BFV produces: exact lifts (1/1 into another basis), t/Q from
+/// Q u B (HPS: scale into B, convert back exactly), Q/t from {t} (the
+/// plaintext scaling) and 1/P from Q u P. BEHZ lifts a ciphertext into
+/// Q u Bsk and brings its product back with its own kernels.
+struct ScaleRoundPattern : LimbPattern<poly::ScaleRoundOp> {
+  using LimbPattern::LimbPattern;
+  LogicalResult
+  matchAndRewrite(poly::ScaleRoundOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<Value> lowered = lower(op, adaptor.getInput(), rewriter);
+    if (failed(lowered))
+      return failure();
+    rewriter.replaceOp(op, *lowered);
     return success();
   }
 
 private:
-  rns::PolyType typeOf(Type polyType) {
-    auto ring = cast<poly::PolynomialType>(polyType).getRing();
-    return rns::PolyType::get(builder_.getContext(), ring.getDegree(),
-                              names_.get(ring.getModuli()), /*evaluation=*/false);
-  }
-
-  rns::PolyType withBasis(Value like, rns::BasisAttr basis) {
-    return cast<rns::PolyType>(like.getType()).withBasis(basis);
-  }
-
-  Value map(Value v) { return values_.lookup(v); }
-  Location loc() { return builder_.getUnknownLoc(); }
-
-  LogicalResult lower(Operation *op) {
-    return llvm::TypeSwitch<Operation *, LogicalResult>(op)
-        .Case<poly::AddOp>([&](auto op) { return binary<rns::AddOp>(op); })
-        .Case<poly::SubOp>([&](auto op) { return binary<rns::SubOp>(op); })
-        .Case<poly::NegOp>([&](auto op) {
-          values_[op.getResult()] =
-              rns::NegOp::create(builder_, loc(), typeOf(op.getType()), map(op.getInput()));
-          return success();
-        })
-        .Case<poly::MulOp>([&](auto op) { return lowerMul(op); })
-        .Case<poly::MulScalarOp>([&](auto op) {
-          values_[op.getResult()] = rns::MulScalarOp::create(
-              builder_, loc(), typeOf(op.getType()), map(op.getInput()),
-              op.getScalarAttr());
-          return success();
-        })
-        .Case<poly::AutomorphismOp>([&](auto op) {
-          values_[op.getResult()] = rns::AutomorphismOp::create(
-              builder_, loc(), typeOf(op.getType()), map(op.getInput()),
-              op.getGaloisElement());
-          return success();
-        })
-        .Case<poly::ScaleRoundOp>([&](auto op) { return lowerScaleRound(op); })
-        .Case<poly::ConstantOp>([&](auto op) { return lowerConstant(op); })
-        .Case<poly::KeySwitchOp>([&](auto op) { return lowerKeySwitch(op); })
-        .Case<func::ReturnOp>([&](auto op) {
-          SmallVector<Value> results;
-          for (Value operand : op.getOperands())
-            results.push_back(map(operand));
-          func::ReturnOp::create(builder_, loc(), results);
-          return success();
-        })
-        .Default([&](Operation *op) {
-          return op->emitOpError() << "has no lowering to the rns dialect";
-        });
-  }
-
-  template <typename RnsOp, typename PolyOp> LogicalResult binary(PolyOp op) {
-    values_[op.getResult()] =
-        RnsOp::create(builder_, loc(), map(op.getLhs()), map(op.getRhs()));
-    return success();
-  }
-
-  /// The negacyclic product: pointwise in the evaluation domain.
-  LogicalResult lowerMul(poly::MulOp op) {
-    Value a = rns::NttOp::create(builder_, loc(), map(op.getLhs()));
-    Value b = rns::NttOp::create(builder_, loc(), map(op.getRhs()));
-    Value product = rns::MulOp::create(builder_, loc(), a, b);
-    values_[op.getResult()] = rns::InttOp::create(builder_, loc(), product);
-    return success();
-  }
-
-  Value convert(Value x, rns::BasisAttr to, rns::ConversionMethod method) {
-    auto op = rns::ConvertOp::create(builder_, loc(), withBasis(x, to), x);
+  Value convert(ConversionPatternRewriter &rewriter, Location loc, Value x,
+                rns::BasisAttr to, rns::ConversionMethod method) const {
+    auto op = rns::ConvertOp::create(rewriter, loc, withBasis(x, to), x);
     op.setMethod(method);
     return op;
   }
-  Value convertExact(Value x, rns::BasisAttr to) {
-    return convert(x, to, rns::ConversionMethod::exact);
-  }
 
-  /// The shapes BFV produces: exact lifts (1/1 into another basis), t/Q from
-  /// Q u B (HPS: scale into B, convert back exactly), Q/t from {t} (the
-  /// plaintext scaling) and 1/P from Q u P. BEHZ lifts a ciphertext into
-  /// Q u Bsk and brings its product back with its own kernels.
-  LogicalResult lowerScaleRound(poly::ScaleRoundOp op) {
+  FailureOr<Value> lower(poly::ScaleRoundOp op, Value x,
+                         ConversionPatternRewriter &rewriter) const {
+    BasisNames &names = lowering_.names;
+    Location loc = op.getLoc();
     ArrayRef<uint64_t> from =
         cast<poly::PolynomialType>(op.getInput().getType()).getRing().getModuli();
     ArrayRef<uint64_t> to = op.getType().getRing().getModuli();
     const APInt &numerator = op.getNumerator(), &denominator = op.getDenominator();
-    Value x = map(op.getInput());
-    rns::BasisAttr toBasis = names_.get(to);
+    rns::BasisAttr toBasis = names.get(to);
+    auto exact = [&](Value v, rns::BasisAttr basis) {
+      return convert(rewriter, loc, v, basis, rns::ConversionMethod::exact);
+    };
 
     // BEHZ lifts a ciphertext (its basis a prefix of the target's) to
     // Q u Bsk by SmMRq: not the centered x, but x plus a small multiple of
     // Q, which the product's fast floor absorbs.
     bool extendsPrefix = to.size() > from.size() && to.take_front(from.size()) == from;
-    if (behz_ && numerator.isOne() && denominator.isOne() && extendsPrefix) {
-      values_[op.getResult()] = convert(x, toBasis, rns::ConversionMethod::montgomery);
-      return success();
-    }
+    if (lowering_.behz && numerator.isOne() && denominator.isOne() && extendsPrefix)
+      return convert(rewriter, loc, x, toBasis, rns::ConversionMethod::montgomery);
     // round(x) of the centered x: exactly what an exact conversion gives.
-    if (numerator.isOne() && denominator.isOne()) {
-      values_[op.getResult()] = convertExact(x, toBasis);
-      return success();
-    }
+    if (numerator.isOne() && denominator.isOne())
+      return exact(x, toBasis);
     if (from.size() == 1 && !llvm::is_contained(to, from[0]) &&
         sameValue(denominator, APInt(64, from[0])) &&
-        sameValue(numerator, productOf(to))) {
-      values_[op.getResult()] =
-          rns::ScaleUpOp::create(builder_, loc(), withBasis(x, toBasis), x);
-      return success();
-    }
+        sameValue(numerator, productOf(to)))
+      return Value(rns::ScaleUpOp::create(rewriter, loc, withBasis(x, toBasis), x));
     // round(a x) = a x: the exact lift times a (leveled HPS's scale-up by
     // the dropped primes, Q / Q_l).
     if (denominator.isOne()) {
-      Value lifted = from == to ? x : convertExact(x, toBasis);
-      values_[op.getResult()] = rns::MulScalarOp::create(
-          builder_, loc(), lifted.getType(), lifted, op.getNumeratorAttr());
-      return success();
+      Value lifted = from == to ? x : exact(x, toBasis);
+      return Value(rns::MulScalarOp::create(rewriter, loc, lifted.getType(), lifted,
+                                            op.getNumeratorAttr()));
     }
     // Into disjoint moduli that divide a (compact HPS's round(R x / Q) into
     // R): a modulus switch, one scale-and-round from x's own basis.
     bool disjoint = llvm::none_of(to, [&](uint64_t m) { return llvm::is_contained(from, m); });
     if (disjoint && sameValue(denominator, productOf(from)) &&
-        llvm::all_of(to, [&](uint64_t m) { return numerator.urem(m) == 0; })) {
-      values_[op.getResult()] = rns::ScaleRoundOp::create(
-          builder_, loc(), withBasis(x, toBasis), x, op.getNumeratorAttr(),
-          names_.get(from), /*floor=*/false, /*via=*/nullptr, /*addend=*/Value());
-      return success();
-    }
+        llvm::all_of(to, [&](uint64_t m) { return numerator.urem(m) == 0; }))
+      return Value(rns::ScaleRoundOp::create(
+          rewriter, loc, withBasis(x, toBasis), x, op.getNumeratorAttr(),
+          names.get(from), /*floor=*/false, /*via=*/nullptr, /*addend=*/Value()));
     SmallVector<uint64_t> shared, rest;
     for (uint64_t m : from)
       (llvm::is_contained(to, m) ? shared : rest).push_back(m);
     // BEHZ's t/Q from Q u Bsk into Q: the fast floor into Bsk, then
     // Shenoy-Kumaresan back to Q (Bsk's last prime, m_sk, is the redundant
     // one). Bsk holds the floor's value, |t/Q x| + |Q| < B / 2, exactly.
-    if (behz_ && ArrayRef<uint64_t>(shared) == to && rest.size() >= 2 &&
+    if (lowering_.behz && ArrayRef<uint64_t>(shared) == to && rest.size() >= 2 &&
         sameValue(denominator, productOf(shared))) {
       Value floored = rns::ScaleRoundOp::create(
-          builder_, loc(), withBasis(x, names_.get(rest)), x, op.getNumeratorAttr(),
+          rewriter, loc, withBasis(x, names.get(rest)), x, op.getNumeratorAttr(),
           toBasis, /*floor=*/true, /*via=*/nullptr, /*addend=*/Value());
-      values_[op.getResult()] =
-          convert(floored, toBasis, rns::ConversionMethod::shenoy_kumaresan);
-      return success();
+      return convert(rewriter, loc, floored, toBasis,
+                     rns::ConversionMethod::shenoy_kumaresan);
     }
     // Divide by the moduli of `from` whose product is the denominator; the
     // others are kept, then converted exactly if the target differs.
@@ -259,48 +294,40 @@ private:
       if (divisor.empty() || kept.empty() ||
           !sameValue(denominator, productOf(divisor)))
         continue;
-      rns::BasisAttr keptBasis = names_.get(kept);
+      rns::BasisAttr keptBasis = names.get(kept);
       Value scaled = rns::ScaleRoundOp::create(
-          builder_, loc(), withBasis(x, keptBasis), x, op.getNumeratorAttr(),
-          names_.get(divisor), /*floor=*/false, /*via=*/nullptr, /*addend=*/Value());
-      values_[op.getResult()] =
-          keptBasis == toBasis ? scaled : convertExact(scaled, toBasis);
-      return success();
+          rewriter, loc, withBasis(x, keptBasis), x, op.getNumeratorAttr(),
+          names.get(divisor), /*floor=*/false, /*via=*/nullptr, /*addend=*/Value());
+      return keptBasis == toBasis ? scaled : exact(scaled, toBasis);
     }
     return op.emitOpError()
            << "has no RNS lowering: the denominator must be the product of "
               "some of the input's moduli (or the plaintext modulus)";
   }
+};
 
-  LogicalResult lowerConstant(poly::ConstantOp op) {
-    rns::PolyType type = typeOf(op.getType());
-    SmallVector<int64_t> residues;
-    for (uint64_t m : type.getBasis().getModuli())
-      for (const APInt &c : op.getCoefficients())
-        residues.push_back(int64_t(c.getZExtValue() % m));
-    auto attr = DenseIntElementsAttr::get(
-        RankedTensorType::get({int64_t(residues.size())}, builder_.getI64Type()),
-        ArrayRef<int64_t>(residues));
-    values_[op.getResult()] = rns::ConstantOp::create(builder_, loc(), type, attr);
-    return success();
-  }
-
-  /// Hybrid key switching (Algorithm 5 of the variants paper): digit j holds
-  /// Q's limbs [j alpha, (j+1) alpha); each is extended to QP by fast
-  /// conversion (its u D_j overflow vanishes in the division by P), moved to
-  /// the evaluation domain, multiplied by the key and summed; the sum returns
-  /// to coefficients and is divided by P with rounding. At a level (a ring
-  /// of the key's first l primes) alpha stays the key's and the digits stop
-  /// at l: the key's limbs over Q_l P are the runtime's to pick.
-  LogicalResult lowerKeySwitch(poly::KeySwitchOp op) {
-    Value c = map(op.getInput());
+/// Hybrid key switching (Algorithm 5 of the variants paper): digit j holds
+/// Q's limbs [j alpha, (j+1) alpha); each is extended to QP by fast
+/// conversion (its u D_j overflow vanishes in the division by P), moved to
+/// the evaluation domain, multiplied by the key and summed; the sum returns
+/// to coefficients and is divided by P with rounding. At a level (a ring of
+/// the key's first l primes) alpha stays the key's and the digits stop at l:
+/// the key's limbs over Q_l P are the runtime's to pick.
+struct KeySwitchPattern : LimbPattern<poly::KeySwitchOp> {
+  using LimbPattern::LimbPattern;
+  LogicalResult
+  matchAndRewrite(poly::KeySwitchOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    BasisNames &names = lowering_.names;
+    Location loc = op.getLoc();
+    Value c = adaptor.getInput();
     auto type = cast<rns::PolyType>(c.getType());
     ArrayRef<uint64_t> q = type.getBasis().getModuli();
     SmallVector<uint64_t> p(op.getSpecial().begin(), op.getSpecial().end());
-    names_.setSpecial(p);
+    names.setSpecial(p);
     SmallVector<uint64_t> qp(q.begin(), q.end());
     qp.append(p.begin(), p.end());
-    rns::BasisAttr qpBasis = names_.get(qp), pBasis = names_.get(p);
+    rns::BasisAttr qpBasis = names.get(qp), pBasis = names.get(p);
 
     const size_t l = q.size();
     const size_t keyPrimes = size_t(op.getKeyPrimeCount());
@@ -309,32 +336,54 @@ private:
     for (size_t first = 0, j = 0; first < l; first += alpha, ++j) {
       size_t last = std::min(l, first + alpha);
       rns::BasisAttr digitBasis =
-          names_.get(q.slice(first, last - first), "D" + std::to_string(j));
-      Value digit = rns::ExtractOp::create(builder_, loc(), withBasis(c, digitBasis),
+          names.get(q.slice(first, last - first), "D" + std::to_string(j));
+      Value digit = rns::ExtractOp::create(rewriter, loc, withBasis(c, digitBasis),
                                            c, first, last);
-      Value extended = rns::ConvertOp::create(builder_, loc(),
-                                              withBasis(c, qpBasis), digit);
-      digits.push_back(rns::NttOp::create(builder_, loc(), extended));
+      Value extended =
+          rns::ConvertOp::create(rewriter, loc, withBasis(c, qpBasis), digit);
+      digits.push_back(rns::NttOp::create(rewriter, loc, extended));
     }
     auto evalType = withBasis(c, qpBasis).withDomain(true);
     auto product = rns::KeySwitchInnerProductOp::create(
-        builder_, loc(), evalType, evalType, digits, /*addend0=*/Value(),
+        rewriter, loc, evalType, evalType, digits, /*addend0=*/Value(),
         /*addend1=*/Value(), op.getGaloisElement(), /*addend_scales=*/nullptr);
-    for (auto [result, k] : llvm::zip(op.getResults(), product.getResults())) {
-      Value coefficients = rns::InttOp::create(builder_, loc(), k);
-      values_[result] = rns::ScaleRoundOp::create(
-          builder_, loc(), type, coefficients, bigIntegerAttr(builder_, APInt(64, 1)), pBasis,
-          /*floor=*/false, /*via=*/nullptr, /*addend=*/Value());
+    SmallVector<Value, 2> results;
+    for (Value k : product.getResults()) {
+      Value coefficients = rns::InttOp::create(rewriter, loc, k);
+      results.push_back(rns::ScaleRoundOp::create(
+          rewriter, loc, type, coefficients,
+          bigIntegerAttr(rewriter, APInt(64, 1)), pBasis,
+          /*floor=*/false, /*via=*/nullptr, /*addend=*/Value()));
     }
+    rewriter.replaceOp(op, results);
     return success();
   }
-
-  func::FuncOp old_;
-  BasisNames &names_;
-  bool behz_; // BEHZ's lift and scaling for products; HPS for the rest
-  OpBuilder builder_;
-  llvm::DenseMap<Value, Value> values_;
 };
+
+/// Every poly op of `function` to rns ops, its signature and return too.
+LogicalResult lowerFunction(func::FuncOp function, BasisNames &names, bool behz) {
+  MLIRContext *ctx = function.getContext();
+  LimbTypeConverter converter(names);
+  LoweringContext lowering{names, behz};
+  RewritePatternSet patterns(ctx);
+  patterns.add<BinaryPattern<poly::AddOp, rns::AddOp>,
+               BinaryPattern<poly::SubOp, rns::SubOp>, NegPattern, MulPattern,
+               MulScalarPattern, AutomorphismPattern, ConstantPattern,
+               ScaleRoundPattern, KeySwitchPattern>(converter, lowering);
+  populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
+                                                                 converter);
+  populateReturnOpTypeConversionPattern(patterns, converter);
+
+  ConversionTarget target(*ctx);
+  target.addLegalDialect<rns::RNSDialect>();
+  target.addIllegalDialect<poly::PolyDialect>();
+  target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
+    return converter.isSignatureLegal(op.getFunctionType());
+  });
+  target.addDynamicallyLegalOp<func::ReturnOp>(
+      [&](func::ReturnOp op) { return converter.isLegal(op.getOperandTypes()); });
+  return applyFullConversion(function.getOperation(), target, std::move(patterns));
+}
 
 struct PolyToRNS : public impl::PolyToRNSBase<PolyToRNS> {
   using Base::Base;
@@ -363,7 +412,7 @@ struct PolyToRNS : public impl::PolyToRNSBase<PolyToRNS> {
       BasisNames names(&getContext(),
                        cast<poly::PolynomialType>(results.front()).getRing().getModuli(),
                        params ? params.getPlaintextModulus() : 0);
-      if (failed(RingLowering(function, names, behz).run()))
+      if (failed(lowerFunction(function, names, behz)))
         return signalPassFailure();
     }
   }
