@@ -5,6 +5,13 @@
 // components over R_Q, a plaintext to one polynomial of R_t), one small
 // function per op.
 //
+// A walk, not a dialect conversion: a bfv type does not say at which level
+// its value is. A leveled product whose only users are relinearizations
+// hands them its components over R_{Q_l}, and they key-switch there before
+// the scale-up to R_Q; no type converter can derive that ring from the
+// ciphertext type, so each value maps to the polynomials its producer made.
+// (poly-to-rns, whose types say everything, is a dialect conversion.)
+//
 //===----------------------------------------------------------------------===//
 #include "dialects/BFV/IR/BFVOps.h"
 #include "dialects/Common/BigIntegerDirective.h"

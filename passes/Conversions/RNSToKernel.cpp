@@ -13,6 +13,12 @@
 // only those sums read are one launch (ntt_products) with the NTTs.
 // kernel-plan-slots then places the buffers.
 //
+// A walk, not a dialect conversion: what each value becomes depends on the
+// whole function, not on its op and type. Whether an NTT runs in place
+// depends on the later uses of its input's limbs; a fused launch covers
+// several ops (an elementwise tree, key switching with its digits'
+// transforms, a product set), lowered where its root is.
+//
 //===----------------------------------------------------------------------===//
 #include "dialects/Kernel/IR/KernelOps.h"
 #include "dialects/RNS/IR/RNSOps.h"
