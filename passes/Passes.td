@@ -275,7 +275,12 @@ def RNSChooseTransform : Pass<"rns-choose-transform", "::mlir::ModuleOp"> {
     read, N - 1, or 2^(logN - k) - 1 + k 2^logN1 + N2 / 2 with k on-the-fly
     stages; butterflies = L N / 2 (logN + k) (an on-the-fly twiddle is two
     products). The DGT: 2 steps, T = 2 N, L (N / 2 (logN - 1) + 3 N)
-    products. Ties keep the smaller logN1, radix, ot.
+    products. Programs run the DGT with 64-bit words (dgt_forward /
+    dgt_inverse) and one more pass, its Gaussian pairs to the NTT's words, so
+    that every other kernel reads the NTT's words: the table's DGT times,
+    which lack it, and the model both add its read and write of the data and
+    its launch. Ties keep the smaller logN1, radix, ot (and the NTT over the
+    DGT).
 
     32-bit words need every modulus below 2^30; BFV's 60-bit primes are not,
     so for them only 64-bit words qualify whatever `word-sizes` allows. An op
@@ -285,8 +290,7 @@ def RNSChooseTransform : Pass<"rns-choose-transform", "::mlir::ModuleOp"> {
     Option<"costTable", "cost-table", "std::string", /*default=*/"\"\"",
            "The autotuner's JSON cost table (empty: the one built in)">,
     ListOption<"kinds", "kinds", "std::string",
-               "Transforms the target runs: ntt, dgt (default: ntt; programs "
-               "do not run the DGT yet)">,
+               "Transforms the target runs: ntt, dgt (default: ntt)">,
     ListOption<"wordSizes", "word-sizes", "unsigned",
                "Word sizes in bits the target runs: 64, 32 (default: 64)">
   ];

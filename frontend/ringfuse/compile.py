@@ -45,13 +45,16 @@ from .driver import CompilerError
 from .params import Params
 from .program import Program
 
-__all__ = ["SUPPORTED_TARGETS", "compile", "supported_variants"]
+__all__ = ["SUPPORTED_TARGETS", "compile", "supported_transforms", "supported_variants"]
 
 SUPPORTED_TARGETS = ("cpu", "cuda", "auto")
 # Besides the compiler's variants: bfv-choose-variant picks one by its cost model.
 AUTO_VARIANT = "auto"
 # Further products a caller may reserve room for (Q grows about 30 bits each).
 MAX_RESERVE_DEPTH = 1000
+# The pipeline's default transform kinds (rns-choose-transform's): the NTT,
+# which every fused kernel runs.
+DEFAULT_TRANSFORMS: tuple[str, ...] = ("ntt",)
 
 CACHE_DIR_VARIABLE = "RINGFUSE_CACHE_DIR"
 OPT = "ringfuse-opt"
@@ -78,6 +81,7 @@ def compile(
     dump_ir: str | os.PathLike[str] | None = None,
     variant: str = "hps",
     reserve_depth: int = 0,
+    transforms: Sequence[str] = DEFAULT_TRANSFORMS,
     cache_dir: str | os.PathLike[str] | None = None,
 ) -> Program:
     """Compile a circuit into a `Program` that runs on encrypted inputs.
@@ -98,6 +102,10 @@ def compile(
     ciphertexts (each relinearized) the caller will take of the outputs:
     the parameters leave room for them, and leveled HPS does not spend that
     room (by default the outputs need only decrypt, with a 10-bit margin).
+    `transforms` are the transform kinds the program may run (the
+    compiler's, `supported_transforms()`): "ntt" (the default), "dgt" (the
+    hierarchical DGT); with several, each transform gets the one the
+    measured cost table says is fastest. Any choice computes the same words.
     `cache_dir` overrides
     `$RINGFUSE_CACHE_DIR` / `~/.cache/ringfuse`.
 
@@ -111,12 +119,13 @@ def compile(
     """
     check_variant(variant)
     check_reserve_depth(reserve_depth)
+    check_transforms(transforms)
     device = resolve_target(target)
     traced = trace(circuit, params=params)
     cache = Cache.at(cache_dir)
     source_path = emit_source(
         traced, cache, target=device, variant=variant, reserve_depth=reserve_depth,
-        dump_ir=dump_ir,
+        transforms=transforms, dump_ir=dump_ir,
     )
     library_path = build_library(source_path, cache, target=device)
     if device == "cuda" and not runtime().cuda_available():
@@ -178,6 +187,34 @@ def check_variant(variant: object) -> None:
     if variant in variants:
         return
     raise ValueError(f"unknown variant {variant!r}; supported variants: {_quoted(variants)}")
+
+
+def supported_transforms() -> tuple[str, ...]:
+    """The transform kinds rf.compile's `transforms` takes: the compiler's
+    #rns.transform kinds, as `ringfuse-opt --list-transforms` prints them."""
+    return _compiler_transforms(str(driver.find_tool(OPT)))
+
+
+@functools.lru_cache(maxsize=None)
+def _compiler_transforms(tool: str) -> tuple[str, ...]:
+    return tuple(driver.run_tool(OPT, "", "--list-transforms").split())
+
+
+def check_transforms(transforms: object) -> None:
+    """A ValueError unless `transforms` is a non-empty sequence of distinct
+    supported transform kinds (a bare string is refused: ("dgt",), not "dgt")."""
+    supported = supported_transforms()
+    if (
+        isinstance(transforms, (str, bytes))
+        or not isinstance(transforms, Sequence)
+        or not transforms
+        or len(set(transforms)) != len(transforms)
+        or any(kind not in supported for kind in transforms)
+    ):
+        raise ValueError(
+            f"transforms must be a non-empty sequence of distinct transform kinds from "
+            f"{_quoted(supported)}, not {transforms!r}"
+        )
 
 
 def _quoted(names: Sequence[str]) -> str:
@@ -244,6 +281,7 @@ def emit_source(
     target: str = "cpu",
     variant: str = "hps",
     reserve_depth: int = 0,
+    transforms: Sequence[str] = DEFAULT_TRANSFORMS,
     dump_ir: str | os.PathLike[str] | None = None,
 ) -> Path:
     """The path of the C++ source emitted for `traced`, from the cache when it is there.
@@ -254,7 +292,7 @@ def emit_source(
     """
     tools = [_file_identity(driver.find_tool(name)) for name in (OPT, TRANSLATE)]
     emit_args = EMIT_ARGS[target]
-    pipeline_args = pipeline_arguments(variant, reserve_depth)
+    pipeline_args = pipeline_arguments(variant, reserve_depth, transforms)
     key = _digest("source", traced.mlir, target, tools, pipeline_args, emit_args)
     path = cache.entry("sources", key, SOURCE_SUFFIX[target])
     if dump_ir is None and path.exists():
@@ -269,12 +307,20 @@ def emit_source(
     return path
 
 
-def pipeline_arguments(variant: str = "hps", reserve_depth: int = 0) -> tuple[str, ...]:
+def pipeline_arguments(
+    variant: str = "hps",
+    reserve_depth: int = 0,
+    transforms: Sequence[str] = DEFAULT_TRANSFORMS,
+) -> tuple[str, ...]:
     """ringfuse-opt's arguments for the whole pipeline with `variant`."""
     check_variant(variant)
     check_reserve_depth(reserve_depth)
-    options = ([] if variant == "hps" else [f"variant={variant}"]) + (
-        [f"reserve-depth={reserve_depth}"] if reserve_depth else []
+    check_transforms(transforms)
+    options = (
+        ([] if variant == "hps" else [f"variant={variant}"])
+        + ([f"reserve-depth={reserve_depth}"] if reserve_depth else [])
+        + ([] if tuple(transforms) == DEFAULT_TRANSFORMS
+           else [f"transforms={','.join(transforms)}"])
     )
     return (f"{PIPELINE}={' '.join(options)}" if options else PIPELINE,)
 

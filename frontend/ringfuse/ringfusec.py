@@ -26,9 +26,11 @@ from typing import Any
 from . import driver
 from .circuit import Circuit, Trace, TraceError, trace
 from .compile import (
+    DEFAULT_TRANSFORMS,
     RUNTIME_INCLUDE_DIR,
     Cache,
     check_reserve_depth,
+    check_transforms,
     check_variant,
     cuda_compiler,
     cxx_compiler,
@@ -90,6 +92,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             target=arguments.target,
             variant=arguments.variant,
             reserve_depth=arguments.reserve_depth,
+            transforms=tuple(arguments.transforms.split(",")),
             circuit_name=arguments.circuit,
         )
     except (RingfusecError, CompilerError, TraceError, TypeError, ValueError) as error:
@@ -125,6 +128,11 @@ def _parser() -> argparse.ArgumentParser:
         "the outputs need only decrypt)",
     )
     parser.add_argument(
+        "--transforms", default=",".join(DEFAULT_TRANSFORMS), metavar="KINDS",
+        help="the transform kinds the program may run, comma-separated: ntt (the "
+        "default), dgt; with several, the compiler picks by measured cost",
+    )
+    parser.add_argument(
         "--circuit", metavar="NAME", help="which circuit, if the file defines several"
     )
     return parser
@@ -149,6 +157,7 @@ def build(
     target: str = "cpu",
     variant: str = "hps",
     reserve_depth: int = 0,
+    transforms: Sequence[str] = DEFAULT_TRANSFORMS,
     circuit_name: str | None = None,
     cache_dir: str | os.PathLike[str] | None = None,
 ) -> Executable:
@@ -160,13 +169,15 @@ def build(
     """
     check_variant(variant)
     check_reserve_depth(reserve_depth)
+    check_transforms(transforms)
     device = resolve_target(target)
     output = Path(output)
     _require_runtime_library()
     circuit = find_circuit(_import_file(Path(circuit_file)), circuit_name, Path(circuit_file))
     traced = trace(circuit)
     source_path = emit_source(
-        traced, Cache.at(cache_dir), target=device, variant=variant, reserve_depth=reserve_depth
+        traced, Cache.at(cache_dir), target=device, variant=variant,
+        reserve_depth=reserve_depth, transforms=transforms,
     )
     build_executable(source_path, output, device)
     return _write_client_files(output, traced)

@@ -11,7 +11,9 @@
 // the inner product instead of writing it. Nor are the factors of a
 // ciphertext product's tensor terms: sums of products of forward NTTs that
 // only those sums read are one launch (ntt_products) with the NTTs.
-// kernel-plan-slots then places the buffers.
+// A transform rns-choose-transform gave the DGT is dgt_forward / dgt_inverse
+// and never fused: the fused kernels run the NTT. kernel-plan-slots then
+// places the buffers.
 //
 // A walk, not a dialect conversion: what each value becomes depends on the
 // whole function, not on its op and type. Whether an NTT runs in place
@@ -69,6 +71,12 @@ llvm::DenseMap<Operation *, Operation *> groupElementwise(Block &body) {
   return rootOf;
 }
 
+/// Whether a transform attribute (or none: the default) is the NTT, the
+/// only transform with fused kernels.
+bool isNtt(rns::TransformAttr shape) {
+  return !shape || shape.getKind() == rns::TransformKind::ntt;
+}
+
 /// The forward NTT that transforms `op`'s output straight from its input,
 /// or null: a fast conversion from one prime whose words every output
 /// prime's NTT takes as they are, read by that NTT alone.
@@ -78,7 +86,7 @@ rns::NttOp transformOfConversion(rns::ConvertOp op) {
   auto transform = dyn_cast<rns::NttOp>(*op->user_begin());
   ArrayRef<uint64_t> from =
       cast<rns::PolyType>(op.getInput().getType()).getBasis().getModuli();
-  if (!transform || from.size() != 1)
+  if (!transform || from.size() != 1 || !isNtt(transform.getTransformAttr()))
     return nullptr;
   for (uint64_t q : op.getType().getBasis().getModuli())
     if (!runtime::isLazyNttInput(from[0], q))
@@ -92,7 +100,7 @@ bool isFusedShape(rns::TransformAttr shape, rns::PolyType type) {
   unsigned logN = llvm::Log2_64(type.getDegree());
   runtime::NttShape nttShape = runtime::defaultNttShape(8, logN);
   if (shape) {
-    if (!shape.runsInPrograms())
+    if (!shape.runsInPrograms() || !isNtt(shape))
       return false;
     nttShape = shape.nttShape();
   }
@@ -356,7 +364,10 @@ private:
   LimbRange limbsOf(Value value) const {
     auto found = limbs_.find(value);
     return found == limbs_.end()
-               ? LimbRange{0, cast<rns::PolyType>(value.getType()).getBasis().size()}
+               ? LimbRange{0, static_cast<int64_t>(
+                                  cast<rns::PolyType>(value.getType())
+                                      .getBasis()
+                                      .size())}
                : found->second;
   }
 
@@ -422,10 +433,9 @@ private:
             return success(); // its inner product transforms op's input
           if (productSetOf(op))
             return success(); // its products' launch transforms op's input
-          return lowerTransform(op, "ntt_forward");
+          return lowerTransform(op);
         })
-        .Case<rns::InttOp>(
-            [&](auto op) { return lowerTransform(op, "ntt_inverse"); })
+        .Case<rns::InttOp>([&](auto op) { return lowerTransform(op); })
         .Case<rns::ConvertOp>([&](auto op) {
           if (transformOfConversion(op))
             return success(); // its NTT reads op's input
@@ -501,19 +511,25 @@ private:
         });
   }
 
-  /// NTTs run in place when nothing reads their input afterwards; otherwise
-  /// on a copy. A forward NTT of a conversion transformOfConversion finds
-  /// reads the conversion's input into a buffer of its own.
-  template <typename TransformOp>
-  LogicalResult lowerTransform(TransformOp op, StringRef kernel) {
+  /// Transforms run in place when nothing reads their input afterwards;
+  /// otherwise on a copy: ntt_forward / ntt_inverse, or dgt_forward /
+  /// dgt_inverse where rns-choose-transform chose the DGT. A forward NTT of
+  /// a conversion transformOfConversion finds reads the conversion's input
+  /// into a buffer of its own.
+  template <typename TransformOp> LogicalResult lowerTransform(TransformOp op) {
     // rns-choose-transform may pick what only a kernel-level target runs;
-    // programs call the runtime's 64-bit NTT.
+    // programs call the runtime's 64-bit transforms.
     rns::TransformAttr transform = op.getTransformAttr();
     if (transform && !transform.runsInPrograms())
       return op.emitOpError()
              << "has " << transform
-             << ", but programs run 64-bit NTTs only (choose with kinds=ntt "
+             << ", but programs run 64-bit transforms only (choose with "
                 "word-sizes=64)";
+    constexpr bool forward = std::is_same_v<TransformOp, rns::NttOp>;
+    const bool dgt =
+        transform && transform.getKind() == rns::TransformKind::dgt;
+    StringRef kernel = dgt ? (forward ? "dgt_forward" : "dgt_inverse")
+                           : (forward ? "ntt_forward" : "ntt_inverse");
     Value input = op.getInput();
     if constexpr (std::is_same_v<TransformOp, rns::NttOp>) {
       if (rns::ConvertOp convert = conversionOfTransform(op)) {

@@ -35,10 +35,26 @@ constexpr double kButterfliesPerSecond32 = 3.09e12;
 // previous grid draining before the next may start.
 constexpr double kLaunchMicroseconds = 2.0;
 
+/// Whether a shape is the DGT as programs run it (64-bit words): the
+/// table's bare DGT and one more pass, its Gaussian pairs to the NTT's words
+/// (DgtTables::forwardAsNtt), which the autotuner does not time.
+bool isProgramDgt(const TransformShape &shape) {
+  return shape.kind == rns::TransformKind::dgt && shape.word == 64;
+}
+
 /// Kernels a transform launches, each a pass over the data: two for the DGT
-/// and a split NTT (column and row steps), one for an NTT in one step.
+/// and a split NTT (column and row steps), one for an NTT in one step; and
+/// the DGT's pass to the NTT's order in programs.
 unsigned passesOverData(const TransformShape &shape) {
-  return shape.kind == rns::TransformKind::dgt || shape.logN1 > 0 ? 2 : 1;
+  if (shape.kind == rns::TransformKind::dgt)
+    return isProgramDgt(shape) ? 3 : 2;
+  return shape.logN1 > 0 ? 2 : 1;
+}
+
+/// The program DGT's extra pass: it reads and writes the data once.
+double nttOrderPassMicroseconds(unsigned logN, unsigned limbs) {
+  return limbs * 2 * 8 * std::ldexp(1.0, logN) / kBytesPerSecond * 1e6 +
+         kLaunchMicroseconds;
 }
 } // namespace
 
@@ -158,11 +174,12 @@ bool TransformCostModel::allowed(const TransformShape &shape, unsigned degree,
 //     table of N2 / 2 shared by all rows, so 2^(logN - k) - 1 + k 2^logN1 +
 //     N2 / 2. Butterflies: N / 2 logN per limb, and those of an on-the-fly
 //     stage count twice (their twiddle is a product of two Shoup products).
-//   DGT: 2 steps; twiddles are the twist (N/2 Gaussian Shoup pairs, 4 w
-//     bytes each), the step-2 and the stage twiddles (N/2 Shoup pairs each):
-//     4 w N per limb. Products: N/4 log(N/2) Gaussian butterflies of two
-//     Shoup products, the twist's four per Gaussian and step 2's two: N/2
-//     (logN - 1) + 3 N per limb.
+//   DGT: 2 steps (3 with 64-bit words: programs' pass to the NTT's order,
+//     which reads and writes the data once more); twiddles are the twist (N/2
+//     Gaussian Shoup pairs, 4 w bytes each), the step-2 and the stage twiddles
+//     (N/2 Shoup pairs each): 4 w N per limb. Products: N/4 log(N/2) Gaussian
+//     butterflies of two Shoup products, the twist's four per Gaussian and step
+//     2's two: N/2 (logN - 1) + 3 N per limb.
 //   rate = 7.95e11 per second for 64-bit words, 3.09e12 for 32-bit.
 double TransformCostModel::modelMicroseconds(const TransformShape &shape,
                                              unsigned logN, unsigned limbs) {
@@ -221,6 +238,8 @@ TransformCostModel::choose(unsigned degree, llvm::ArrayRef<uint64_t> moduli,
   }
   for (const TransformCostTable::Entry *entry : nearest) {
     double cost = entry->medianMicroseconds * limbs / entry->limbs;
+    if (isProgramDgt(entry->shape))
+      cost += nttOrderPassMicroseconds(logN, limbs);
     if (!best || cost < best->microseconds)
       best = Choice{entry->shape, cost, /*fromTable=*/true};
   }

@@ -44,7 +44,9 @@ void buildRingfusePipeline(mlir::OpPassManager &pm,
   addLowering(pm);
   // Last before the kernels: canonicalization may rebuild transforms (and
   // would drop their chosen shapes).
-  pm.addPass(createRNSChooseTransform());
+  RNSChooseTransformOptions transforms;
+  transforms.kinds.assign(options.transforms.begin(), options.transforms.end());
+  pm.addPass(createRNSChooseTransform(transforms));
   pm.addPass(createRNSToKernel());
   pm.addPass(createKernelFuseElementwise());
   pm.addPass(createKernelConcurrent());

@@ -21,6 +21,11 @@ struct RingfusePipelineOptions
                      "the cost model. Resolved once, into the module's "
                      "bfv.variant, which the passes read"),
       llvm::cl::init("hps")};
+  ListOption<std::string> transforms{
+      *this, "transforms",
+      llvm::cl::desc("Transform kinds the programs may run (#rns.transform "
+                     "kinds: ntt, dgt); rns-choose-transform picks among "
+                     "them by measured cost (default: ntt)")};
   Option<unsigned> reserveDepth{
       *this, "reserve-depth",
       llvm::cl::desc("Further products by fresh ciphertexts (each "

@@ -60,7 +60,7 @@ struct RNSChooseTransform
       }
       allowedKinds.push_back(*kind);
     }
-    // Programs run the NTT only (the runtime has no DGT entry yet).
+    // The NTT unless asked: it is what every fused kernel runs.
     if (allowedKinds.empty())
       allowedKinds.push_back(rns::TransformKind::ntt);
     SmallVector<unsigned> words(wordSizes.begin(), wordSizes.end());

@@ -133,9 +133,13 @@ GaussianPrime factorGaussianPrime(uint64_t p) {
 // So h is a root of i of order 2N exactly when its images h0, h1 in Z_p have
 // order dividing 2N and h0^M = rho, h1^M = -rho (M = N/2); the paper takes
 // h_j = zeta_j^((p-1)/(4M)) for generators zeta_j and retries until h^M = i.
-// Deterministically: psi = minimalPrimitiveRoot(p, 2N) (the NTT's root, order
-// 2N, psi^M = +-rho since (psi^M)^2 = -1); h0 = psi if psi^M = rho, else
-// psi^{-1} (as rho^{-1} = -rho); h1 = h0^{-1}. Back through the CRT,
+// Deterministically, from psi = minimalPrimitiveRoot(p, 2N) (the NTT's root,
+// order 2N, psi^M = +-rho since (psi^M)^2 = -1): the image under i -> psi^M
+// is psi and the other is psi^3 (also of order 2N; (psi^3)^M = -psi^M). So
+// h0 = psi, h1 = psi^3 if psi^M = rho, else h0 = psi^3, h1 = psi. Then
+// position k of the forward DGT, A(h g^bitrev(k)), sent to Z_p by
+// i -> psi^M, is the NTT's word k, and by i -> -psi^M its word M + k
+// (forwardAsNtt). Back through the CRT,
 //   h = f1 (f1^{-1} h0 mod f0) + f0 (f0^{-1} h1 mod f1)   mod p,
 // where f1 = 2x mod f0 and f0 = 2x mod f1, so
 //   h = (2x)^{-1} ((x - y i) h0 + (x + y i) h1)           mod p.
@@ -153,10 +157,11 @@ GaussianInteger<uint64_t> primitiveRootOfI(uint64_t p, size_t n) {
                  y = static_cast<uint64_t>(f0.y);
   const uint64_t rho = negateMod(mulModSlow(x, invertModSlow(y, p), p), p);
   const uint64_t psi = minimalPrimitiveRoot(p, 2 * n);
-  const uint64_t psiInverse = invertModSlow(psi, p);
+  const uint64_t psiCubed = powModSlow(psi, 3, p);
   const size_t m = n / 2;
-  const uint64_t h0 = powModSlow(psi, m, p) == rho ? psi : psiInverse;
-  const uint64_t h1 = h0 == psi ? psiInverse : psi;
+  const bool psiOverRho = powModSlow(psi, m, p) == rho;
+  const uint64_t h0 = psiOverRho ? psi : psiCubed;
+  const uint64_t h1 = psiOverRho ? psiCubed : psi;
   const uint64_t inverseTwoX = invertModSlow(mulModSlow(2, x, p), p);
   GaussianInteger<uint64_t> fromF0 =
       gaussianMultiply({x, negateMod(y, p)}, {h0, 0}, p);
@@ -237,6 +242,12 @@ DgtTables<Word>::DgtTables(uint64_t p, size_t n) : n_(n) {
   shape_ = dgtShape(m);
   const uint64_t psi = minimalPrimitiveRoot(p, 2 * n);
   rootOfUnity_ = powModSlow(psi, 4, p);
+  // The NTT order's pair map (forwardAsNtt): f = psi^M, 1/2 and 1/(2f).
+  const uint64_t f = powModSlow(psi, n / 2, p);
+  const uint64_t half = invertModSlow(2, p);
+  nttOrderFactor_ = shoupOf<Word>(f, p);
+  half_ = shoupOf<Word>(half, p);
+  halfOverFactor_ = shoupOf<Word>(mulModSlow(half, invertModSlow(f, p), p), p);
 
   // Powers of g and of h, and their inverses.
   std::vector<uint64_t> gPowers(m);
@@ -323,6 +334,22 @@ template <typename Word> void DgtTables<Word>::inverse(Word *values) const {
     re[j] = dgtReduceFromTwoP(re[j], p);
     im[j] = dgtReduceFromTwoP(im[j], p);
   }
+}
+
+template <typename Word>
+void DgtTables<Word>::forwardAsNtt(Word *values) const {
+  forward(values);
+  const size_t m = n_ / 2;
+  for (size_t k = 0; k < m; ++k)
+    dgtToNttPair(values[k], values[m + k], nttOrderFactor_, p_);
+}
+
+template <typename Word>
+void DgtTables<Word>::inverseAsNtt(Word *values) const {
+  const size_t m = n_ / 2;
+  for (size_t k = 0; k < m; ++k)
+    nttToDgtPair(values[k], values[m + k], half_, halfOverFactor_, p_);
+  inverse(values);
 }
 
 template <typename Word>

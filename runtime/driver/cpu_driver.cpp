@@ -185,6 +185,18 @@ public:
     transformLimbs(*call.basis, s_.n, data, /*forward=*/false);
   }
 
+  void dgt_forward(const DgtCall &call, RfRuntime *, int,
+                   uint64_t *data) override {
+    for (size_t i = 0; i < call.basis->dgt.size(); ++i)
+      call.basis->dgt[i]->forwardAsNtt(data + i * s_.n);
+  }
+
+  void dgt_inverse(const DgtCall &call, RfRuntime *, int,
+                   uint64_t *data) override {
+    for (size_t i = 0; i < call.basis->dgt.size(); ++i)
+      call.basis->dgt[i]->inverseAsNtt(data + i * s_.n);
+  }
+
   void ntt_forward_from(const NttCall &call, RfRuntime *, int, int,
                         const uint64_t *in, uint64_t *out, int, int,
                         int) override {

@@ -61,6 +61,17 @@ const BasisPlan &checkNtt(const RfRuntime *s, int basis, const uint64_t *data) {
   return plan;
 }
 
+/// dgt_forward's and dgt_inverse's arguments: a basis with DGT tables and
+/// its words.
+const BasisPlan &checkDgt(const RfRuntime *s, int basis, const uint64_t *data) {
+  const BasisPlan &plan = basisAt(s, basis);
+  if (plan.dgt.empty())
+    throw Error("basis " + std::to_string(basis) +
+                " is not marked dgt in the manifest, so it has no DGT tables");
+  requireSpan(s, data, plan.dgt.size() * s->n, "the data");
+  return plan;
+}
+
 /// ntt_forward_from's arguments: checkNtt of out, and in one limb of the
 /// one-prime basis `inBasis`, its prime below 8 times each of `basis`'s,
 /// not overlapping out.
@@ -392,6 +403,14 @@ NttCall ntt_forward_from(RfRuntime *rt, int basis, int in_basis,
                          int radix, int ot_stages) {
   return {&checkNttFrom(rt, basis, in_basis, in, out),
           checkNttShape(rt, log_n1, radix, ot_stages)};
+}
+
+DgtCall dgt_forward(RfRuntime *rt, int basis, uint64_t *data) {
+  return {&checkDgt(rt, basis, data)};
+}
+
+DgtCall dgt_inverse(RfRuntime *rt, int basis, uint64_t *data) {
+  return dgt_forward(rt, basis, data);
 }
 
 ConvertCall convert(RfRuntime *rt, int plan, const uint64_t *in, uint64_t *out) {

@@ -28,6 +28,11 @@ struct NttCall {
   NttShape shape;
 };
 
+/// A DGT over every limb of a basis the manifest marks `dgt`.
+struct DgtCall {
+  const BasisPlan *basis;
+};
+
 struct ConvertCall {
   const ConverterPlan *plan;
   size_t inWords, outWords;

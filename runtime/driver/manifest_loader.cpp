@@ -134,6 +134,25 @@ private:
     return own.get();
   }
 
+  /// DGT tables for every limb of a basis the schedule DGT-transforms: it
+  /// must have NTT tables (the DGT computes the NTT's words), and N must be
+  /// one dgt.h takes.
+  void addDgtTables(BasisPlan &plan, const std::string &what) {
+    if (!plan.nttProblem.empty())
+      throw Error(what + " is marked dgt, but " + plan.nttProblem);
+    for (uint64_t q : plan.moduli) {
+      auto &tables = s_.dgtTables[q];
+      if (!tables) {
+        try {
+          tables = std::make_unique<DgtTables64>(q, s_.n);
+        } catch (const Error &e) {
+          throw Error(what + " is marked dgt, but " + e.what());
+        }
+      }
+      plan.dgt.push_back(tables.get());
+    }
+  }
+
   void loadBases() {
     requireArray(m_.bases, m_.basis_count, "bases");
     for (int b = 0; b < m_.basis_count; ++b) {
@@ -161,6 +180,8 @@ private:
                             " (that needs a prime = 1 mod 2N below 2^62)";
         plan.ntt.push_back(tables);
       }
+      if (basis.dgt)
+        addDgtTables(plan, what);
       s_.bases.push_back(std::move(plan));
     }
     for (const BasisPlan &plan : s_.bases)

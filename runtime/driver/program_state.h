@@ -14,6 +14,7 @@
 #define RINGFUSE_RUNTIME_DRIVER_PROGRAM_STATE_H
 
 #include "ringfuse/runtime/behz.h"
+#include "ringfuse/runtime/dgt.h"
 #include "ringfuse/runtime/error.h"
 #include "ringfuse/runtime/ntt_shape.h"
 #include "ringfuse/runtime/program.h"
@@ -26,12 +27,14 @@
 
 namespace ringfuse::runtime::detail {
 
-/// The NTT tables of each limb of a basis, or why it has none.
+/// The NTT tables of each limb of a basis, or why it has none; and the DGT
+/// tables of each limb of a basis the manifest marks `dgt` (else empty).
 struct BasisPlan {
   RnsBasis rns;
   std::vector<uint64_t> moduli;
   std::vector<const NttTables *> ntt;
   std::string nttProblem; // empty if every limb has tables
+  std::vector<const DgtTables64 *> dgt;
 };
 
 /// RfConverter: residues of `to` moduli found in `from` are copied (source
@@ -96,6 +99,7 @@ struct RfRuntime {
 
   std::map<uint64_t, std::unique_ptr<ringfuse::runtime::NttTables>>
       ownNttTables;
+  std::map<uint64_t, std::unique_ptr<ringfuse::runtime::DgtTables64>> dgtTables;
   std::vector<ringfuse::runtime::detail::BasisPlan> bases;
   std::vector<ringfuse::runtime::detail::ConverterPlan> converters;
   std::vector<ringfuse::runtime::detail::ScaleRoundEntry> scaleRounds;

@@ -20,6 +20,7 @@
 #include "ringfuse/runtime/number_theory.h"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <type_traits>
 
@@ -321,6 +322,35 @@ void inverse(const DgtPlan<Word> &plan, Word *data, cudaStream_t stream) {
              stream);
 }
 
+/// Every Gaussian pair of every limb (blockIdx.y) to the NTT's words or back.
+template <typename Word, bool TO_NTT>
+__global__ void nttOrderPairs(DgtPlan<Word> plan, Word *data) {
+  const size_t m = size_t(1) << (plan.logN - 1);
+  const size_t k = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (k >= m)
+    return;
+  const DgtLimb<Word> &limb = plan.limbs[blockIdx.y];
+  Word *words = data + size_t(blockIdx.y) * 2 * m;
+  if constexpr (TO_NTT)
+    dgtToNttPair(words[k], words[m + k], limb.nttOrderFactor, limb.p);
+  else
+    nttToDgtPair(words[k], words[m + k], limb.half, limb.halfOverFactor,
+                 limb.p);
+}
+
+template <bool TO_NTT>
+void launchNttOrderPairs(const DgtPlan<uint64_t> &plan, uint64_t *data,
+                         cudaStream_t stream) {
+  constexpr unsigned kThreads = 256;
+  const size_t m = size_t(1) << (plan.logN - 1);
+  nttOrderPairs<uint64_t, TO_NTT>
+      <<<dim3(static_cast<unsigned>((m + kThreads - 1) / kThreads),
+              static_cast<unsigned>(plan.limbCount)),
+         kThreads, 0, stream>>>(plan, data);
+  checkLaunch(TO_NTT ? "nttOrderPairs (to the NTT's order)"
+                     : "nttOrderPairs (from the NTT's order)");
+}
+
 /// Offsets of one limb's tables in the upload, each 16-byte aligned.
 size_t alignUp(size_t bytes) { return (bytes + 15) & ~size_t(15); }
 
@@ -343,11 +373,28 @@ void launchDgtInverse(const DgtPlan<uint32_t> &plan, uint32_t *data,
   inverse(plan, data, stream);
 }
 
+void launchDgtForwardAsNtt(const DgtPlan<uint64_t> &plan, uint64_t *data,
+                           cudaStream_t stream) {
+  if (plan.limbCount <= 0)
+    return;
+  forward(plan, data, stream);
+  launchNttOrderPairs<true>(plan, data, stream);
+}
+
+void launchDgtInverseAsNtt(const DgtPlan<uint64_t> &plan, uint64_t *data,
+                           cudaStream_t stream) {
+  if (plan.limbCount <= 0)
+    return;
+  launchNttOrderPairs<false>(plan, data, stream);
+  inverse(plan, data, stream);
+}
+
 // Device tables ---------------------------------------------------------------
 
 template <typename Word>
-DgtDeviceTables<Word>::DgtDeviceTables(
-    const std::vector<const DgtTables<Word> *> &limbs) {
+DgtPlan<Word> layOutDgtTables(const std::vector<const DgtTables<Word> *> &limbs,
+                              uintptr_t base,
+                              std::vector<unsigned char> &bytes) {
   using Shoup = typename DgtWord<Word>::Shoup;
   if (limbs.empty())
     throw Error("DGT device tables need at least one limb; found none");
@@ -362,22 +409,17 @@ DgtDeviceTables<Word>::DgtDeviceTables(
   const size_t realBytes = alignUp(m * sizeof(Shoup));
   const size_t limbBytes = 2 * gaussianBytes + 4 * realBytes;
   const size_t limbArrayOffset = limbs.size() * limbBytes;
-  const size_t total = limbArrayOffset + limbs.size() * sizeof(DgtLimb<Word>);
-  checkCuda(cudaMalloc(&storage_, total), "cudaMalloc of the DGT tables");
-  std::vector<unsigned char> staging(total);
-  unsigned char *device = static_cast<unsigned char *>(storage_);
+  bytes.assign(limbArrayOffset + limbs.size() * sizeof(DgtLimb<Word>), 0);
   std::vector<DgtLimb<Word>> limbViews(limbs.size());
   for (size_t l = 0; l < limbs.size(); ++l) {
     const DgtTables<Word> &t = *limbs[l];
     size_t offset = l * limbBytes;
-    auto place = [&](const auto &table, size_t bytes) {
+    auto place = [&](const auto &table, size_t tableBytes) {
       using Entry = typename std::decay_t<decltype(table)>::value_type;
-      std::copy(reinterpret_cast<const unsigned char *>(table.data()),
-                reinterpret_cast<const unsigned char *>(table.data()) +
-                    table.size() * sizeof(Entry),
-                staging.data() + offset);
-      const Entry *at = reinterpret_cast<const Entry *>(device + offset);
-      offset += bytes;
+      std::memcpy(bytes.data() + offset, table.data(),
+                  table.size() * sizeof(Entry));
+      const Entry *at = reinterpret_cast<const Entry *>(base + offset);
+      offset += tableBytes;
       return at;
     };
     DgtLimb<Word> &view = limbViews[l];
@@ -388,25 +430,37 @@ DgtDeviceTables<Word>::DgtDeviceTables(
     view.inverseTwiddles = place(t.inverseTwiddles(), realBytes);
     view.stepTwiddles = place(t.stepTwiddles(), realBytes);
     view.inverseStepTwiddles = place(t.inverseStepTwiddles(), realBytes);
+    view.nttOrderFactor = t.nttOrderFactor();
+    view.half = t.half();
+    view.halfOverFactor = t.halfOverFactor();
   }
-  std::copy(reinterpret_cast<const unsigned char *>(limbViews.data()),
-            reinterpret_cast<const unsigned char *>(limbViews.data() +
-                                                    limbViews.size()),
-            staging.data() + limbArrayOffset);
+  std::memcpy(bytes.data() + limbArrayOffset, limbViews.data(),
+              limbViews.size() * sizeof(DgtLimb<Word>));
+  const DgtShape shape = limbs[0]->shape();
+  DgtPlan<Word> plan{};
+  plan.limbs = reinterpret_cast<const DgtLimb<Word> *>(base + limbArrayOffset);
+  plan.limbCount = static_cast<int>(limbs.size());
+  plan.logN = log2Exact(n);
+  plan.logRows = log2Exact(shape.rows);
+  plan.logColumns = log2Exact(shape.columns);
+  return plan;
+}
+
+template <typename Word>
+DgtDeviceTables<Word>::DgtDeviceTables(
+    const std::vector<const DgtTables<Word> *> &limbs) {
+  std::vector<unsigned char> bytes;
+  layOutDgtTables(limbs, 0, bytes); // for the size
+  checkCuda(cudaMalloc(&storage_, bytes.size()),
+            "cudaMalloc of the DGT tables");
+  plan_ = layOutDgtTables(limbs, reinterpret_cast<uintptr_t>(storage_), bytes);
   cudaError_t copied =
-      cudaMemcpy(storage_, staging.data(), total, cudaMemcpyHostToDevice);
+      cudaMemcpy(storage_, bytes.data(), bytes.size(), cudaMemcpyHostToDevice);
   if (copied != cudaSuccess) {
     cudaFree(storage_);
     storage_ = nullptr;
     checkCuda(copied, "cudaMemcpy of the DGT tables");
   }
-  const DgtShape shape = limbs[0]->shape();
-  plan_.limbs =
-      reinterpret_cast<const DgtLimb<Word> *>(device + limbArrayOffset);
-  plan_.limbCount = static_cast<int>(limbs.size());
-  plan_.logN = log2Exact(n);
-  plan_.logRows = log2Exact(shape.rows);
-  plan_.logColumns = log2Exact(shape.columns);
 }
 
 template <typename Word> DgtDeviceTables<Word>::~DgtDeviceTables() {
@@ -416,6 +470,12 @@ template <typename Word> DgtDeviceTables<Word>::~DgtDeviceTables() {
     cudaFree(storage_);
 }
 
+template DgtPlan<uint64_t>
+layOutDgtTables(const std::vector<const DgtTables<uint64_t> *> &, uintptr_t,
+                std::vector<unsigned char> &);
+template DgtPlan<uint32_t>
+layOutDgtTables(const std::vector<const DgtTables<uint32_t> *> &, uintptr_t,
+                std::vector<unsigned char> &);
 template class DgtDeviceTables<uint64_t>;
 template class DgtDeviceTables<uint32_t>;
 

@@ -319,6 +319,34 @@ template <typename Word> void checkProductAgainstNtt(unsigned bits) {
   }
 }
 
+// What compiled programs run as their dgt transform: the NTT's very words,
+// so every other kernel of a program works on them unchanged.
+TEST(Dgt, AsNttGivesTheNttsWordsAndBack) {
+  for (unsigned logN = 2; logN <= kLogMaxDegree; ++logN) {
+    const size_t n = size_t(1) << logN;
+    for (uint64_t p : primesFor(60, n)) {
+      DgtTables64 dgt(p, n);
+      NttTables ntt(p, n);
+      const std::vector<uint64_t> a = randomLimb<uint64_t>(n, p);
+      std::vector<uint64_t> viaDgt = a, viaNtt = a;
+      dgt.forwardAsNtt(viaDgt.data());
+      ntt.forward(viaNtt.data());
+      ASSERT_EQ(viaDgt, viaNtt) << "p = " << p << ", N = " << n;
+      dgt.inverseAsNtt(viaDgt.data());
+      ASSERT_EQ(viaDgt, a) << "p = " << p << ", N = " << n;
+    }
+  }
+  // Extreme words, and the largest primes 64-bit words take.
+  const size_t n = 4096;
+  const uint64_t p62 = primeBelow(62, 2 * n);
+  DgtTables64 dgt(p62, n);
+  NttTables ntt(p62, n);
+  std::vector<uint64_t> viaDgt(n, p62 - 1), viaNtt = viaDgt;
+  dgt.forwardAsNtt(viaDgt.data());
+  ntt.forward(viaNtt.data());
+  EXPECT_EQ(viaDgt, viaNtt);
+}
+
 TEST(Dgt, PointwiseProductIsTheNttsNegacyclicProduct64) {
   checkProductAgainstNtt<uint64_t>(60);
 }

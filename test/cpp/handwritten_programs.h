@@ -39,9 +39,9 @@ constexpr size_t kQWords = 3 * kN, kBWords = 4 * kN, kQBWords = 7 * kN,
                  kQPWords = 4 * kN;
 
 enum BasisIndex { Q, B, QB, QP, D0, D1, D2, PBasis, T };
-const RfBasis kBases[] = {{kQ, 3},     {kB, 4},     {kQB, 7},
-                          {kQP, 4},    {kQ + 0, 1}, {kQ + 1, 1},
-                          {kQ + 2, 1}, {kP, 1},     {kTModulus, 1}};
+const RfBasis kBases[] = {{kQ, 3, 0},     {kB, 4, 0},     {kQB, 7, 0},
+                          {kQP, 4, 0},    {kQ + 0, 1, 0}, {kQ + 1, 1, 0},
+                          {kQ + 2, 1, 0}, {kP, 1, 0},     {kTModulus, 1, 0}};
 
 enum ConverterIndex { QToQB, BToQ, D0ToQP, D1ToQP, D2ToQP, TToQ };
 const RfConverter kConverters[] = {
@@ -465,7 +465,7 @@ const uint64_t kInterleaved[] = {kQ[0], kB[0], kQ[1], kB[1],
                                  kQ[2], kB[2], kB[3]};
 const RfBasis kGatherBases[] = {
     kBases[0], kBases[1], kBases[2], kBases[3], kBases[4],
-    kBases[5], kBases[6], kBases[7], kBases[8], {kInterleaved, 7}};
+    kBases[5], kBases[6], kBases[7], kBases[8], {kInterleaved, 7, 0}};
 const RfConverter kGatherConverters[] = {
     kConverters[0], kConverters[1], kConverters[2], kConverters[3],
     kConverters[4], kConverters[5], {QB, 9, RF_CONVERT_FAST}}; // a permutation: all copied
@@ -519,6 +519,10 @@ struct RefusedCall {
 };
 
 inline const RefusedCall kRefusedCalls[] = {
+    {[](RfRuntime *rt, const RfKernels *k) {
+       k->dgt_forward(rt, Q, k->buffer(rt, 0));
+     },
+     "dgt_forward: basis 0 is not marked dgt in the manifest"},
     {[](RfRuntime *rt, const RfKernels *k) {
        k->ntt_forward(rt, QB, k->buffer(rt, 0), 0, 0, 0);
      },

@@ -399,6 +399,52 @@ TEST_F(ProgramTest, BasesWithoutAnNttLoadButRefuseToTransform) {
       "negacyclic NTT");
 }
 
+// dgt_forward computes ntt_forward's very words on a basis the manifest marks
+// dgt, and dgt_inverse undoes it; the loader refuses to mark a basis whose
+// primes have no DGT of this size.
+TEST_F(ProgramTest, DgtBasesTransformToTheNttsWords) {
+  RfBasis bases[9];
+  std::copy(kBases, kBases + 9, bases);
+  bases[Q].dgt = 1;
+  RfManifest m = *plainManifest();
+  m.bases = bases;
+  gEdited = m;
+  // Output 0 = (DGT of x0, x1), output 1 = (NTT of x0, x0 through both
+  // DGTs).
+  Program program = Program::fromFunctions(
+      editedManifest, [](RfRuntime *rt, const RfKernels *k) {
+        const uint64_t *x0 = k->buffer(rt, 0);
+        uint64_t *viaDgt = k->buffer(rt, 4), *viaNtt = k->buffer(rt, 6),
+                 *roundTrip = k->buffer(rt, 7);
+        for (uint64_t *copy : {viaDgt, viaNtt, roundTrip})
+          std::copy(x0, x0 + kQWords, copy);
+        k->dgt_forward(rt, Q, viaDgt);
+        k->ntt_forward(rt, Q, viaNtt, 0, 0, 0);
+        k->dgt_forward(rt, Q, roundTrip);
+        k->dgt_inverse(rt, Q, roundTrip);
+      });
+  Ciphertext cx = encrypt(randomSlots());
+  Plaintext pm = encode(randomSlots());
+  std::vector<Ciphertext> out = program.run({&cx, &pm});
+  const std::vector<uint64_t> viaDgt(out[0].component(0),
+                                     out[0].component(0) + kQWords),
+      viaNtt(out[1].component(0), out[1].component(0) + kQWords),
+      roundTrip(out[1].component(1), out[1].component(1) + kQWords),
+      x0(cx.component(0), cx.component(0) + kQWords);
+  EXPECT_EQ(viaDgt, viaNtt);
+  EXPECT_EQ(roundTrip, x0);
+  EXPECT_NE(viaDgt, x0);
+
+  // A basis with a prime that has no NTT (and so no DGT) of this size.
+  const uint64_t odd[] = {1000003};
+  bases[T] = {odd, 1, 1};
+  gEdited = m;
+  EXPECT_MESSAGE(
+      errorOf([] { Program::fromFunctions(editedManifest, emptyRun); }),
+      "basis 8 is marked dgt, but basis 8 {1000003} contains "
+      "1000003, which has no negacyclic NTT");
+}
+
 // Run-time errors ----------------------------------------------------------
 
 TEST_F(ProgramTest, ScaleRoundAddChecksItsAddend) {

@@ -4,7 +4,8 @@
 // prime) go through one launch per pass; the GPU's forward output must be
 // DgtTables::forward's, word for word, and its inverse DgtTables::inverse's,
 // both on the forward's output (giving back the input) and on arbitrary
-// words of the DGT domain.
+// words of the DGT domain. What programs launch (forward and inverse in the
+// NTT's order) must give NttTables::forward's words and back.
 //
 // Compiled by nvcc (CUDA source despite the .cpp name: see CMakeLists.txt).
 // Without a CUDA device every test fails: it cannot check anything there.
@@ -13,6 +14,7 @@
 #include "ringfuse/gpu/dgt.cuh"
 #include "ringfuse/runtime/dgt.h"
 #include "ringfuse/runtime/error.h"
+#include "ringfuse/runtime/ntt.h"
 #include "ringfuse/runtime/number_theory.h"
 
 #include "device_buffer.h"
@@ -21,6 +23,7 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -137,6 +140,41 @@ TEST_F(GpuDgtTest, SmallRingsMatchTheCpu) {
     cuda::launchDgtInverse(device.plan(), words.data(), nullptr);
     checkCuda(cudaDeviceSynchronize(), "the inverse DGT");
     EXPECT_EQ(words.download(), input) << "N = " << n;
+  }
+}
+
+/// What compiled programs launch as their dgt transform: the NTT's words
+/// (NttTables::forward's) and back, at the degrees programs use.
+TEST_F(GpuDgtTest, AsNttGivesTheCpuNttsWordsAndBack) {
+  for (unsigned logN = 10; logN <= 17; ++logN) {
+    const size_t n = size_t(1) << logN, limbs = 3;
+    const std::vector<uint64_t> primes =
+        findPrimesBelow(60, limbs, 2 * n, [](uint64_t) { return false; });
+    std::vector<std::unique_ptr<DgtTables64>> tables;
+    std::vector<const DgtTables64 *> views;
+    std::vector<uint64_t> input(limbs * n), cpu(limbs * n);
+    for (size_t l = 0; l < limbs; ++l) {
+      tables.push_back(std::make_unique<DgtTables64>(primes[l], n));
+      views.push_back(tables.back().get());
+      for (size_t i = 0; i < n; ++i)
+        input[l * n + i] = randomBelow(primes[l]);
+      std::copy(input.begin() + l * n, input.begin() + (l + 1) * n,
+                cpu.begin() + l * n);
+      NttTables(primes[l], n).forward(cpu.data() + l * n);
+    }
+    DgtDeviceTables<uint64_t> device(views);
+    DeviceBuffer<uint64_t> words(limbs * n);
+    words.upload(input);
+    cuda::launchDgtForwardAsNtt(device.plan(), words.data(), nullptr);
+    checkCuda(cudaDeviceSynchronize(), "the DGT in the NTT's order");
+    const std::vector<uint64_t> gpu = words.download();
+    ASSERT_EQ(gpu, cpu) << "N = " << n << ": first difference at "
+                        << firstDifference(gpu, cpu, n);
+    cuda::launchDgtInverseAsNtt(device.plan(), words.data(), nullptr);
+    checkCuda(cudaDeviceSynchronize(), "the inverse DGT from the NTT's order");
+    const std::vector<uint64_t> back = words.download();
+    ASSERT_EQ(back, input) << "N = " << n << ": first difference at "
+                           << firstDifference(back, input, n);
   }
 }
 

@@ -408,7 +408,7 @@ ContextPtr prepareNttManifest(size_t n) {
   ContextPtr context = Context::create(request);
   gNttQ = context->q().values();
   const size_t words = gNttQ.size() * n;
-  gNttBases[0] = {gNttQ.data(), static_cast<int>(gNttQ.size())};
+  gNttBases[0] = {gNttQ.data(), static_cast<int>(gNttQ.size()), 0};
   for (size_t &b : gNttBuffers)
     b = words;
   RfManifest m{};

@@ -156,10 +156,17 @@ def test_conversions_from_narrow_bases_are_the_cpu_outputs(
 
 
 def compare_cuda_with_cpu(
-    circuit: rf.Circuit, tmp_path: Path, runs: int = 3, **compile_args: object
+    circuit: rf.Circuit,
+    tmp_path: Path,
+    runs: int = 3,
+    cuda_transforms: tuple[str, ...] = ("ntt",),
+    **compile_args: object,
 ) -> None:
+    """The CUDA program's outputs (its transforms `cuda_transforms`) are the
+    CPU NTT program's, word for word, eager, captured and replayed."""
     cpu = rf.compile(circuit, target="cpu", cache_dir=tmp_path, **compile_args)  # type: ignore[arg-type]
-    gpu = rf.compile(circuit, target="cuda", cache_dir=tmp_path, **compile_args)  # type: ignore[arg-type]
+    gpu = rf.compile(circuit, target="cuda", cache_dir=tmp_path,  # type: ignore[arg-type]
+                     transforms=cuda_transforms, **compile_args)
     assert gpu.device == "cuda" and cpu.params == gpu.params
     keys = cpu.keygen(seed=SEED)
     gpu.set_evaluation_keys(keys.relin_key, keys.galois_keys)
@@ -174,6 +181,28 @@ def compare_cuda_with_cpu(
     for run in range(runs):  # eager, captured, replayed
         for got, want in zip(outputs(gpu), expected, strict=True):
             np.testing.assert_array_equal(got, want, err_msg=f"run {run}")
+
+
+# The DGT in every transform of the CUDA program (dgt_forward / dgt_inverse
+# compute the NTT's words): its outputs are the CPU NTT program's, at the
+# default N and at N = 2^16.
+DGT_CASES = [
+    (test_e2e.quickstart, {}),
+    (test_e2e.rotations, {}),
+    (test_e2e.product_chain(2, 786433),
+     {"params": rf.Params(poly_modulus_degree=1 << 16, plaintext_modulus=786433,
+                          coeff_modulus_bits=[60] * 8, special_modulus_bits=[60] * 2)}),
+]
+
+
+@pytest.mark.parametrize("circuit, compile_args", DGT_CASES,
+                         ids=[circuit.name for circuit, _ in DGT_CASES])
+@pytest.mark.parametrize("variant", ["hps", "behz"])
+def test_cuda_dgt_programs_give_the_cpu_ntt_program_s_outputs(
+    circuit: rf.Circuit, compile_args: dict[str, object], variant: str, tmp_path: Path
+) -> None:
+    compare_cuda_with_cpu(circuit, tmp_path, variant=variant, cuda_transforms=("dgt",),
+                          **compile_args)
 
 
 # Q of four 60-bit primes and P of two: the digits are converted before key

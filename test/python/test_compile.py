@@ -153,6 +153,7 @@ _OPT_SCRIPT = """\
 #!/bin/sh
 case " $$* " in
   *" --list-variants "*) printf 'hps\\nlhps\\nchps\\nbehz\\n'; exit 0 ;;
+  *" --list-transforms "*) printf 'ntt\\ndgt\\n'; exit 0 ;;
 esac
 echo "ringfuse-opt $$*" >> "$log"
 cat > /dev/null
@@ -292,13 +293,30 @@ def test_reserve_depths_that_are_no_count_of_products_are_clear_errors(
         rf.compile(mix, reserve_depth=reserve_depth)  # type: ignore[arg-type]
 
 
-def test_pipeline_arguments_name_the_variant_and_the_reserve() -> None:
+def test_pipeline_arguments_name_the_variant_the_reserve_and_the_transforms() -> None:
     assert compile_module.pipeline_arguments() == ("--ringfuse-pipeline",)
     assert compile_module.pipeline_arguments("lhps") == ("--ringfuse-pipeline=variant=lhps",)
     assert compile_module.pipeline_arguments("hps", 3) == ("--ringfuse-pipeline=reserve-depth=3",)
     assert compile_module.pipeline_arguments("lhps", 2) == (
         "--ringfuse-pipeline=variant=lhps reserve-depth=2",
     )
+    assert compile_module.pipeline_arguments("hps", 0, ("ntt", "dgt")) == (
+        "--ringfuse-pipeline=transforms=ntt,dgt",
+    )
+
+
+def test_the_transform_kinds_are_the_compiler_s() -> None:
+    assert compile_module.supported_transforms() == ("ntt", "dgt")
+
+
+@pytest.mark.parametrize("transforms", ["dgt", (), ("fft",), ("ntt", "ntt"), None, ["ntt", 3]])
+def test_transforms_that_are_no_list_of_kinds_are_clear_errors(transforms: object) -> None:
+    with pytest.raises(
+        ValueError,
+        match=r"transforms must be a non-empty sequence of distinct transform kinds from "
+        rf"'ntt', 'dgt', not {re.escape(repr(transforms))}",
+    ):
+        rf.compile(mix, transforms=transforms)  # type: ignore[arg-type]
 
 
 def test_params_of_another_plaintext_modulus_or_degree_are_refused(params: rf.Params) -> None:
@@ -923,6 +941,8 @@ def test_ringfusec_reports_errors_on_stderr_with_a_nonzero_exit(
     assert "unknown variant 'bfv'" in capsys.readouterr().err
     assert ringfusec.main([str(broken), "-o", str(tmp_path / "c"), "--reserve-depth", "-2"]) == 1
     assert "reserve_depth must be a whole number of products" in capsys.readouterr().err
+    assert ringfusec.main([str(broken), "-o", str(tmp_path / "c"), "--transforms", "ntt,fft"]) == 1
+    assert "transforms must be a non-empty sequence" in capsys.readouterr().err
 
 
 def test_ringfusec_help_documents_the_client_files() -> None:

@@ -328,6 +328,41 @@ def test_a_product_with_fused_transforms_is_the_runtime_s_product(
     np.testing.assert_array_equal(keys.decrypt(out), slots(program, 63) * slots(program, 64) % T)
 
 
+# The DGT as programs run it (dgt_forward / dgt_inverse: the NTT's words) in
+# every transform of a circuit: its ciphertexts are its NTT program's, word
+# for word, on the same keys and inputs.
+@pytest.mark.parametrize(
+    "name, variant", [("quickstart", "hps"), ("quickstart", "behz"), ("rotations", "hps")]
+)
+def test_a_dgt_program_computes_its_ntt_program_s_words(
+    compiled: Compiled, name: str, variant: str
+) -> None:
+    circuit = {"quickstart": quickstart, "rotations": rotations}[name]
+    ntt_program, keys = compiled(circuit, variant=variant)
+    dgt_program, _ = compiled(circuit, variant=variant, transforms=("dgt",))
+    source = dgt_program.source_path.read_text()
+    assert "k->dgt_forward(" in source and "k->dgt_inverse(" in source
+    assert "k->ntt_" not in source
+    x, y, w = slots(ntt_program, 70), slots(ntt_program, 71), slots(ntt_program, 72)
+    arguments = (keys.encrypt(x), keys.encrypt(y), w) if name == "quickstart" else (keys.encrypt(x),)
+    by_ntt, by_dgt = ntt_program(*arguments), dgt_program(*arguments)
+    if name == "quickstart":
+        by_ntt, by_dgt = (by_ntt,), (by_dgt,)
+        expected = [x * y + w * x]
+    else:
+        expected = [rotate_rows(x, 3), rotate_rows(x, -5), swap_rows(x)]
+    for ntt_out, dgt_out, values in zip(by_ntt, by_dgt, expected, strict=True):
+        np.testing.assert_array_equal(dgt_out.residues(), ntt_out.residues())
+        check(keys, dgt_out, values)
+    # Both kinds allowed: each transform gets the cheaper by the built-in
+    # table, and the words are the same again.
+    either, _ = compiled(circuit, variant=variant, transforms=("ntt", "dgt"))
+    by_either = either(*arguments)
+    for ntt_out, either_out in zip(by_ntt, (by_either,) if name == "quickstart" else by_either,
+                                   strict=True):
+        np.testing.assert_array_equal(either_out.residues(), ntt_out.residues())
+
+
 def test_decryption_refuses_an_unknown_scaling(compiled: Compiled) -> None:
     program, keys = compiled(CHAINS[1])
     with pytest.raises(ValueError, match=r"unknown decryption scaling 'fast'; supported: 'hps', 'behz'"):

@@ -3,6 +3,7 @@
 #include "dialects/BFV/IR/BFVDialect.h"
 #include "dialects/Kernel/IR/KernelDialect.h"
 #include "dialects/Poly/IR/PolyDialect.h"
+#include "dialects/RNS/IR/RNSAttributes.h"
 #include "dialects/RNS/IR/RNSDialect.h"
 #include "passes/Passes.h"
 #include "passes/Pipelines/Pipeline.h"
@@ -11,15 +12,31 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
 
+/// Every name of an ODS enum, one a line.
+template <typename Enum>
+void printNames(uint32_t maxValue, std::optional<Enum> (*symbolize)(uint32_t),
+                llvm::StringRef (*stringify)(Enum)) {
+  for (uint32_t value = 0; value <= maxValue; ++value)
+    llvm::outs() << stringify(*symbolize(value)) << "\n";
+}
+
 int main(int argc, char **argv) {
-  // The names of #bfv.variant, one a line: the one list the Python package
-  // validates rf.compile's `variant` against.
-  if (llvm::is_contained(llvm::ArrayRef(argv, argc), llvm::StringRef("--list-variants"))) {
-    for (uint32_t value = 0; value <= ringfuse::bfv::getMaxEnumValForVariant();
-         ++value)
-      llvm::outs() << ringfuse::bfv::stringifyVariant(
-                          *ringfuse::bfv::symbolizeVariant(value))
-                   << "\n";
+  // The names of #bfv.variant and of the #rns.transform kinds: the one lists
+  // the Python package validates rf.compile's `variant` and `transforms`
+  // against.
+  auto asked = [&](llvm::StringRef flag) {
+    return llvm::is_contained(llvm::ArrayRef(argv, argc), flag);
+  };
+  if (asked("--list-variants")) {
+    printNames(ringfuse::bfv::getMaxEnumValForVariant(),
+               ringfuse::bfv::symbolizeVariant,
+               ringfuse::bfv::stringifyVariant);
+    return 0;
+  }
+  if (asked("--list-transforms")) {
+    printNames(ringfuse::rns::getMaxEnumValForTransformKind(),
+               ringfuse::rns::symbolizeTransformKind,
+               ringfuse::rns::stringifyTransformKind);
     return 0;
   }
   mlir::DialectRegistry registry;

@@ -15,9 +15,10 @@
 #include "dialects/Kernel/IR/KernelOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "ringfuse/runtime/ntt_shape.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
-#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <string>
@@ -82,6 +83,11 @@ public:
     return indexOf(keys_, std::to_string(galoisElement) + "ull");
   }
 
+  /// A basis the schedule DGT-transforms: the runtime builds its DGT
+  /// tables at load (RfBasis::dgt).
+  void markDgt(int basis) { dgtBases_.insert(basis); }
+  bool isDgt(int basis) const { return dgtBases_.contains(basis); }
+
   const llvm::MapVector<rns::BasisAttr, int> &bases() const { return bases_; }
   std::vector<std::string> converters_, scaleRounds_, numerators_, scaleUps_, keys_;
 
@@ -94,6 +100,7 @@ private:
     return int(list.size() - 1);
   }
   llvm::MapVector<rns::BasisAttr, int> bases_;
+  llvm::DenseSet<int> dgtBases_;
 };
 
 class CppEmitter {
@@ -274,6 +281,9 @@ private:
     if (kernel == "ntt_forward" || kernel == "ntt_inverse") {
       args = {basis(launch.getOuts()[0]), out(0)};
       args.append(shape.begin(), shape.end());
+    } else if (kernel == "dgt_forward" || kernel == "dgt_inverse") {
+      manifest_.markDgt(basisOf(launch.getOuts()[0]));
+      args = {basis(launch.getOuts()[0]), out(0)};
     } else if (kernel == "ntt_forward_from") {
       args = {basis(launch.getOuts()[0]), basis(launch.getIns()[0]), in(0),
               out(0)};
@@ -301,7 +311,8 @@ private:
     } else if (kernel == "scale_up") {
       int plan = manifest_.scaleUp(basisOf(launch.getIns()[0]), basisOf(launch.getOuts()[0]));
       args = {std::to_string(plan), in(0), out(0)};
-    } else if (kernel == "automorphism" || kernel == "automorphism_evaluation") {
+    } else if (kernel == "automorphism" ||
+               kernel == "automorphism_evaluation") {
       args = {basis(launch.getIns()[0]),
               std::to_string(*launch.getGaloisElement()) + "ull", in(0), out(0)};
     } else if (kernel == "key_switch_inner_product") {
@@ -481,7 +492,9 @@ private:
         << "const uint64_t p[] = {" << join(params_.getSpecialModulus()) << "};\n";
     SmallVector<std::string> bases;
     for (auto [basis, id] : manifest_.bases())
-      bases.push_back(llvm::formatv("{{basis{0}, {1}}", id, basis.size()).str());
+      bases.push_back(llvm::formatv("{{basis{0}, {1}, {2}}", id, basis.size(),
+                                    manifest_.isDgt(id) ? 1 : 0)
+                          .str());
     SmallVector<std::string> constants;
     for (auto [i, constant] : llvm::enumerate(constants_)) {
       SmallVector<uint64_t> words;

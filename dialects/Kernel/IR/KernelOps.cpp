@@ -73,8 +73,11 @@ bool dependsOnBuffers(Operation *first, Operation *second) {
 
 SmallVector<Value> LaunchOp::readBuffers() {
   SmallVector<Value> reads(getIns().begin(), getIns().end());
-  // The NTTs work in place (ntt_forward_from reads its one-limb input).
-  if (getKernel() == "ntt_forward" || getKernel() == "ntt_inverse")
+  // The transforms work in place (ntt_forward_from reads its one-limb
+  // input).
+  if (llvm::is_contained(
+          {"ntt_forward", "ntt_inverse", "dgt_forward", "dgt_inverse"},
+          getKernel()))
     llvm::append_range(reads, getOuts());
   return reads;
 }
@@ -425,13 +428,22 @@ LogicalResult verifySignature(LaunchOp op, const KernelSignature &signature) {
   return success();
 }
 
-/// A transform's shape: a 64-bit NTT that runs on the launch's first output.
+/// A transform's shape: one programs run, of the launch's kind (the dgt
+/// kernels run the DGT, every other the NTT), on its first output.
 LogicalResult verifyTransform(LaunchOp op) {
   rns::TransformAttr shape = op.getTransformAttr();
   if (!shape)
     return success();
   if (!shape.runsInPrograms())
-    return op.emitOpError() << "programs run 64-bit NTTs only, got " << shape;
+    return op.emitOpError()
+           << "programs run 64-bit transforms only, got " << shape;
+  const rns::TransformKind kind = op.getKernel().starts_with("dgt_")
+                                      ? rns::TransformKind::dgt
+                                      : rns::TransformKind::ntt;
+  if (shape.getKind() != kind)
+    return op.emitOpError()
+           << "'" << op.getKernel() << "' runs the "
+           << rns::stringifyTransformKind(kind) << ", got " << shape;
   BufferType buffer = bufferType(op.getOuts()[0]);
   std::string problem =
       shape.problemFor(buffer.getDegree(), buffer.getBasis().getModuli());

@@ -78,11 +78,9 @@ def RNS_TransformAttr : AttrDef<RNS_Dialect, "Transform"> {
   }];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
-    /// Whether compiled programs can run it: the program ABI's ntt entries
-    /// are the runtime's NTT over 64-bit words.
-    bool runsInPrograms() const {
-      return getKind() == TransformKind::ntt && getWord() == 64;
-    }
+    /// Whether compiled programs can run it: the program ABI's ntt and dgt
+    /// entries work on 64-bit words.
+    bool runsInPrograms() const { return getWord() == 64; }
     /// The runtime's description of this decomposition (ntt_shape.h).
     ::ringfuse::runtime::NttShape nttShape() const {
       return {getLogN1(), getRadix(), getOt()};

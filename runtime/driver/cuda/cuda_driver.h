@@ -23,6 +23,7 @@
 
 #include "../driver.h"
 
+#include "ringfuse/gpu/dgt.cuh"
 #include "ringfuse/gpu/kernels.cuh"
 #include "ringfuse/gpu/resources.cuh"
 
@@ -51,6 +52,7 @@ inline size_t alignUp(size_t bytes) {
 /// The plans on the device, pointing into the tables region.
 struct DevicePlans {
   std::vector<cuda::NttPlan> ntt; // per basis (limbCount 0: no NTT)
+  std::vector<cuda::DgtPlan<uint64_t>> dgt; // per basis (limbCount 0: none)
   std::vector<cuda::ConvertPlan> converters;
   std::vector<cuda::ScaleRoundPlanView> scaleRounds;
   std::vector<cuda::ScaleUpPlanView> scaleUps;
@@ -75,6 +77,8 @@ public:
 
   size_t size() const;
   const std::vector<unsigned char> &bytes() const { return bytes_; }
+  /// Where the next put's words will be.
+  uintptr_t nextAddress() const { return base_ + alignUp(bytes_.size()); }
 
 private:
   uintptr_t base_;
@@ -128,6 +132,7 @@ private:
                           const std::vector<bool> &oneLimb,
                           size_t words) const;
   void nttLaunch(const NttCall &call, int basis, uint64_t *data, bool forward);
+  void dgtLaunch(int basis, uint64_t *data, bool forward);
 
   // Runs (cuda_driver.cu).
   void bindInputs(const std::vector<ProgramInput> &inputs);

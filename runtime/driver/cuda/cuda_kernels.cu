@@ -163,6 +163,26 @@ void CudaDriver::ntt_inverse(const NttCall &call, RfRuntime *, int basis,
   nttLaunch(call, basis, data, /*forward=*/false);
 }
 
+void CudaDriver::dgtLaunch(int basis, uint64_t *data, bool forward) {
+  const Span words{data, basisWords(&s_, basis)};
+  cudaStream_t stream = beginLaunch({{words}, {words}});
+  if (forward)
+    cuda::launchDgtForwardAsNtt(plans_.dgt[basis], data, stream);
+  else
+    cuda::launchDgtInverseAsNtt(plans_.dgt[basis], data, stream);
+  endLaunch();
+}
+
+void CudaDriver::dgt_forward(const DgtCall &, RfRuntime *, int basis,
+                             uint64_t *data) {
+  dgtLaunch(basis, data, /*forward=*/true);
+}
+
+void CudaDriver::dgt_inverse(const DgtCall &, RfRuntime *, int basis,
+                             uint64_t *data) {
+  dgtLaunch(basis, data, /*forward=*/false);
+}
+
 void CudaDriver::ntt_forward_from(const NttCall &call, RfRuntime *, int basis,
                                   int in_basis, const uint64_t *in,
                                   uint64_t *out, int, int, int) {

@@ -2,7 +2,8 @@
 //
 // Every table a CUDA program's kernels read, laid out once per program in
 // the tables region of its one allocation: the moduli of each basis (what
-// RfKernels::moduli hands out), NTT twiddles per prime, the conversion,
+// RfKernels::moduli hands out), NTT twiddles per prime, DGT tables per
+// basis the schedule DGT-transforms, the conversion,
 // scale-and-round and scale-up plans (their weights as the kernels read
 // them: rows per output, tensor-core fragments where those pay) and the
 // constants' words.
@@ -58,6 +59,13 @@ DevicePlans placeTables(const RfRuntime &s,
       ntt = {image.put(limbs), static_cast<int>(limbs.size())};
     }
     d.ntt.push_back(ntt);
+    cuda::DgtPlan<uint64_t> dgt{};
+    if (!plan.dgt.empty()) {
+      std::vector<unsigned char> bytes;
+      dgt = cuda::layOutDgtTables(plan.dgt, image.nextAddress(), bytes);
+      image.put(bytes);
+    }
+    d.dgt.push_back(dgt);
   }
   d.spareModuli = image.put(spareModuli(s));
 

@@ -15,6 +15,21 @@
 // built-in table has no entry: the model's one block per limb, radix 4, 2
 // on-the-fly stages), and none is left to the driver's default:
 // RUN: ringfuse-opt %s --bfv-to-poly --poly-to-rns --canonicalize --cse --rns-choose-transform --rns-to-kernel --kernel-plan-slots | ringfuse-translate --emit-cpp | FileCheck %s --check-prefix=CHOSEN --implicit-check-not=', 0, 0, 0);'
+// With the DGT the only transform kind (rns-choose-transform kinds=dgt),
+// every transform is a dgt_forward / dgt_inverse, none fused (the key
+// switch's digits are converted, then transformed), and the manifest marks
+// the bases they run on, so that the runtime builds their DGT tables:
+// RUN: ringfuse-opt %s --bfv-to-poly --poly-to-rns --canonicalize --cse --rns-choose-transform=kinds=dgt --rns-to-kernel --kernel-plan-slots | ringfuse-translate --emit-cpp > %t.dgt.cpp
+// RUN: FileCheck %s --check-prefix=DGT --implicit-check-not='k->ntt_' < %t.dgt.cpp
+// RUN: c++ -std=c++17 -fsyntax-only -Wall -Werror -I %ringfuse_runtime_include %t.dgt.cpp
+// DGT: const RfBasis bases[] =
+// DGT-SAME: {basis0, 3, 1}, {basis1, 2, 0}, {basis2, 1, 0}, {basis3, 3, 1},
+// DGT: k->dgt_forward(rt, 0, [[X:b[0-9]+]]);
+// DGT: k->dgt_inverse(rt, 0, [[X]]);
+// DGT: k->convert(rt, 2, ([[D:b[0-9]+]] + 0 * N), [[DIGIT:b[0-9]+]]);
+// DGT-NEXT: k->dgt_forward(rt, 3, [[DIGIT]]);
+// DGT: k->key_switch_inner_product(rt, 0, 3, digits, 2,
+// DGT: k->dgt_inverse(rt, 3,
 
 // With the domains assigned, the square's tensor terms are one ntt_products
 // (x1 x0 + x1 x0 the product named twice), in place on the lifted

@@ -149,7 +149,7 @@ func.func @transform_on_convert(%x: !kernel.buffer<16, #Q>, %y: !kernel.buffer<1
 
 #Q = #rns.basis<Q: [97, 193]>
 func.func @transform_dgt(%x: !kernel.buffer<16, #Q>) {
-  // expected-error@+1 {{'kernel.launch' op programs run 64-bit NTTs only, got #rns.transform<dgt, word = 64, logN1 = 1, radix = 0, ot = 0>}}
+  // expected-error@+1 {{'kernel.launch' op 'ntt_forward' runs the ntt, got #rns.transform<dgt, word = 64, logN1 = 1, radix = 0, ot = 0>}}
   kernel.launch "ntt_forward" outs(%x : !kernel.buffer<16, #Q>) {transform = #rns.transform<dgt, word = 64, logN1 = 1, radix = 0, ot = 0>}
   return
 }
@@ -157,8 +157,26 @@ func.func @transform_dgt(%x: !kernel.buffer<16, #Q>) {
 // -----
 
 #Q = #rns.basis<Q: [97, 193]>
+func.func @transform_ntt_on_dgt(%x: !kernel.buffer<16, #Q>) {
+  // expected-error@+1 {{'kernel.launch' op 'dgt_inverse' runs the dgt, got #rns.transform<ntt, word = 64, logN1 = 0, radix = 4, ot = 0>}}
+  kernel.launch "dgt_inverse" outs(%x : !kernel.buffer<16, #Q>) {transform = #rns.transform<ntt, word = 64, logN1 = 0, radix = 4, ot = 0>}
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+func.func @dgt_with_an_input(%x: !kernel.buffer<16, #Q>, %y: !kernel.buffer<16, #Q>) {
+  // expected-error@+1 {{'kernel.launch' op 'dgt_forward' takes 0 inputs and 1 outputs, got 1 and 1}}
+  kernel.launch "dgt_forward" ins(%x : !kernel.buffer<16, #Q>) outs(%y : !kernel.buffer<16, #Q>)
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
 func.func @transform_word32(%x: !kernel.buffer<16, #Q>) {
-  // expected-error@+1 {{'kernel.launch' op programs run 64-bit NTTs only, got #rns.transform<ntt, word = 32, logN1 = 0, radix = 4, ot = 0>}}
+  // expected-error@+1 {{'kernel.launch' op programs run 64-bit transforms only, got #rns.transform<ntt, word = 32, logN1 = 0, radix = 4, ot = 0>}}
   kernel.launch "ntt_inverse" outs(%x : !kernel.buffer<16, #Q>) {transform = #rns.transform<ntt, word = 32, logN1 = 0, radix = 4, ot = 0>}
   return
 }

@@ -170,6 +170,29 @@ dgtMultiplyGaussianLazy(Word &re, Word &im, GaussianShoup<Word> w, Word p) {
   im = outIm >= twoP ? outIm - twoP : outIm;
 }
 
+/// Position k of a forward DGT (re, im: words k and M + k, canonical) to the
+/// NTT's words k and M + k: re + f im and re - f im, f = psi^M (see
+/// primitiveRootOfI), canonical.
+template <typename Word>
+RF_HOST_DEVICE inline void
+dgtToNttPair(Word &re, Word &im, typename DgtWord<Word>::Shoup f, Word p) {
+  const Word product = mulShoup(im, f, p);
+  const Word sum = re + product, difference = re + (p - product);
+  re = sum >= p ? sum - p : sum;
+  im = difference >= p ? difference - p : difference;
+}
+
+/// The inverse of dgtToNttPair: the NTT's words u, v (canonical) to
+/// re = (u + v) / 2 and im = (u - v) / (2 f), canonical.
+template <typename Word>
+RF_HOST_DEVICE inline void
+nttToDgtPair(Word &u, Word &v, typename DgtWord<Word>::Shoup half,
+             typename DgtWord<Word>::Shoup halfOverF, Word p) {
+  const Word sum = u + v, difference = u + (p - v);
+  u = mulShoup(sum >= p ? sum - p : sum, half, p);
+  v = mulShoup(difference >= p ? difference - p : difference, halfOverF, p);
+}
+
 /// A word below 2p, reduced to [0, p).
 template <typename Word>
 RF_HOST_DEVICE inline Word dgtReduceFromTwoP(Word x, Word p) {
@@ -215,6 +238,18 @@ public:
   /// [0, p); out may alias a or b.
   void multiplyPointwise(const Word *a, const Word *b, Word *out) const;
 
+  /// The negacyclic NTT through the DGT: forward, then each Gaussian pair
+  /// mapped to the NTT's two words (dgtToNttPair), so the output is
+  /// NttTables::forward's, word for word; inverseAsNtt undoes it. What
+  /// compiled programs run as their `dgt` transform: every other kernel
+  /// works on the NTT's words.
+  void forwardAsNtt(Word *values) const;
+  void inverseAsNtt(Word *values) const;
+  /// Their constants: f = psi^M, 1/2 and 1/(2f).
+  Shoup nttOrderFactor() const { return nttOrderFactor_; }
+  Shoup half() const { return half_; }
+  Shoup halfOverFactor() const { return halfOverFactor_; }
+
   // The tables, for drivers that upload them (the GPU computes with the very
   // same constants).
 
@@ -245,6 +280,7 @@ private:
   std::vector<GaussianShoup<Word>> twist_, untwist_;
   std::vector<Shoup> twiddles_, inverseTwiddles_;
   std::vector<Shoup> stepTwiddles_, inverseStepTwiddles_;
+  Shoup nttOrderFactor_, half_, halfOverFactor_;
 };
 
 extern template class DgtTables<uint64_t>;

@@ -42,6 +42,7 @@ typedef struct RfModulus {
 typedef struct RfBasis {
   const uint64_t *moduli; /* pairwise coprime; NTT-capable if ever transformed */
   int count;
+  int dgt; /* nonzero: the program runs dgt_forward / dgt_inverse on it */
 } RfBasis;
 
 /* Base conversion from basis `from` to basis `to` (coefficient form). Moduli

@@ -35,6 +35,7 @@ template <typename Word> struct DgtLimb {
   const Shoup *inverseTwiddles;
   const Shoup *stepTwiddles; // [r C + c] = g^(c bitrev_R(r))
   const Shoup *inverseStepTwiddles;
+  Shoup nttOrderFactor, half, halfOverFactor; // DgtTables' forwardAsNtt map
 };
 
 /// Every limb shares N and hence the R x C matrix (dgtShape(N/2)).
@@ -55,6 +56,23 @@ void launchDgtInverse(const DgtPlan<uint64_t> &plan, uint64_t *data,
                       cudaStream_t stream);
 void launchDgtInverse(const DgtPlan<uint32_t> &plan, uint32_t *data,
                       cudaStream_t stream);
+
+/// DgtTables::forwardAsNtt / inverseAsNtt on every limb: the DGT with its
+/// Gaussian pairs mapped to (from) the NTT's words, one more pass over the
+/// data; the words are NttTables::forward's (compiled programs' `dgt`).
+void launchDgtForwardAsNtt(const DgtPlan<uint64_t> &plan, uint64_t *data,
+                           cudaStream_t stream);
+void launchDgtInverseAsNtt(const DgtPlan<uint64_t> &plan, uint64_t *data,
+                           cudaStream_t stream);
+
+/// The tables of a basis as one image of `bytes` to be copied to device
+/// address `base` (16-byte aligned), and the plan that points into it: what
+/// DgtDeviceTables uploads, and what a program places among its own tables.
+/// Throws Error when the limbs disagree on N or there are none.
+template <typename Word>
+DgtPlan<Word> layOutDgtTables(const std::vector<const DgtTables<Word> *> &limbs,
+                              uintptr_t base,
+                              std::vector<unsigned char> &bytes);
 
 /// The tables of a basis uploaded once (one allocation, freed with the
 /// object), and the plan that points into them. Throws Error when the limbs
