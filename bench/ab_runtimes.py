@@ -20,6 +20,7 @@ that reports numbers, not a test: nothing here passes or fails on speed.
 from __future__ import annotations
 
 import argparse
+import datetime
 import importlib
 import json
 import os
@@ -31,6 +32,12 @@ from pathlib import Path
 from typing import Any, Sequence
 
 VARIANTS = ("hps", "chps")
+METHOD = (
+    "each tree's programs built first; then rounds alternating the trees (A B, B A, ...), "
+    "each a process of its own measuring every program with bench_gpu's Program.time_runs "
+    "(CUDA graph replays between CUDA events after warm-up, median; checked before and "
+    "after); reported: the median over rounds of each tree's medians"
+)
 KEY_SEED = bytes(range(32))  # the same keys in every round and tree
 
 
@@ -79,6 +86,16 @@ def run_worker(
     if build_only:
         command.append("--build-only")
     subprocess.run(command, env=env, check=True)
+
+
+def device_name(device: str) -> str:
+    if device == "cpu":
+        return "CPU driver"
+    query = ["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"]
+    try:
+        return subprocess.run(query, capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown CUDA device"
 
 
 def summarize(rounds: dict[str, list[dict[str, float]]]) -> list[dict[str, Any]]:
@@ -134,6 +151,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"round {r + 1}/{args.rounds}: {label} measured", file=sys.stderr)
     rows = summarize(rounds)
     args.out.write_text(json.dumps({
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "device": device_name(args.device),
+        "method": METHOD,
         "trees": {label: str(tree) for label, tree in trees.items()},
         "runtimes": runtimes,
         "device": args.device,

@@ -60,8 +60,8 @@ def BFVChooseVariant : Pass<"bfv-choose-variant", "::mlir::ModuleOp"> {
     bfv-to-poly and poly-to-rns read; the pipeline resolves its `variant`
     option here, once. With one candidate that is the choice. With several
     (every variant by default: variant=auto), it lowers a copy of the circuit
-    with each through bfv-to-poly, poly-to-rns, canonicalize, cse and
-    rns-assign-domains, prices each with CircuitCostModel (transforms from the
+    with each through the pipeline's lowering (bfv-to-poly, poly-to-rns,
+    canonicalize, cse, rns-assign-domains, rns-fuse), prices each with CircuitCostModel (transforms from the
     autotuner's table, base conversions and scale-and-round from their
     measured fit, elementwise work from its bytes; independent library
     kernels overlapping their launches, as kernel-concurrent runs them) and
@@ -223,8 +223,9 @@ def RNSFuse : Pass<"rns-fuse", "::mlir::ModuleOp"> {
       #D) exact` becomes `rns.scale_round %x by a over #D via #B`, one kernel
       that keeps the rounded words of a tile of coefficients in shared
       memory and converts them there. Fires when the rounding (not a fast
-      floor, not a modulus switch) has no other user and the conversion's
-      target shares no modulus with B. The words are the same.
+      floor, not already fused) has no other user and the conversion does
+      more than copy (its target is not inside the rounding's basis). The
+      words are the same.
     - a sum after a rounding (relinearization's c + round(x / P)):
       `rns.add %c, (rns.scale_round %x ...)` becomes `rns.scale_round %x ...
       plus %c`, the addend added to each output word in the rounding's

@@ -208,8 +208,8 @@ def check_transforms(transforms: object) -> None:
         isinstance(transforms, (str, bytes))
         or not isinstance(transforms, Sequence)
         or not transforms
-        or len(set(transforms)) != len(transforms)
         or any(kind not in supported for kind in transforms)
+        or len(set(transforms)) != len(transforms)
     ):
         raise ValueError(
             f"transforms must be a non-empty sequence of distinct transform kinds from "
@@ -312,7 +312,7 @@ def pipeline_arguments(
     reserve_depth: int = 0,
     transforms: Sequence[str] = DEFAULT_TRANSFORMS,
 ) -> tuple[str, ...]:
-    """ringfuse-opt's arguments for the whole pipeline with `variant`."""
+    """ringfuse-opt's arguments for the whole pipeline with these options."""
     check_variant(variant)
     check_reserve_depth(reserve_depth)
     check_transforms(transforms)

@@ -17,7 +17,7 @@ dim3 gridFor(size_t threads, unsigned rows = 1) {
   return dim3(static_cast<unsigned>((threads + kThreads - 1) / kThreads), rows);
 }
 
-/// program.cpp's keySwitchInnerProductKernel for one word of the basis: both
+/// The CPU driver's key_switch_inner_product for one word of the basis: both
 /// sums in digit order. A digit may be an output's buffer: its word is read
 /// before the outputs' word is written, by this thread alone. The products
 /// are summed in 128 bits and reduced once per kKeySwitchDigitsPerSum digits,

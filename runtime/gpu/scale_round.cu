@@ -178,7 +178,7 @@ __global__ void scaleRoundColumnsKernel(ScaleRoundPlanView plan,
   }
 }
 
-/// program.cpp's scaleUpKernel for coefficient j: floor(Q/t) m +
+/// The CPU driver's scale_up for coefficient j: floor(Q/t) m +
 /// floor((2 (Q mod t) m + t) / 2t) mod each output prime.
 __global__ void scaleUpKernel(ScaleUpPlanView plan, const uint64_t *in,
                               uint64_t *out, size_t n) {

@@ -309,7 +309,9 @@ def test_the_transform_kinds_are_the_compiler_s() -> None:
     assert compile_module.supported_transforms() == ("ntt", "dgt")
 
 
-@pytest.mark.parametrize("transforms", ["dgt", (), ("fft",), ("ntt", "ntt"), None, ["ntt", 3]])
+@pytest.mark.parametrize(
+    "transforms", ["dgt", (), ("fft",), ("ntt", "ntt"), None, ["ntt", 3], [["ntt"]]]
+)
 def test_transforms_that_are_no_list_of_kinds_are_clear_errors(transforms: object) -> None:
     with pytest.raises(
         ValueError,

@@ -43,7 +43,7 @@ def BFV_ParamsAttr : AttrDef<BFV_Dialect, "Params"> {
     - `N`: the ring degree of R = Z[X]/(X^N + 1), a power of two in
       [2, 2^17]. Absent while the compiler has not chosen it yet.
     - `Q`: the ciphertext modulus as its RNS primes q_i; Q = prod q_i.
-      Each is a prime below 2^62 with q_i = 1 (mod 2N) (NTT-friendly), none
+      Each is a prime below 2^61 (kMaxRnsPrimeBits) with q_i = 1 (mod 2N), none
       divides t, all distinct. Needs `N`.
     - `P`: the special primes of hybrid key switching, with the same rules,
       distinct from those of Q. Needs `Q`.

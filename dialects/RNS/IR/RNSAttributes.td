@@ -51,10 +51,10 @@ def RNS_TransformAttr : AttrDef<RNS_Dialect, "Transform"> {
   let description = [{
     `#rns.transform<ntt, word = 64, logN1 = 6, radix = 4, ot = 2>`: the
     kernel and word size (32 or 64 bits) a transform runs with, and its
-    split. For `ntt` (runtime/cuda/ntt.cuh): N = N1 x N2 with log N1 =
+    split. For `ntt` (runtime/gpu/ntt*.cu): N = N1 x N2 with log N1 =
     `logN1` (0: one block per limb, the row step alone), `radix` words held
     per thread (4, 8 or 16) and `ot` last stages twiddled on the fly. The
-    rules are runtime/ntt_shape.h's (the ones the CUDA driver checks): logN1
+    rules are ringfuse/runtime/ntt_shape.h's (the ones the CUDA driver checks): logN1
     is 0 or in [4, 9], at most 8 for 64-bit words (48 KiB of shared memory),
     and a column-step block of 16 * 2^logN1 / radix threads fits 1024; with a
     ring degree N = 2^logN also logN - logN1 in [4, 11] (at most 11 when

@@ -41,7 +41,7 @@ RF_HOST_DEVICE constexpr int paddedRows(int rows) {
   return (rows + kDotUnroll - 1) / kDotUnroll * kDotUnroll;
 }
 
-/// The tensor cores take dot products (mmaDotProducts in kernels.cu) over
+/// The tensor cores take dot products (mmaDotProducts in tile_mma.cuh) over
 /// chunks of this many inputs: the tile's rows are then zero-padded to a
 /// multiple of it, and the weights laid out by mmaWeightFragments.
 constexpr int kMmaRows = 32;
@@ -63,7 +63,7 @@ inline bool mmaPays(int inputs, int outputs, int perSum) {
 /// A weight matrix stored by input, [i * outputs + o], as the tensor cores'
 /// A fragments of mma.sync.m16n8k32 over unsigned bytes: for each tile of
 /// 16 outputs, chunk of kMmaRows inputs and byte b < 8 of the weights, 32
-/// lanes of four registers (kernels.cu, mmaDotProducts, says which bytes).
+/// lanes of four registers (tile_mma.cuh's mmaDotProducts says which bytes).
 std::vector<uint32_t> mmaWeightFragments(const std::vector<uint64_t> &byInput,
                                          int inputs, int outputs);
 
