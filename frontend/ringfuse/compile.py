@@ -173,12 +173,13 @@ def supported_variants() -> tuple[str, ...]:
     """The BFV multiplication variants rf.compile takes: the compiler's (its
     #bfv.variant names, the one list, as `ringfuse-opt --list-variants`
     prints them) and "auto"."""
-    return _compiler_variants(str(driver.find_tool(OPT))) + (AUTO_VARIANT,)
+    return _compiler_names(str(driver.find_tool(OPT)), "--list-variants") + (AUTO_VARIANT,)
 
 
 @functools.lru_cache(maxsize=None)
-def _compiler_variants(tool: str) -> tuple[str, ...]:
-    return tuple(driver.run_tool(OPT, "", "--list-variants").split())
+def _compiler_names(tool: str, flag: str) -> tuple[str, ...]:
+    """The names `ringfuse-opt <flag>` prints, one a line (cached per binary)."""
+    return tuple(driver.run_tool(OPT, "", flag).split())
 
 
 def check_variant(variant: object) -> None:
@@ -192,12 +193,7 @@ def check_variant(variant: object) -> None:
 def supported_transforms() -> tuple[str, ...]:
     """The transform kinds rf.compile's `transforms` takes: the compiler's
     #rns.transform kinds, as `ringfuse-opt --list-transforms` prints them."""
-    return _compiler_transforms(str(driver.find_tool(OPT)))
-
-
-@functools.lru_cache(maxsize=None)
-def _compiler_transforms(tool: str) -> tuple[str, ...]:
-    return tuple(driver.run_tool(OPT, "", "--list-transforms").split())
+    return _compiler_names(str(driver.find_tool(OPT)), "--list-transforms")
 
 
 def check_transforms(transforms: object) -> None:
