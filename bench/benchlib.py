@@ -266,7 +266,8 @@ def emit_kernel_program(kernel_ir: str, cache: Any, target: str) -> Path:
 
 def build_circuit(bench: CircuitBench, params: rf.Params, cache: Any, target: str) -> None:
     traced = rf.trace(CIRCUITS[bench.name], params=params)
-    source = compiler.emit_source(traced, cache, target=target, variant=bench.variant)
+    source = compiler.emit_source(
+        traced, cache, target=target, options=compiler.PipelineOptions(bench.variant))
     compiler.build_library(source, cache, target=target)
 
 

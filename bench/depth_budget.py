@@ -76,7 +76,8 @@ def measure(
     def build(case: tuple[tuple[int, int, int], str]) -> None:
         s, variant = case
         traced = rf.trace(circuits[s], params=chosen[s])
-        source = benchlib.compiler.emit_source(traced, cache, target=device, variant=variant)
+        source = benchlib.compiler.emit_source(
+            traced, cache, target=device, options=benchlib.compiler.PipelineOptions(variant))
         benchlib.compiler.build_library(source, cache, target=device)
 
     with ThreadPoolExecutor() as pool:

@@ -123,7 +123,8 @@ def measure_set(
     params = bench.params_of(log_n, log_q, log_p)
     cache = compiler.Cache.at()
     traced = compiler.trace(bench.hmult, params=params)
-    full = compiler.emit_source(traced, cache, target="cuda", variant=variant).read_text()
+    full = compiler.emit_source(
+        traced, cache, target="cuda", options=compiler.PipelineOptions(variant)).read_text()
     steps = program_steps(full)
     if cut_after(full, steps, len(steps)) != full:
         raise AssertionError("the steps do not cover the whole program")

@@ -105,8 +105,9 @@ def build(circuits: Sequence[rf.Circuit], chosen: rf.Params, cache: Any, device:
 
     def one(k: int, variant: str) -> None:
         traced = rf.trace(circuits[k - 1], params=chosen)
-        source = compiler.emit_source(traced, cache, target=device, variant=variant,
-                                      reserve_depth=len(circuits) - k)
+        source = compiler.emit_source(
+            traced, cache, target=device,
+            options=compiler.PipelineOptions(variant, reserve_depth=len(circuits) - k))
         compiler.build_library(source, cache, target=device)
 
     started = time.perf_counter()

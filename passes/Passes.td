@@ -25,6 +25,80 @@ def BFVExpandSlotSums : Pass<"bfv-expand-slot-sums", "::mlir::ModuleOp"> {
   ];
 }
 
+def BFVBabyStepGiantStep : Pass<"bfv-baby-step-giant-step", "::mlir::ModuleOp"> {
+  let summary = "Sums of plaintext-times-rotation terms in about 2 sqrt(n) rotations";
+  let description = [{
+    A sum (a tree of bfv.add whose inner nodes have one use) of terms
+    `mul_plain(rotate(x, k), p_k)` (and `mul_plain(x, p_0)`) over n distinct
+    rotations of one ciphertext x is rewritten, with a baby-step count n1,
+    k = g + b (g a multiple of n1, 0 <= b < n1, steps taken mod N/2), as
+
+      sum_g rotate(sum_b mul_plain(rotate(x, b), rotate_plain(p_k, -g)), g)
+
+    since a rotation is an automorphism: rotate(p c, g) = rotate(p, g)
+    rotate(c, g). The baby steps rotate one ciphertext (rns-hoist-rotations
+    then shares their decomposition); the plaintexts are rotated instead of
+    ciphertexts, at compile time for constants (`bfv.encode`, whose slot
+    vector is rotated here) and at run time otherwise (`bfv.rotate_plain`, no
+    key). n1 minimises the distinct nonzero baby and giant steps, which are
+    the key switches left; the sum is rewritten only when that is fewer than
+    its rotations. Needs N (run after bfv-select-parameters).
+  }];
+  let options = [
+    Option<"minimumTerms", "minimum-terms", "unsigned", /*default=*/"4",
+           "Rotations of one ciphertext a sum needs before it is rewritten">
+  ];
+  let dependentDialects = ["::ringfuse::bfv::BFVDialect"];
+  let statistics = [
+    Statistic<"numSumsRewritten", "sums-rewritten",
+              "Sums rewritten as baby steps and giant steps">,
+    Statistic<"numRotationsSaved", "rotations-saved",
+              "Ciphertext rotations (key switches) removed">
+  ];
+}
+
+def BFVLazyRelinearize : Pass<"bfv-lazy-relinearize", "::mlir::ModuleOp"> {
+  let summary = "Relinearize where two components are needed: once per sum of products";
+  let description = [{
+    Relinearization is linear, so relin(a) + relin(b) = relin(a + b) up to
+    the key switch's noise. Products whose single-use chains of additions,
+    subtractions, negations and plaintext operations meet in a sum stay
+    3-component along them, and the sum is relinearized once where its chain
+    ends: before a rotation, a row swap, a further product, an output, or a
+    value with several users. A sum of k products then switches keys once.
+    Relinearizations whose chain meets no other stay where they are, so the
+    pass never adds a key switch or makes a plaintext product wider for
+    nothing.
+  }];
+  let dependentDialects = ["::ringfuse::bfv::BFVDialect"];
+  let statistics = [
+    Statistic<"numRelinearizationsSaved", "relinearizations-saved",
+              "Relinearizations removed">
+  ];
+}
+
+def BFVLimitGaloisKeys : Pass<"bfv-limit-galois-keys", "::mlir::ModuleOp"> {
+  let summary = "Rotations from fewer Galois keys: power-of-two steps";
+  let description = [{
+    Every distinct rotation step (and the row swap) needs its own Galois key,
+    of dnum (|Q| + |P|) N words each. When a circuit's distinct steps exceed
+    `max-keys`, or their keys' bytes exceed `max-bytes`, rotations become
+    chains of rotations by powers of two (the binary digits of k mod N/2,
+    each a key switch), so at most log2(N/2) rotation keys are needed: key
+    memory traded for key switches. The budget left after the powers of two
+    keeps the circuit's most used steps direct; chains from one ciphertext
+    share their prefixes. Refuses a budget below what the power-of-two keys
+    (and the row swap's) take. Needs chosen parameters.
+  }];
+  let options = [
+    Option<"maxKeys", "max-keys", "unsigned", /*default=*/"0",
+           "Most Galois keys the program may need (0: no limit)">,
+    Option<"maxBytes", "max-bytes", "uint64_t", /*default=*/"0",
+           "Most bytes the program's Galois keys may take (0: no limit)">
+  ];
+  let dependentDialects = ["::ringfuse::bfv::BFVDialect"];
+}
+
 def BFVSelectParameters : Pass<"bfv-select-parameters", "::mlir::ModuleOp"> {
   let summary = "Choose N, Q, P and dnum for the circuit at 128-bit security";
   let description = [{
@@ -76,6 +150,10 @@ def BFVChooseVariant : Pass<"bfv-choose-variant", "::mlir::ModuleOp"> {
                "preference on a tie; none: every variant">,
     Option<"costTable", "cost-table", "std::string", /*default=*/"\"\"",
            "The autotuner's transform table (default: the one built in)">,
+    Option<"optimize", "optimize", "bool", /*default=*/"true",
+           "Lower each candidate with the whole-circuit optimizations "
+           "(rns-hoist-rotations, rns-sum-before-division), as the pipeline "
+           "will">,
     Option<"reserveDepth", "reserve-depth", "unsigned", /*default=*/"0",
            "Further products by fresh ciphertexts the outputs must allow "
            "(bfv-choose-levels)">
@@ -152,7 +230,20 @@ def BFVToPoly : Pass<"bfv-to-poly", "::mlir::ModuleOp"> {
     way (lhps's levels are attributes of the products). `behz` takes the
     product in R_{Q Bsk} (Bsk = B and one more prime, m_sk); poly-to-rns
     gives its lift and scaling BEHZ's kernels.
+
+    With `sum-before-rounding` (the pipeline's `optimize`), products at the
+    full level whose one user is an addition or subtraction are added there
+    before their scale by t/Q (t/R for compact HPS): one rounding per
+    component for the sum, not one per product. The sum must stay exact in
+    the product's ring: B grows by log2 of the largest number of such
+    products (HPS, BEHZ), while compact HPS's wrap-around mod QR is a
+    multiple of QR that the scale by t/R turns into a multiple of Q.
   }];
+  let options = [
+    Option<"sumBeforeRounding", "sum-before-rounding", "bool",
+           /*default=*/"false",
+           "Add products' tensors before their one scale-and-round">
+  ];
   let dependentDialects = ["::ringfuse::poly::PolyDialect"];
 }
 
@@ -180,6 +271,48 @@ def PolyToRNS : Pass<"poly-to-rns", "::mlir::ModuleOp"> {
     prime is m_sk). Plaintext lifts and key switching stay as above.
   }];
   let dependentDialects = ["::ringfuse::rns::RNSDialect"];
+}
+
+def RNSHoistRotations : Pass<"rns-hoist-rotations", "::mlir::ModuleOp"> {
+  let summary = "Rotations of one ciphertext share one key-switching decomposition";
+  let description = [{
+    Key switching a rotated c1 decomposes c1(X^g): digits extracted,
+    extended to QP (fast conversion), transformed. The automorphism acts on
+    each coefficient alone (a permutation with signs), so it commutes with
+    extracting limbs, and with the fast conversion up to a multiple of the
+    digit's modulus in its extension, which the division by P removes as it
+    removes the conversion's own overflow: digits of c1(X^g) may be taken as
+    the automorphism of c1's digits. Where every digit of a
+    `key_switch_inner_product` is `ntt(convert(extract(automorphism(c, g))))`
+    the pass rewrites them as `ntt(automorphism(convert(extract(c)), g))`;
+    cse then shares the conversions of c among all its rotations, and
+    rns-assign-domains, seeing one polynomial used by many automorphisms,
+    transforms it once and permutes it in the evaluation domain.
+  }];
+  let dependentDialects = ["::ringfuse::rns::RNSDialect"];
+  let statistics = [
+    Statistic<"numKeySwitchesHoisted", "key-switches-hoisted",
+              "Key switches whose digits now come from the unrotated input">
+  ];
+}
+
+def RNSSumBeforeDivision : Pass<"rns-sum-before-division", "::mlir::ModuleOp"> {
+  let summary = "One division by P per sum of key-switched values";
+  let description = [{
+    Key switching ends each component with a rounded division by P
+    (`rns.scale_round (rns.intt %k) by 1 over #P`). Where a tree of rns.add
+    (inner nodes of one use) sums several such roundings of one basis, their
+    inputs are added over QP first and divided once: round(sum k_i / P)
+    differs from sum round(k_i / P) by less than the number of terms, noise
+    below the key switches' own. The sums of k_i stay in the evaluation
+    domain for rns-assign-domains to keep there, so a sum of r rotations
+    pays one inverse transform and one division per component, not r.
+  }];
+  let dependentDialects = ["::ringfuse::rns::RNSDialect"];
+  let statistics = [
+    Statistic<"numDivisionsSaved", "divisions-saved",
+              "Divisions by P removed">
+  ];
 }
 
 def RNSAssignDomains : Pass<"rns-assign-domains", "::mlir::ModuleOp"> {

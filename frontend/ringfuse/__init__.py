@@ -8,9 +8,12 @@
 >>> prog = rf.compile(f)
 >>> keys = prog.keygen()
 >>> out = prog(keys.encrypt(a), keys.encrypt(b), w=c)
+
+Parameters may also be lists (`xs: rf.Encrypted[4]`) and plaintext matrices
+(`w: rf.PlainMatrix[rows, cols]`, used as `w @ x`).
 """
 
-from .circuit import Circuit, Encrypted, Plain, Trace, TraceError, circuit, trace
+from .circuit import Circuit, Encrypted, Plain, PlainMatrix, Trace, TraceError, circuit, trace
 from .compile import compile
 from .driver import CompilerError
 from .keys import KeySet, load_evaluation_keys
@@ -38,6 +41,7 @@ __all__ = [
     "KeySet",
     "Params",
     "Plain",
+    "PlainMatrix",
     "Plaintext",
     "Program",
     "PublicKey",

@@ -1,9 +1,11 @@
 """Circuits: declaring a Python function as a BFV circuit, and tracing it.
 
 A circuit is an ordinary Python function whose parameters are annotated
-`rf.Encrypted` (a ciphertext input) or `rf.Plain` (a plaintext input). Tracing
-calls it once with proxy values that record every operation, so Python loops
-unroll and the result is one straight-line `func.func` in the `bfv` dialect.
+`rf.Encrypted` (a ciphertext input), `rf.Plain` (a plaintext input), a list of
+n of either (`rf.Encrypted[n]`, `rf.Plain[n]`) or `rf.PlainMatrix[rows, cols]`
+(a plaintext matrix, for `w @ x`). Tracing calls it once with proxy values
+that record every operation, so Python loops unroll and the result is one
+straight-line `func.func` in the `bfv` dialect.
 
 All arithmetic is modulo the plaintext modulus t: Python ints and numpy arrays
 used as constants are reduced mod t before they are encoded. A scalar constant
@@ -17,6 +19,9 @@ it puts together, each in its own module:
 - tracing.py: the trace context (`Tracer`), its result (`Trace`) and `TraceError`;
 - traced_values.py: the proxies a traced function computes with (`Encrypted`,
   `Plain`) and the constants it meets;
+- parameter_kinds.py: what a parameter's annotation can be, and the IR inputs
+  (with their names) each kind becomes;
+- plain_matrix.py: `rf.PlainMatrix`, its diagonals and `w @ x`;
 - ir_printer.py: how the traced ops are written as `bfv` MLIR text.
 
 `Trace`, `TraceError` and `InputKind` are importable from here too.
@@ -26,15 +31,36 @@ from __future__ import annotations
 
 import functools
 import inspect
+import re
 from collections.abc import Callable
-from typing import Any, NoReturn, TypeVar, overload
+from typing import Any, NoReturn, TypeAlias, TypeVar, overload
 
+from .parameter_kinds import (
+    InputList,
+    MatrixShape,
+    ParameterKind,
+    TracedParameter,
+    annotation_text,
+    input_list,
+    is_encrypted,
+    matrix_shape,
+)
 from .params import Params
-from .traced_values import Encrypted, Plain, input_proxies, traced_outputs
+from .plain_matrix import PlainMatrix
+from .traced_values import Encrypted, Plain, Proxy, traced_outputs
 from .tracing import InputKind, Trace, TraceError, Tracer
 from .values import integer_or_none
 
-__all__ = ["Circuit", "Encrypted", "Plain", "Trace", "TraceError", "circuit", "trace"]
+__all__ = [
+    "Circuit",
+    "Encrypted",
+    "Plain",
+    "PlainMatrix",
+    "Trace",
+    "TraceError",
+    "circuit",
+    "trace",
+]
 
 DEFAULT_PLAINTEXT_MODULUS = 65537
 MAX_POLY_MODULUS_DEGREE = 2**17
@@ -58,6 +84,10 @@ class Circuit:
     ...     return x * w
     >>> f.parameters
     (('x', 'encrypted'), ('w', 'plain'))
+
+    A list or matrix parameter's kind is what its annotation stands for:
+    `InputList(kind='encrypted', length=3)` for `rf.Encrypted[3]`,
+    `MatrixShape(rows=4, cols=5)` for `rf.PlainMatrix[4, 5]`.
     """
 
     def __init__(
@@ -76,7 +106,7 @@ class Circuit:
         self.plaintext_modulus = plaintext_modulus
         self.poly_modulus_degree = poly_modulus_degree
         self._signature = _signature_of(function, self.name)
-        self.parameters: tuple[tuple[str, InputKind], ...] = _parameter_kinds(
+        self.parameters: tuple[tuple[str, ParameterKind], ...] = _parameter_kinds(
             self._signature, self.name
         )
 
@@ -89,8 +119,7 @@ class Circuit:
 
     def __repr__(self) -> str:
         params = ", ".join(
-            f"{name}: {'Encrypted' if kind == 'encrypted' else 'Plain'}"
-            for name, kind in self.parameters
+            f"{name}: {annotation_text(kind).removeprefix('rf.')}" for name, kind in self.parameters
         )
         size = f", N={self.poly_modulus_degree}" if self.poly_modulus_degree else ""
         return f"<rf.Circuit {self.name}({params}), t={self.plaintext_modulus}{size}>"
@@ -182,25 +211,32 @@ def _signature_of(function: Callable[..., Any], name: str) -> inspect.Signature:
 
 def _parameter_kinds(
     signature: inspect.Signature, function_name: str
-) -> tuple[tuple[str, InputKind], ...]:
+) -> tuple[tuple[str, ParameterKind], ...]:
     kinds = tuple(
         (parameter.name, _parameter_kind(parameter, function_name))
         for parameter in signature.parameters.values()
     )
-    if not any(kind == "encrypted" for _, kind in kinds):
+    if not any(is_encrypted(kind) for _, kind in kinds):
         raise TraceError(
             f"{function_name} has no rf.Encrypted parameter; a circuit computes on "
-            "encrypted inputs, so at least one parameter must be annotated rf.Encrypted"
+            "encrypted inputs, so at least one parameter must be annotated rf.Encrypted "
+            "(or rf.Encrypted[n])"
         )
     return kinds
 
 
-def _parameter_kind(parameter: inspect.Parameter, function_name: str) -> InputKind:
+_ANNOTATION_KINDS = (
+    "rf.Encrypted or rf.Plain (or a list of n of them, rf.Encrypted[n] or rf.Plain[n], "
+    "or a plaintext matrix, rf.PlainMatrix[rows, cols])"
+)
+
+
+def _parameter_kind(parameter: inspect.Parameter, function_name: str) -> ParameterKind:
     where = f"parameter `{parameter.name}` of {function_name}"
     if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
         raise TraceError(
             f"{where} is variadic (*args/**kwargs); a circuit has a fixed list of "
-            "inputs, each annotated rf.Encrypted or rf.Plain"
+            f"inputs, each annotated {_ANNOTATION_KINDS}"
         )
     annotation = parameter.annotation
     if annotation is inspect.Parameter.empty:
@@ -208,19 +244,61 @@ def _parameter_kind(parameter: inspect.Parameter, function_name: str) -> InputKi
             f"{where} has no annotation; annotate it `{parameter.name}: rf.Encrypted` "
             f"(a ciphertext input) or `{parameter.name}: rf.Plain` (a plaintext input)"
         )
-    if annotation is Encrypted or _names_class(annotation, "Encrypted"):
+    if annotation is Encrypted:
         return "encrypted"
-    if annotation is Plain or _names_class(annotation, "Plain"):
+    if annotation is Plain:
         return "plain"
+    if isinstance(annotation, (InputList, MatrixShape)):
+        return annotation
+    if annotation is PlainMatrix:
+        raise TraceError(
+            f"{where} is annotated rf.PlainMatrix without a shape; declare it "
+            f"`{parameter.name}: rf.PlainMatrix[rows, cols]`"
+        )
+    if isinstance(annotation, str):
+        kind = _kind_from_text(annotation, where)
+        if kind is not None:
+            return kind
     raise TraceError(
         f"{where} is annotated {_annotation_text(annotation)}; a circuit parameter "
-        "must be annotated rf.Encrypted or rf.Plain"
+        f"must be annotated {_ANNOTATION_KINDS}"
     )
 
 
-def _names_class(annotation: object, class_name: str) -> bool:
-    """An unevaluated string annotation such as "rf.Encrypted"."""
-    return isinstance(annotation, str) and annotation.split(".")[-1] == class_name
+# An annotation left as text because it could not be evaluated, e.g.
+# "alias.Encrypted", "rf.Plain[3]" or "PlainMatrix[4, 8]": matched by the
+# class's name, with int literals for a subscript.
+_ANNOTATION_TEXT = re.compile(
+    r"(?:[A-Za-z_][\w.]*\.)?(?P<name>Encrypted|Plain|PlainMatrix)\s*(?:\[(?P<subscript>[^\]]*)\])?"
+)
+
+
+def _kind_from_text(annotation: str, where: str) -> ParameterKind | None:
+    match = _ANNOTATION_TEXT.fullmatch(annotation.strip())
+    if match is None:
+        return None
+    name, subscript = match.group("name"), match.group("subscript")
+    if subscript is None:
+        if name == "PlainMatrix":
+            raise TraceError(
+                f"{where} is annotated {annotation!r} without a shape; declare it "
+                "rf.PlainMatrix[rows, cols]"
+            )
+        return "encrypted" if name == "Encrypted" else "plain"
+    items = [item.strip() for item in subscript.split(",")]
+    if not all(re.fullmatch(r"\d+", item) for item in items):
+        raise TraceError(
+            f"{where} is annotated {annotation!r}, which could not be evaluated: a text "
+            "annotation (as `from __future__ import annotations` makes every one) is "
+            "evaluated in the module's globals; write the length or shape as int literals, "
+            "use names of the module, or set the function's __annotations__ to the objects"
+        )
+    numbers = tuple(int(item) for item in items)
+    if name == "PlainMatrix":
+        return matrix_shape(numbers)
+    if len(numbers) != 1:
+        raise TraceError(f"{where} is annotated {annotation!r}; a list takes one length")
+    return input_list("encrypted" if name == "Encrypted" else "plain", numbers[0])
 
 
 def _annotation_text(annotation: object) -> str:
@@ -251,7 +329,7 @@ def trace(function: Circuit | Callable[..., Any], *, params: Params | None = Non
     if params is not None:
         _check_params_fit(declared, params)
     tracer = Tracer(declared, params)
-    args, kwargs = input_proxies(tracer, declared._signature)
+    args, kwargs, parameters = _input_proxies(tracer, declared)
     try:
         result = declared.function(*args, **kwargs)
     finally:
@@ -261,11 +339,51 @@ def trace(function: Circuit | Callable[..., Any], *, params: Params | None = Non
     return Trace(
         name=declared.name,
         mlir=tracer.render_module(outputs),
-        inputs=list(declared.parameters),
+        inputs=list(tracer.inputs),
         num_outputs=len(outputs),
         plaintext_modulus=declared.plaintext_modulus,
         poly_modulus_degree=tracer.poly_modulus_degree,
+        parameters=parameters,
     )
+
+
+# What a parameter of each kind is inside the traced function.
+ParameterProxy: TypeAlias = "Proxy | list[Proxy] | PlainMatrix"
+
+
+def _input_proxies(
+    tracer: Tracer, declared: Circuit
+) -> tuple[list[ParameterProxy], dict[str, ParameterProxy], tuple[TracedParameter, ...]]:
+    """The positional and keyword arguments to call the traced function with,
+    and the IR inputs each parameter became (added to `tracer` in order)."""
+    args: list[ParameterProxy] = []
+    kwargs: dict[str, ParameterProxy] = {}
+    parameters = []
+    signature_parameters = declared._signature.parameters.values()
+    for parameter, (name, kind) in zip(signature_parameters, declared.parameters):
+        first_input = len(tracer.inputs)
+        proxy = _parameter_proxy(tracer, name, kind)
+        layout = proxy.layout if isinstance(proxy, PlainMatrix) else None
+        inputs = tuple(tracer.inputs[first_input:])
+        parameters.append(TracedParameter(name, kind, inputs, layout))
+        if parameter.kind == parameter.KEYWORD_ONLY:
+            kwargs[name] = proxy
+        else:
+            args.append(proxy)
+    return args, kwargs, tuple(parameters)
+
+
+def _parameter_proxy(tracer: Tracer, name: str, kind: ParameterKind) -> ParameterProxy:
+    if isinstance(kind, MatrixShape):
+        return PlainMatrix.traced_input(tracer, name, kind)
+    if isinstance(kind, InputList):
+        return [_input_proxy(tracer, f"{name}[{index}]", kind.kind) for index in range(kind.length)]
+    return _input_proxy(tracer, name, kind)
+
+
+def _input_proxy(tracer: Tracer, name: str, kind: InputKind) -> Proxy:
+    proxy_class = Encrypted if kind == "encrypted" else Plain
+    return proxy_class(tracer, tracer.add_input(name, kind), name)
 
 
 def _check_params_fit(declared: Circuit, params: object) -> None:

@@ -45,7 +45,10 @@ from .driver import CompilerError
 from .params import Params
 from .program import Program
 
-__all__ = ["SUPPORTED_TARGETS", "compile", "supported_transforms", "supported_variants"]
+__all__ = [
+    "SUPPORTED_TARGETS", "PipelineOptions", "compile", "supported_transforms",
+    "supported_variants",
+]
 
 SUPPORTED_TARGETS = ("cpu", "cuda", "auto")
 # Besides the compiler's variants: bfv-choose-variant picks one by its cost model.
@@ -82,6 +85,9 @@ def compile(
     variant: str = "hps",
     reserve_depth: int = 0,
     transforms: Sequence[str] = DEFAULT_TRANSFORMS,
+    optimize: bool = True,
+    max_galois_keys: int = 0,
+    max_galois_key_bytes: int = 0,
     cache_dir: str | os.PathLike[str] | None = None,
 ) -> Program:
     """Compile a circuit into a `Program` that runs on encrypted inputs.
@@ -106,7 +112,15 @@ def compile(
     compiler's, `supported_transforms()`): "ntt" (the default), "dgt" (the
     hierarchical DGT); with several, each transform gets the one the
     measured cost table says is fastest. Any choice computes the same words.
-    `cache_dir` overrides
+    `optimize` (on by default) lets the compiler optimize the circuit as a
+    whole: sums of plaintext-times-rotation terms in baby steps and giant
+    steps, one relinearization per sum of products, rotations of one
+    ciphertext sharing one decomposition, one division by P per sum of
+    key-switched values; off, each operation is lowered as written.
+    `max_galois_keys` / `max_galois_key_bytes` (0: no limit) bound the Galois
+    keys the program needs (`prog.galois_elements`, `prog.galois_key_bytes`):
+    beyond, rotations are built from power-of-two steps, more key switches
+    for less key memory. `cache_dir` overrides
     `$RINGFUSE_CACHE_DIR` / `~/.cache/ringfuse`.
 
     `target` is "cpu", "cuda" (the GPU; CUDA source built with nvcc) or
@@ -117,16 +131,14 @@ def compile(
     >>> out = prog(keys.encrypt(a), keys.encrypt(b), w=c)
     >>> keys.decrypt(out)
     """
-    check_variant(variant)
-    check_reserve_depth(reserve_depth)
-    check_transforms(transforms)
+    options = PipelineOptions(
+        variant, reserve_depth, transforms,  # type: ignore[arg-type]
+        optimize, max_galois_keys, max_galois_key_bytes,
+    )
     device = resolve_target(target)
     traced = trace(circuit, params=params)
     cache = Cache.at(cache_dir)
-    source_path = emit_source(
-        traced, cache, target=device, variant=variant, reserve_depth=reserve_depth,
-        transforms=transforms, dump_ir=dump_ir,
-    )
+    source_path = emit_source(traced, cache, target=device, options=options, dump_ir=dump_ir)
     library_path = build_library(source_path, cache, target=device)
     if device == "cuda" and not runtime().cuda_available():
         raise RuntimeError(
@@ -275,9 +287,7 @@ def emit_source(
     cache: Cache,
     *,
     target: str = "cpu",
-    variant: str = "hps",
-    reserve_depth: int = 0,
-    transforms: Sequence[str] = DEFAULT_TRANSFORMS,
+    options: PipelineOptions | None = None,
     dump_ir: str | os.PathLike[str] | None = None,
 ) -> Path:
     """The path of the C++ source emitted for `traced`, from the cache when it is there.
@@ -288,7 +298,7 @@ def emit_source(
     """
     tools = [_file_identity(driver.find_tool(name)) for name in (OPT, TRANSLATE)]
     emit_args = EMIT_ARGS[target]
-    pipeline_args = pipeline_arguments(variant, reserve_depth, transforms)
+    pipeline_args = (options or PipelineOptions()).arguments()
     key = _digest("source", traced.mlir, target, tools, pipeline_args, emit_args)
     path = cache.entry("sources", key, SOURCE_SUFFIX[target])
     if dump_ir is None and path.exists():
@@ -303,22 +313,44 @@ def emit_source(
     return path
 
 
-def pipeline_arguments(
-    variant: str = "hps",
-    reserve_depth: int = 0,
-    transforms: Sequence[str] = DEFAULT_TRANSFORMS,
-) -> tuple[str, ...]:
-    """ringfuse-opt's arguments for the whole pipeline with these options."""
-    check_variant(variant)
-    check_reserve_depth(reserve_depth)
-    check_transforms(transforms)
-    options = (
-        ([] if variant == "hps" else [f"variant={variant}"])
-        + ([f"reserve-depth={reserve_depth}"] if reserve_depth else [])
-        + ([] if tuple(transforms) == DEFAULT_TRANSFORMS
-           else [f"transforms={','.join(transforms)}"])
-    )
-    return (f"{PIPELINE}={' '.join(options)}" if options else PIPELINE,)
+@dataclass(frozen=True)
+class PipelineOptions:
+    """The compiler pipeline's options, checked when made (a ValueError says
+    what is wrong); `rf.compile` documents each."""
+
+    variant: str = "hps"
+    reserve_depth: int = 0
+    transforms: tuple[str, ...] = DEFAULT_TRANSFORMS
+    optimize: bool = True
+    max_galois_keys: int = 0
+    max_galois_key_bytes: int = 0
+
+    def __post_init__(self) -> None:
+        check_variant(self.variant)
+        check_reserve_depth(self.reserve_depth)
+        check_transforms(self.transforms)
+        # A list is as good as a tuple, but the options are hashed and kept.
+        object.__setattr__(self, "transforms", tuple(self.transforms))
+        if not isinstance(self.optimize, bool):
+            raise ValueError(f"optimize must be True or False, not {self.optimize!r}")
+        for name in ("max_galois_keys", "max_galois_key_bytes"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ValueError(f"{name} must be a whole number (0: no limit), not {value!r}")
+
+    def arguments(self) -> tuple[str, ...]:
+        """ringfuse-opt's arguments for the whole pipeline with these options."""
+        options = (
+            ([] if self.variant == "hps" else [f"variant={self.variant}"])
+            + ([f"reserve-depth={self.reserve_depth}"] if self.reserve_depth else [])
+            + ([] if tuple(self.transforms) == DEFAULT_TRANSFORMS
+               else [f"transforms={','.join(self.transforms)}"])
+            + ([] if self.optimize else ["optimize=false"])
+            + ([f"max-galois-keys={self.max_galois_keys}"] if self.max_galois_keys else [])
+            + ([f"max-galois-key-bytes={self.max_galois_key_bytes}"]
+               if self.max_galois_key_bytes else [])
+        )
+        return (f"{PIPELINE}={' '.join(options)}" if options else PIPELINE,)
 
 
 def _run_pipeline(mlir: str, pipeline_args: tuple[str, ...], dump_dir: Path | None) -> str:

@@ -11,11 +11,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from . import plain_matrix
 from ._native import runtime
 from .circuit import InputKind, Trace
 from .driver import CompilerError
 from .keys import KeySet, encode
 from .objects import Ciphertext, GaloisKeys, GpuCiphertext, Plaintext, RelinKey
+from .parameter_kinds import InputList, MatrixShape, TracedParameter, annotation_text
 from .params import Params
 
 __all__ = ["Program"]
@@ -35,6 +39,11 @@ class Program:
     >>> keys = prog.keygen(seed=bytes(32))
     >>> out = prog(keys.encrypt(a), keys.encrypt(b), w=c)   # or prog(x=..., y=..., w=...)
 
+    `inputs` are the compiled function's inputs, one per ciphertext or
+    plaintext it takes; a call takes one argument per parameter of the
+    circuit (`parameters`): a list parameter's n values or a matrix's
+    diagonals are several inputs (`xs[0]`, `w.diag[-1]`, ...).
+
     A server that holds only evaluation keys binds them instead of `keygen`:
 
     >>> prog.set_evaluation_keys(*rf.load_evaluation_keys("eval.rfkeys", prog.params))
@@ -49,10 +58,12 @@ class Program:
         num_outputs: int,
         source_path: Path,
         library_path: Path,
+        parameters: tuple[TracedParameter, ...],
     ) -> None:
         self._native = native
         self.name = name
         self.inputs = inputs
+        self.parameters = parameters
         self.num_outputs = num_outputs
         self.source_path = source_path
         self.library_path = library_path
@@ -85,6 +96,7 @@ class Program:
             num_outputs=traced.num_outputs,
             source_path=source_path,
             library_path=library_path,
+            parameters=traced.parameters,
         )
         program._check_matches_trace()
         return program
@@ -99,6 +111,17 @@ class Program:
                 f"{found} and has {self._native.output_count} outputs, but the circuit "
                 f"takes {expected} and has {self.num_outputs}"
             )
+        for parameter in self.parameters:
+            if parameter.layout is None:
+                continue
+            problem = plain_matrix.check_layout_fits(
+                parameter.layout, self.params.poly_modulus_degree
+            )
+            if problem is not None:
+                raise CompilerError(
+                    f"the compiled program of {self.name} cannot take its matrix "
+                    f"{parameter.name!r}: {problem}"
+                )
 
     # -- what the program needs ----------------------------------------------
 
@@ -106,6 +129,18 @@ class Program:
     def galois_elements(self) -> tuple[int, ...]:
         """The Galois elements g (X -> X^g) it needs keys for, ascending."""
         return tuple(int(g) for g in self._native.required_galois_elements)
+
+    @property
+    def galois_key_bytes(self) -> int:
+        """The bytes its Galois keys take (where they live: host or GPU): each
+        key is a pair of words over Q and P for each digit of Q. Bound it with
+        `rf.compile(max_galois_keys=..., max_galois_key_bytes=...)`."""
+        params = self.params
+        q, p = len(params.coeff_modulus), len(params.special_modulus)
+        width = -(-q // params.dnum)
+        digits = -(-q // width)
+        per_key = 2 * digits * (q + p) * params.poly_modulus_degree * 8
+        return per_key * len(self.galois_elements)
 
     @property
     def needs_relin_key(self) -> bool:
@@ -171,7 +206,11 @@ class Program:
 
         rf.Encrypted parameters take an rf.Ciphertext; rf.Plain parameters an
         rf.Plaintext, an int (every slot) or a 1-D integer array (encoded as
-        `KeySet.encode` does). Returns a Ciphertext, or a tuple of them.
+        `KeySet.encode` does); rf.Encrypted[n] and rf.Plain[n] a list or tuple
+        of n such values; rf.PlainMatrix[rows, cols] an integer array of that
+        shape (entries reduced mod t). Returns a Ciphertext, or a tuple of them.
+
+        >>> prog(xs=[keys.encrypt(a), keys.encrypt(b)], w=np.eye(8, dtype=np.int64))
         """
         outputs = [
             Ciphertext(self.params, native)
@@ -203,21 +242,22 @@ class Program:
 
     def _run(self, run: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
         values = self._bind_arguments(args, kwargs)
-        native_inputs = [
-            self._native_input(name, kind, value)
-            for (name, kind), value in zip(self.inputs, values)
-        ]
+        native_inputs = []
+        for parameter, value in zip(self.parameters, values):
+            native_inputs.extend(self._native_inputs(parameter, value))
         self._require_keys()
         relin = None if self._relin_key is None else self._relin_key._native
         galois = None if self._galois_keys is None else self._galois_keys._native
         return list(run(native_inputs, relin, galois))
 
     def _signature(self) -> str:
-        parameters = ", ".join(f"{name}: {_ANNOTATION[kind]}" for name, kind in self.inputs)
+        parameters = ", ".join(
+            f"{parameter.name}: {annotation_text(parameter.kind)}" for parameter in self.parameters
+        )
         return f"{self.name}({parameters})"
 
     def _bind_arguments(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
-        names = [name for name, _ in self.inputs]
+        names = [parameter.name for parameter in self.parameters]
         if len(args) > len(names):
             raise TypeError(
                 f"{self._signature()} takes {len(names)} arguments, got {len(args)} positional"
@@ -242,6 +282,34 @@ class Program:
                 f"{'s' if len(missing) > 1 else ''} {', '.join(map(repr, missing))}"
             )
         return [bound[name] for name in names]
+
+    def _native_inputs(self, parameter: TracedParameter, value: Any) -> list[Any]:
+        """The runtime inputs of one parameter's argument, in the order of its inputs."""
+        kind = parameter.kind
+        where = f"argument {parameter.name!r} of {self.name} ({annotation_text(kind)})"
+        if isinstance(kind, MatrixShape):
+            assert parameter.layout is not None
+            return plain_matrix.encode_matrix(parameter.layout, value, self.params, where)
+        if isinstance(kind, InputList):
+            values = self._list_values(value, kind, where)
+            return [
+                self._native_input(name, input_kind, item)
+                for (name, input_kind), item in zip(parameter.inputs, values)
+            ]
+        return [self._native_input(parameter.name, kind, value)]
+
+    def _list_values(self, value: Any, kind: InputList, where: str) -> list[Any]:
+        if isinstance(value, np.ndarray) and kind.kind == "plain" and value.ndim == 2:
+            value = list(value)  # one row per plaintext
+        if not isinstance(value, (list, tuple)):
+            what = "rf.Ciphertexts" if kind.kind == "encrypted" else "plaintext values"
+            raise TypeError(
+                f"{where} takes a list or tuple of {kind.length} {what}, got "
+                f"{_describe(value)}"
+            )
+        if len(value) != kind.length:
+            raise ValueError(f"{where} takes {kind.length} values, got {len(value)}")
+        return list(value)
 
     def _native_input(self, name: str, kind: InputKind, value: Any) -> Any:
         where = f"argument {name!r} of {self.name} ({_ANNOTATION[kind]})"

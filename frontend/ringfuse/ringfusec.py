@@ -29,9 +29,7 @@ from .compile import (
     DEFAULT_TRANSFORMS,
     RUNTIME_INCLUDE_DIR,
     Cache,
-    check_reserve_depth,
-    check_transforms,
-    check_variant,
+    PipelineOptions,
     cuda_compiler,
     cxx_compiler,
     emit_source,
@@ -93,6 +91,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             variant=arguments.variant,
             reserve_depth=arguments.reserve_depth,
             transforms=tuple(arguments.transforms.split(",")),
+            optimize=not arguments.no_optimize,
+            max_galois_keys=arguments.max_galois_keys,
+            max_galois_key_bytes=arguments.max_galois_key_bytes,
             circuit_name=arguments.circuit,
         )
     except (RingfusecError, CompilerError, TraceError, TypeError, ValueError) as error:
@@ -133,6 +134,19 @@ def _parser() -> argparse.ArgumentParser:
         "default), dgt; with several, the compiler picks by measured cost",
     )
     parser.add_argument(
+        "--no-optimize", action="store_true",
+        help="lower each operation as written, without the whole-circuit optimizations "
+        "(baby-step giant-step, lazy relinearization, hoisted rotations)",
+    )
+    parser.add_argument(
+        "--max-galois-keys", type=int, default=0, metavar="K",
+        help="at most K Galois keys: further rotations from power-of-two steps (0: no limit)",
+    )
+    parser.add_argument(
+        "--max-galois-key-bytes", type=int, default=0, metavar="BYTES",
+        help="at most BYTES of Galois keys (0: no limit)",
+    )
+    parser.add_argument(
         "--circuit", metavar="NAME", help="which circuit, if the file defines several"
     )
     return parser
@@ -158,6 +172,9 @@ def build(
     variant: str = "hps",
     reserve_depth: int = 0,
     transforms: Sequence[str] = DEFAULT_TRANSFORMS,
+    optimize: bool = True,
+    max_galois_keys: int = 0,
+    max_galois_key_bytes: int = 0,
     circuit_name: str | None = None,
     cache_dir: str | os.PathLike[str] | None = None,
 ) -> Executable:
@@ -167,18 +184,16 @@ def build(
     >>> build("circuit.py", "circuit").description["galois_elements"]
     [3, 16383]
     """
-    check_variant(variant)
-    check_reserve_depth(reserve_depth)
-    check_transforms(transforms)
+    options = PipelineOptions(
+        variant, reserve_depth, transforms,  # type: ignore[arg-type]
+        optimize, max_galois_keys, max_galois_key_bytes,
+    )
     device = resolve_target(target)
     output = Path(output)
     _require_runtime_library()
     circuit = find_circuit(_import_file(Path(circuit_file)), circuit_name, Path(circuit_file))
     traced = trace(circuit)
-    source_path = emit_source(
-        traced, Cache.at(cache_dir), target=device, variant=variant,
-        reserve_depth=reserve_depth, transforms=transforms,
-    )
+    source_path = emit_source(traced, Cache.at(cache_dir), target=device, options=options)
     build_executable(source_path, output, device)
     return _write_client_files(output, traced)
 

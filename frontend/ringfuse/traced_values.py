@@ -4,17 +4,18 @@ A traced function receives `Encrypted` and `Plain` proxies instead of values.
 They hold no number, only an SSA name in one trace: each Python operator on
 them (`+ - * **`, unary `-`, `rotate`, `swap_rows`, `sum`) picks a `bfv` op
 and records it with the tracer, and anything that would need the value
-(`if`, `bool()`, comparisons, `len()`) raises `TraceError`.
+(`if`, `bool()`, comparisons, `len()`) raises `TraceError`. `rf.Encrypted[n]`
+and `rf.Plain[n]` annotate a parameter that is a list of n inputs
+(parameter_kinds.py); the third proxy, `rf.PlainMatrix`, is in plain_matrix.py.
 
 Constants: an int or a 1-D numpy integer array met in an operation is reduced
 mod t; a scalar is broadcast to every slot, an array of length L fills slots
-0..L-1 and leaves the rest zero. `input_proxies` makes the proxies of a
-circuit's parameters and `traced_outputs` checks what it returned.
+0..L-1 and leaves the rest zero. `traced_outputs` checks what a circuit
+returned.
 """
 
 from __future__ import annotations
 
-import inspect
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn, TypeAlias
 
@@ -24,6 +25,7 @@ except ImportError:  # numpy is only needed by circuits that use array constants
     np = None  # type: ignore[assignment]
 
 from . import ir_printer
+from .parameter_kinds import InputList, input_list
 from .tracing import TraceError
 
 if TYPE_CHECKING:
@@ -35,7 +37,6 @@ __all__ = [
     "Operand",
     "Plain",
     "Proxy",
-    "input_proxies",
     "traced_outputs",
 ]
 
@@ -57,7 +58,7 @@ _OPERAND_KINDS = "rf.Encrypted, rf.Plain, an int, or a 1-D numpy integer array"
 
 
 class _Proxy:
-    """What Encrypted and Plain share: a place in a trace, no Python value."""
+    """What Encrypted, Plain and PlainMatrix share: a place in a trace, no Python value."""
 
     # Makes numpy return NotImplemented from `array op proxy`, so Python calls
     # our reflected operator instead of numpy broadcasting over the proxy.
@@ -66,6 +67,9 @@ class _Proxy:
 
     _kind_name = "value"
     _known_when = "the circuit runs"
+    # Only rf.PlainMatrix's proxy: lets the `@` errors here name it without an
+    # import cycle (plain_matrix.py builds on this module).
+    _is_matrix = False
 
     def __init__(self, tracer: Tracer, value: str, label: str | None = None) -> None:
         self._tracer = tracer
@@ -139,6 +143,14 @@ class Encrypted(_Proxy):
     _kind_name = "encrypted value"
     _known_when = "decryption"
 
+    def __class_getitem__(cls, length: int) -> InputList:
+        """`rf.Encrypted[n]`: a parameter that is a list of n encrypted inputs.
+
+        >>> def f(xs: rf.Encrypted[3]):
+        ...     return xs[0] * xs[1] + xs[2]
+        """
+        return input_list("encrypted", length)
+
     def _derived(self, value: str) -> Encrypted:
         return Encrypted(self._tracer, value)
 
@@ -207,6 +219,12 @@ class Encrypted(_Proxy):
         self._tracer.check_active(str(expression))
         if isinstance(other, _Proxy):
             self._tracer.check_owns(other, str(expression))
+            if other._is_matrix:
+                raise TypeError(
+                    f"{expression}: cannot combine an encrypted value with a plaintext "
+                    f"matrix; a matrix multiplies an encrypted vector with @ "
+                    f"({_describe(other)} @ {_describe(self)})"
+                )
             assert isinstance(other, (Encrypted, Plain))
             return other
         return _constant(other, self._tracer, expression)
@@ -308,6 +326,13 @@ class Encrypted(_Proxy):
         degree = self._tracer.poly_modulus_degree
         return None if degree is None else degree // 2
 
+    # `w @ x` is rf.PlainMatrix's; any other `@` is refused with what to write.
+    def __matmul__(self, other: object) -> NoReturn:
+        _refuse_matmul(self, other)
+
+    def __rmatmul__(self, other: object) -> NoReturn:
+        _refuse_matmul(other, self)
+
     # Division has no BFV counterpart; say so rather than "unsupported operand".
     def __truediv__(self, other: object) -> NoReturn:
         self._refuse_division(other, "/")
@@ -335,6 +360,14 @@ class Plain(_Proxy):
     _kind_name = "plaintext input"
     _known_when = "the compiled circuit runs"
 
+    def __class_getitem__(cls, length: int) -> InputList:
+        """`rf.Plain[n]`: a parameter that is a list of n plaintext inputs.
+
+        >>> def f(x: rf.Encrypted, ws: rf.Plain[2]):
+        ...     return ws[0] * x + ws[1]
+        """
+        return input_list("plain", length)
+
     def __add__(self, other: Operand) -> Encrypted:
         return self._forward(other, "+", "__radd__")
 
@@ -358,6 +391,12 @@ class Plain(_Proxy):
             f"-{_describe(self)}: the operand is plaintext; a circuit computes on "
             "encrypted values — compute plaintext-only expressions in numpy before the call"
         )
+
+    def __matmul__(self, other: object) -> NoReturn:
+        _refuse_matmul(self, other)
+
+    def __rmatmul__(self, other: object) -> NoReturn:
+        _refuse_matmul(other, self)
 
     def _forward(self, other: Operand, operator: str, reflected: str) -> Encrypted:
         if isinstance(other, Encrypted):
@@ -397,25 +436,8 @@ class _Expression:
 
 
 # --------------------------------------------------------------------------
-# A circuit's inputs and outputs
+# A circuit's outputs
 # --------------------------------------------------------------------------
-
-
-def input_proxies(
-    tracer: Tracer, signature: inspect.Signature
-) -> tuple[list[Proxy], dict[str, Proxy]]:
-    """The proxies to call the traced function with: positional and keyword arguments."""
-    args: list[Proxy] = []
-    kwargs: dict[str, Proxy] = {}
-    parameters = signature.parameters.values()
-    for index, (parameter, (name, kind)) in enumerate(zip(parameters, tracer.circuit.parameters)):
-        proxy_class = Encrypted if kind == "encrypted" else Plain
-        proxy = proxy_class(tracer, f"%arg{index}", name)
-        if parameter.kind == parameter.KEYWORD_ONLY:
-            kwargs[name] = proxy
-        else:
-            args.append(proxy)
-    return args, kwargs
 
 
 def traced_outputs(tracer: Tracer, result: object) -> list[Encrypted]:
@@ -446,10 +468,44 @@ def _check_output(tracer: Tracer, value: object, what: str) -> Encrypted:
     elif isinstance(value, Plain):
         found = f"the plaintext input `{value._label}`"
         hint = "outputs are encrypted, so return a value computed from an encrypted input"
+    elif isinstance(value, (tuple, list)):
+        found = _describe_kind(value)
+        hint = (
+            "a circuit returns a flat tuple/list of encrypted values; unpack a list "
+            "such as the blocks of w @ xs: `return (*ys, z)`"
+        )
     else:
         found = _describe_kind(value)
         hint = "a circuit returns encrypted values (one, or a tuple/list of them)"
     raise TraceError(f"{what} is {found}, not an encrypted value; {hint}")
+
+
+def _refuse_matmul(left: object, right: object) -> NoReturn:
+    """`left @ right` where `left` is not an rf.PlainMatrix: say what to write."""
+    expression = f"{_describe(left)} @ {_describe(right)}"
+    if isinstance(right, _Proxy) and right._is_matrix:
+        hint = (
+            f"the matrix goes on the left: {_describe(right)} @ {_describe(left)} is the "
+            "matrix times the vector in the encrypted value's slots"
+        )
+    elif isinstance(left, Plain):
+        hint = (
+            f"{_describe(left)} is an rf.Plain (one plaintext of slot values), not a matrix; "
+            "annotate it rf.PlainMatrix[rows, cols] to multiply encrypted vectors by it, or "
+            "use * for a slot-wise product"
+        )
+    elif _is_array(left):
+        hint = (
+            "a matrix is a run-time input of the circuit: declare a parameter "
+            "`w: rf.PlainMatrix[rows, cols]`, write w @ x, and pass the array as w when "
+            "the compiled program runs"
+        )
+    else:
+        hint = (
+            "@ multiplies an rf.PlainMatrix parameter by an encrypted vector (w @ x); "
+            "use * for slot-wise products"
+        )
+    raise TraceError(f"{expression}: {hint}")
 
 
 # --------------------------------------------------------------------------

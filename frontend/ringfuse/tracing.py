@@ -6,6 +6,10 @@ values of a finished trace or of another circuit's. `Trace` is what `rf.trace`
 returns: the `bfv` IR text with the circuit's inputs and output count.
 `TraceError` is raised wherever a circuit cannot be traced.
 
+The tracer also numbers the function's arguments: each parameter adds its IR
+inputs in order (one for `rf.Encrypted`, n for `rf.Encrypted[n]`, one per
+diagonal for `rf.PlainMatrix`; parameter_kinds.py), each with a name.
+
 `rf.trace` itself, which runs a circuit once on proxy inputs, is in
 circuit.py; the proxies are in traced_values.py and the op text in
 ir_printer.py.
@@ -21,6 +25,7 @@ from . import driver, ir_printer
 
 if TYPE_CHECKING:
     from .circuit import Circuit
+    from .parameter_kinds import TracedParameter
     from .params import Params
     from .traced_values import Constant, Encrypted, _Proxy
 
@@ -38,6 +43,10 @@ class TraceError(Exception):
 class Trace:
     """The `bfv` IR of one circuit, as recorded by `rf.trace`.
 
+    `inputs` are the function's arguments in order, one per IR input (a list
+    or matrix parameter has several); `parameters` say which of them each
+    parameter of the circuit became.
+
     >>> t = rf.trace(f)
     >>> print(t.mlir)                   # the IR text
     >>> t.inputs
@@ -52,6 +61,7 @@ class Trace:
     num_outputs: int
     plaintext_modulus: int
     poly_modulus_degree: int | None
+    parameters: tuple[TracedParameter, ...]
 
     def verify(self) -> str:
         """Parse and verify the IR with `ringfuse-opt`; return what it prints.
@@ -74,9 +84,16 @@ class Tracer:
             declared.poly_modulus_degree if params is None else params.poly_modulus_degree
         )
         self.finished = False
+        # The function's arguments, `%arg<i>` being inputs[i]: (name, kind).
+        self.inputs: list[tuple[str, InputKind]] = []
         self._body: list[str] = []
         self._next_result = 0
         self._encoded: dict[Constant, str] = {}
+
+    def add_input(self, name: str, kind: InputKind) -> str:
+        """A new argument of the traced function; its SSA name `%arg<i>`."""
+        self.inputs.append((name, kind))
+        return f"%arg{len(self.inputs) - 1}"
 
     def emit(self, operation: str) -> str:
         """Record `%n = operation`; return the new value's SSA name `%n`."""
@@ -111,7 +128,7 @@ class Tracer:
     def render_module(self, outputs: Sequence[Encrypted]) -> str:
         return ir_printer.module(
             self.circuit.name,
-            [kind for _, kind in self.circuit.parameters],
+            [kind for _, kind in self.inputs],
             self._body,
             [output._value for output in outputs],
             ir_printer.params_attribute(

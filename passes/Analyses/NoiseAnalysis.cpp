@@ -63,11 +63,13 @@ struct Growth {
 CircuitNoiseAnalysis::CircuitNoiseAnalysis(ModuleOp module) : module_(module) {
   llvm::DenseMap<Value, unsigned> depth;
   module.walk([&](Operation *op) {
-    if (isa<bfv::RotateOp, bfv::SwapRowsOp, bfv::SumSlotsOp>(op))
+    if (isa<bfv::RotateOp, bfv::RotatePlainOp, bfv::SwapRowsOp,
+            bfv::SumSlotsOp>(op))
       usesSlots_ = true;
-    if (auto rotate = dyn_cast<bfv::RotateOp>(op))
+    auto steps = op->getAttrOfType<IntegerAttr>("steps");
+    if (steps && isa<bfv::RotateOp, bfv::RotatePlainOp>(op))
       largestRotation_ =
-          std::max<uint64_t>(largestRotation_, std::abs(rotate.getStepsAttr().getInt()));
+          std::max<uint64_t>(largestRotation_, std::abs(steps.getInt()));
     if (auto encode = dyn_cast<bfv::EncodeOp>(op))
       if (auto values = dyn_cast<DenseIntElementsAttr>(encode.getValue())) {
         usesSlots_ = true;

@@ -48,9 +48,12 @@ struct Rings {
   std::vector<uint64_t> auxiliary;
   /// BEHZ multiplies in Q u Bsk, Bsk = B u {m_sk}: one prime past B.
   size_t redundantPrimes = 0;
+  /// Bits B holds beyond one product's bound: room for sums of up to
+  /// 2^sumBits products before their rounding (sum-before-rounding).
+  unsigned sumBits = 0;
 
   static FailureOr<Rings> of(bfv::ParamsAttr params, Operation *anchor,
-                             bool behz) {
+                             bool behz, unsigned sumBits) {
     if (!params.hasRingDegree() || params.getCiphertextModulus().empty() ||
         params.getSpecialModulus().empty())
       return anchor->emitError()
@@ -61,6 +64,7 @@ struct Rings {
     Rings rings;
     rings.params = params;
     rings.redundantPrimes = behz ? 1 : 0;
+    rings.sumBits = sumBits;
     rings.q = poly::RingAttr::get(ctx, n, params.getCiphertextModulus());
     rings.t = poly::RingAttr::get(ctx, n, {params.getPlaintextModulus()});
     ArrayRef<uint64_t> q = params.getCiphertextModulus();
@@ -94,12 +98,25 @@ struct Rings {
   /// scaled tensor product, |round(t c / q)| <= t N q / 2, has a unique
   /// centered residue mod B.
   size_t auxiliaryCountFor(ArrayRef<uint64_t> q) const {
+    return (productBits(q) + sumBits + 58) / 59;
+  }
+
+  /// Bits B needs for one product over q (an upper bound).
+  unsigned productBits(ArrayRef<uint64_t> q) const {
     unsigned logQ = 0;
     for (uint64_t prime : q)
       logQ += 64 - __builtin_clzll(prime);
-    unsigned needed = logQ + __builtin_ctz(params.getRingDegree()) +
-                      (64 - __builtin_clzll(params.getPlaintextModulus())) + 2;
-    return (needed + 58) / 59;
+    return logQ + __builtin_ctz(params.getRingDegree()) +
+           (64 - __builtin_clzll(params.getPlaintextModulus())) + 2;
+  }
+
+  /// How many full-level products B holds the sum of: a sum of k needs
+  /// log2 k bits more than one product (59 bits a prime: a lower bound).
+  uint64_t summableProducts() const {
+    ArrayRef<uint64_t> q = params.getCiphertextModulus();
+    int64_t spare =
+        int64_t(59 * auxiliaryCountFor(q)) - int64_t(productBits(q));
+    return uint64_t(1) << std::min<int64_t>(spare, 32);
   }
 
   /// q followed by its B (BEHZ: its Bsk, B and then m_sk).
@@ -123,8 +140,10 @@ struct Rings {
 
 class CircuitLowering {
 public:
-  CircuitLowering(func::FuncOp func, const Rings &rings, bool compact)
-      : old_(func), rings_(rings), compact_(compact), builder_(func) {}
+  CircuitLowering(func::FuncOp func, const Rings &rings, bool compact,
+                  bool sumBeforeRounding)
+      : old_(func), rings_(rings), compact_(compact),
+        sumBeforeRounding_(sumBeforeRounding), builder_(func) {}
 
   LogicalResult run() {
     SmallVector<Type> inputs, outputs;
@@ -181,17 +200,21 @@ private:
 
   LogicalResult lower(Operation *op) {
     return llvm::TypeSwitch<Operation *, LogicalResult>(op)
-        .Case<bfv::AddOp>([&](auto op) { return componentwise<poly::AddOp>(op); })
-        .Case<bfv::SubOp>([&](auto op) { return componentwise<poly::SubOp>(op); })
+        .Case<bfv::AddOp>(
+            [&](auto op) { return componentwise<poly::AddOp>(op, false); })
+        .Case<bfv::SubOp>(
+            [&](auto op) { return componentwise<poly::SubOp>(op, true); })
         .Case<bfv::NegateOp>([&](auto op) { return lowerNegate(op); })
         .Case<bfv::MulOp>([&](auto op) { return lowerMul(op); })
         .Case<bfv::RelinearizeOp>([&](auto op) { return lowerRelinearize(op); })
-        .Case<bfv::AddPlainOp>([&](auto op) { return lowerAddPlain(op, false); })
+        .Case<bfv::AddPlainOp>(
+            [&](auto op) { return lowerAddPlain(op, false); })
         .Case<bfv::SubPlainOp>([&](auto op) { return lowerAddPlain(op, true); })
         .Case<bfv::MulPlainOp>([&](auto op) { return lowerMulPlain(op); })
         .Case<bfv::RotateOp>([&](auto op) {
           return lowerGalois(op, op.getInput(), rotationElement(op.getSteps()));
         })
+        .Case<bfv::RotatePlainOp>([&](auto op) { return lowerRotatePlain(op); })
         .Case<bfv::SwapRowsOp>([&](auto op) {
           return lowerGalois(op, op.getInput(), 2 * degree() - 1);
         })
@@ -209,18 +232,35 @@ private:
   int64_t degree() const { return rings_.q.getDegree(); }
   Location loc() { return builder_.getUnknownLoc(); }
 
+  /// Component by component; the shorter operand's missing components are
+  /// 0 (a 3-component product plus a 2-component ciphertext), so the longer
+  /// one's pass through, negated when they are subtracted.
   template <typename PolyOp, typename BfvOp>
-  LogicalResult componentwise(BfvOp op) {
-    Parts &out = values_[op.getResult()];
-    for (auto [a, b] : llvm::zip(values_[op.getLhs()], values_[op.getRhs()]))
-      out.push_back(PolyOp::create(builder_, op.getLoc(), a, b));
+  LogicalResult componentwise(BfvOp op, bool negateMissingRhs) {
+    if (addUnrounded<PolyOp>(op))
+      return success();
+    const Parts &lhs = partsOf(op.getLhs()), &rhs = partsOf(op.getRhs());
+    Parts out;
+    for (size_t i = 0, e = std::max(lhs.size(), rhs.size()); i < e; ++i) {
+      if (i < lhs.size() && i < rhs.size())
+        out.push_back(PolyOp::create(builder_, op.getLoc(), lhs[i], rhs[i]));
+      else if (i < lhs.size())
+        out.push_back(lhs[i]);
+      else if (negateMissingRhs)
+        out.push_back(poly::NegOp::create(builder_, op.getLoc(),
+                                          rhs[i].getType(), rhs[i]));
+      else
+        out.push_back(rhs[i]);
+    }
+    values_[op.getResult()] = out;
     return success();
   }
 
   LogicalResult lowerNegate(bfv::NegateOp op) {
-    Parts &out = values_[op.getResult()];
-    for (Value part : values_[op.getInput()])
+    Parts out;
+    for (Value part : partsOf(op.getInput()))
       out.push_back(poly::NegOp::create(builder_, op.getLoc(), part.getType(), part));
+    values_[op.getResult()] = out;
     return success();
   }
 
@@ -255,12 +295,17 @@ private:
     LevelRings at = rings_.atLevel(level);
     auto liftedOperand = [&](Value operand) {
       Parts lifted;
-      for (Value part : values_[operand])
+      for (Value part : partsOf(operand))
         lifted.push_back(lift(toLevel(part, at), at.qb));
       return lifted;
     };
     Parts a = liftedOperand(op.getLhs()), b = liftedOperand(op.getRhs());
     APInt t(64, rings_.params.getPlaintextModulus());
+    if (level == rings_.primeCount() && deferRounding(op.getResult())) {
+      unrounded_[op.getResult()] = {tensorProduct(a, b, op.getLoc()), t,
+                                    at.q.getModulusProduct(), 1};
+      return success();
+    }
     Parts scaled;
     for (Value component : tensorProduct(a, b, op.getLoc()))
       scaled.push_back(scaleRound(component, at.q, t, at.q.getModulusProduct()));
@@ -285,11 +330,16 @@ private:
     auto [r, qr] = rings_.compactRings();
     APInt rProduct = r.getModulusProduct(), q = rings_.q.getModulusProduct();
     Parts a, b;
-    for (Value part : values_[op.getLhs()])
+    for (Value part : partsOf(op.getLhs()))
       a.push_back(lift(scaleRound(part, r, rProduct, q), qr));
-    for (Value part : values_[op.getRhs()])
+    for (Value part : partsOf(op.getRhs()))
       b.push_back(lift(part, qr));
     APInt t(64, rings_.params.getPlaintextModulus());
+    if (deferRounding(op.getResult())) {
+      unrounded_[op.getResult()] = {tensorProduct(a, b, op.getLoc()), t,
+                                    rProduct, 1};
+      return success();
+    }
     Parts &out = values_[op.getResult()];
     for (Value component : tensorProduct(a, b, op.getLoc()))
       out.push_back(scaleRound(component, rings_.q, t, rProduct));
@@ -333,8 +383,8 @@ private:
   /// A leveled product's relinearization runs at its level, then scales up.
   LogicalResult lowerRelinearize(bfv::RelinearizeOp op) {
     auto found = leveled_.find(op.getInput());
-    const Parts &in = found != leveled_.end() ? found->second.parts
-                                              : values_[op.getInput()];
+    const Parts &in =
+        found != leveled_.end() ? found->second.parts : partsOf(op.getInput());
     auto [k0, k1] = keySwitch(in[2], /*galoisElement=*/0);
     Parts out = {poly::AddOp::create(builder_, op.getLoc(), in[0], k0),
                  poly::AddOp::create(builder_, op.getLoc(), in[1], k1)};
@@ -346,7 +396,7 @@ private:
   /// (c0(X^g), c1(X^g)) decrypts under s(X^g); switching c1(X^g) back to s
   /// gives (c0(X^g) + k0, k1).
   LogicalResult lowerGalois(Operation *op, Value input, int64_t g) {
-    Parts &in = values_[input];
+    const Parts &in = partsOf(input);
     auto automorphism = [&](Value x) {
       return poly::AutomorphismOp::create(builder_, op->getLoc(), x.getType(), x, g);
     };
@@ -354,6 +404,14 @@ private:
     auto [k0, k1] = keySwitch(c1, g);
     values_[op->getResult(0)] = {
         poly::AddOp::create(builder_, op->getLoc(), c0, k0), k1};
+    return success();
+  }
+
+  /// A plaintext's rotation is its automorphism in R_t: no key switch.
+  LogicalResult lowerRotatePlain(bfv::RotatePlainOp op) {
+    Value m = partsOf(op.getInput()).front();
+    values_[op.getResult()] = {poly::AutomorphismOp::create(
+        builder_, op.getLoc(), m.getType(), m, rotationElement(op.getSteps()))};
     return success();
   }
 
@@ -368,8 +426,8 @@ private:
   /// c0 +- round(Q m / t).
   template <typename PlainOp>
   LogicalResult lowerAddPlain(PlainOp op, bool subtract) {
-    Parts in = values_[op.getCiphertext()];
-    Value m = values_[op.getPlaintext()].front();
+    Parts in = partsOf(op.getCiphertext());
+    Value m = partsOf(op.getPlaintext()).front();
     APInt q = rings_.q.getModulusProduct();
     Value scaled = scaleRound(m, rings_.q, q, APInt(64, rings_.params.getPlaintextModulus()));
     in[0] = subtract ? Value(poly::SubOp::create(builder_, op.getLoc(), in[0], scaled))
@@ -380,10 +438,11 @@ private:
 
   /// Every component times the centered lift of m into R_Q.
   LogicalResult lowerMulPlain(bfv::MulPlainOp op) {
-    Value m = lift(values_[op.getPlaintext()].front(), rings_.q);
-    Parts &out = values_[op.getResult()];
-    for (Value part : values_[op.getCiphertext()])
+    Value m = lift(partsOf(op.getPlaintext()).front(), rings_.q);
+    Parts out;
+    for (Value part : partsOf(op.getCiphertext()))
       out.push_back(mul(part, m));
+    values_[op.getResult()] = out;
     return success();
   }
 
@@ -414,10 +473,62 @@ private:
 
   LogicalResult lowerReturn(func::ReturnOp op) {
     SmallVector<Value> results;
-    for (Value operand : op.getOperands())
-      results.append(values_[operand].begin(), values_[operand].end());
+    for (Value operand : op.getOperands()) {
+      const Parts &parts = partsOf(operand);
+      results.append(parts.begin(), parts.end());
+    }
     func::ReturnOp::create(builder_, op.getLoc(), results);
     return success();
+  }
+
+  /// A sum of products before its scale by numerator / denominator into
+  /// R_Q: the tensor components over the products' ring.
+  struct Unrounded {
+    Parts tensor;
+    APInt numerator, denominator;
+    uint64_t products;
+  };
+
+  /// Whether a product or sum of products waits for its user to add to it.
+  bool deferRounding(Value value) const {
+    return sumBeforeRounding_ && value.hasOneUse() &&
+           isa<bfv::AddOp, bfv::SubOp>(*value.user_begin());
+  }
+
+  /// A value's components, rounding a deferred sum of products now. A copy:
+  /// rounding adds to values_, which moves its entries.
+  Parts partsOf(Value value) {
+    auto found = values_.find(value);
+    if (found != values_.end())
+      return found->second;
+    auto deferred = unrounded_.find(value);
+    if (deferred == unrounded_.end())
+      return values_[value];
+    Parts rounded;
+    for (Value component : deferred->second.tensor)
+      rounded.push_back(scaleRound(component, rings_.q,
+                                   deferred->second.numerator,
+                                   deferred->second.denominator));
+    return values_[value] = rounded;
+  }
+
+  /// The sum or difference of two deferred sums of products, deferred
+  /// itself, where their ring holds it (compact HPS: always, see the pass).
+  template <typename PolyOp, typename BfvOp> bool addUnrounded(BfvOp op) {
+    auto lhs = unrounded_.find(op.getLhs()), rhs = unrounded_.find(op.getRhs());
+    if (lhs == unrounded_.end() || rhs == unrounded_.end() ||
+        values_.count(op.getLhs()) || values_.count(op.getRhs()) ||
+        lhs->second.tensor[0].getType() != rhs->second.tensor[0].getType() ||
+        lhs->second.denominator != rhs->second.denominator)
+      return false;
+    uint64_t products = lhs->second.products + rhs->second.products;
+    if (!compact_ && products > rings_.summableProducts())
+      return false;
+    Unrounded sum{{}, lhs->second.numerator, lhs->second.denominator, products};
+    for (auto [a, b] : llvm::zip(lhs->second.tensor, rhs->second.tensor))
+      sum.tensor.push_back(PolyOp::create(builder_, op.getLoc(), a, b));
+    unrounded_[op.getResult()] = sum;
+    return true;
   }
 
   /// A leveled product before its scale-up: components over R_{Q_l}.
@@ -429,13 +540,29 @@ private:
   func::FuncOp old_;
   const Rings &rings_;
   bool compact_; // compact HPS for products at the full level
+  bool sumBeforeRounding_;
   OpBuilder builder_;
   llvm::DenseMap<Value, Parts> values_;
   llvm::DenseMap<Value, LeveledParts> leveled_;
+  llvm::DenseMap<Value, Unrounded> unrounded_;
 };
 
 struct BFVToPoly : public impl::BFVToPolyBase<BFVToPoly> {
   using Base::Base;
+
+  /// The bits B needs for the largest sum of products added before their
+  /// rounding: log2 of the full-level products an addition takes (a bound
+  /// on any one sum's).
+  static unsigned sumBits(ModuleOp module) {
+    uint64_t products = 0;
+    module.walk([&](bfv::MulOp op) {
+      Value result = op.getResult();
+      if (!op.getLevel() && result.hasOneUse() &&
+          isa<bfv::AddOp, bfv::SubOp>(*result.user_begin()))
+        ++products;
+    });
+    return products < 2 ? 0 : llvm::Log2_64_Ceil(products);
+  }
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -444,14 +571,16 @@ struct BFVToPoly : public impl::BFVToPolyBase<BFVToPoly> {
     if (!params)
       return signalPassFailure();
     FailureOr<Rings> rings =
-        Rings::of(params, module, variant == bfv::Variant::behz);
+        Rings::of(params, module, variant == bfv::Variant::behz,
+                  sumBeforeRounding ? sumBits(module) : 0);
     if (failed(rings))
       return signalPassFailure();
     SmallVector<func::FuncOp> functions(module.getOps<func::FuncOp>());
     for (func::FuncOp function : functions)
       if (!function.isExternal() &&
           failed(CircuitLowering(function, *rings,
-                                 variant == bfv::Variant::chps)
+                                 variant == bfv::Variant::chps,
+                                 sumBeforeRounding)
                      .run()))
         return signalPassFailure();
   }

@@ -44,13 +44,22 @@ kernel::BufferType bufferTypeOf(Type rnsType) {
   return kernel::BufferType::get(poly.getContext(), poly.getDegree(), poly.getBasis());
 }
 
+/// Most ops one generated kernel computes. A larger tree is cut into
+/// subtrees, each written to a buffer: the body of a sum of 64 products of a
+/// matrix-vector product's giant step, one function of about 700 inputs,
+/// took the host compiler most of a minute, and on the GPU a kernel that
+/// reads that many buffers gains nothing over a few that read fewer.
+constexpr unsigned kMaxOpsPerKernel = 48;
+
 /// Groups of fusable elementwise ops: op -> its group's root.
 llvm::DenseMap<Operation *, Operation *> groupElementwise(Block &body) {
   llvm::DenseMap<Operation *, Operation *> rootOf;
+  llvm::DenseMap<Operation *, SmallVector<Operation *>> members;
   for (Operation &op : body) {
     if (!rns::isElementwise(&op))
       continue;
     rootOf[&op] = &op;
+    members[&op].push_back(&op);
     for (Value operand : op.getOperands()) {
       Operation *producer = operand.getDefiningOp();
       // Read by this op alone (possibly twice, as a square's x1 x0 + x1 x0).
@@ -61,11 +70,16 @@ llvm::DenseMap<Operation *, Operation *> groupElementwise(Block &body) {
         continue;
       // The producer is its group's root (its one use is this op): its group
       // joins this op's, whose root this op becomes. Every such operand's
-      // group joins, so a sum of products is one kernel.
+      // group joins, so a sum of products is one kernel (of at most
+      // kMaxOpsPerKernel ops).
       Operation *oldRoot = rootOf[producer];
-      for (auto &entry : rootOf)
-        if (entry.second == oldRoot)
-          entry.second = &op;
+      if (oldRoot == &op ||
+          members[oldRoot].size() + members[&op].size() > kMaxOpsPerKernel)
+        continue;
+      for (Operation *member : members[oldRoot])
+        rootOf[member] = &op;
+      members[&op].append(members[oldRoot]);
+      members.erase(oldRoot);
     }
   }
   return rootOf;

@@ -15,13 +15,21 @@ void addLevelChoice(mlir::OpPassManager &pm, unsigned reserveDepth) {
   pm.addPass(createBFVChooseLevels(options));
 }
 
-void addLowering(mlir::OpPassManager &pm) {
-  pm.addPass(createBFVToPoly());
+void addLowering(mlir::OpPassManager &pm, bool optimize) {
+  BFVToPolyOptions rings;
+  rings.sumBeforeRounding = optimize;
+  pm.addPass(createBFVToPoly(rings));
   // Leveled HPS: a product's scale-up and the next product's rounding merge.
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(createPolyToRNS());
+  // Before cse, which then shares the hoisted decompositions.
+  if (optimize)
+    pm.addPass(createRNSHoistRotations());
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
+  // Before the domains are chosen, so that the sums stay in evaluation form.
+  if (optimize)
+    pm.addPass(createRNSSumBeforeDivision());
   pm.addPass(createRNSAssignDomains());
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
@@ -34,14 +42,25 @@ void buildRingfusePipeline(mlir::OpPassManager &pm,
   parameters.reserveDepth = options.reserveDepth;
   pm.addPass(createBFVSelectParameters(parameters));
   pm.addPass(createBFVExpandSlotSums());
+  // The whole-circuit rewrites at the scheme level, where sums, products
+  // and rotations are still visible as such (N is known from here on).
+  if (options.optimize)
+    pm.addPass(createBFVBabyStepGiantStep());
+  BFVLimitGaloisKeysOptions galoisKeys;
+  galoisKeys.maxKeys = options.maxGaloisKeys;
+  galoisKeys.maxBytes = options.maxGaloisKeyBytes;
+  pm.addPass(createBFVLimitGaloisKeys(galoisKeys));
+  if (options.optimize)
+    pm.addPass(createBFVLazyRelinearize());
   // The one place the variant is resolved: bfv-choose-variant records it
   // (and lhps's levels), refusing a name that is no #bfv.variant.
   BFVChooseVariantOptions variants;
   variants.reserveDepth = options.reserveDepth;
+  variants.optimize = options.optimize;
   if (options.variant != "auto")
     variants.candidates = {options.variant};
   pm.addPass(createBFVChooseVariant(variants));
-  addLowering(pm);
+  addLowering(pm, options.optimize);
   // Last before the kernels: canonicalization may rebuild transforms (and
   // would drop their chosen shapes).
   RNSChooseTransformOptions transforms;

@@ -33,6 +33,21 @@ struct RingfusePipelineOptions
                      "selection leaves room for them, and leveled HPS does "
                      "not spend it"),
       llvm::cl::init(0)};
+  Option<bool> optimize{
+      *this, "optimize",
+      llvm::cl::desc("Whole-circuit optimizations: baby-step giant-step, "
+                     "lazy relinearization, rotations sharing one "
+                     "decomposition, one division by P per sum (default on)"),
+      llvm::cl::init(true)};
+  Option<unsigned> maxGaloisKeys{
+      *this, "max-galois-keys",
+      llvm::cl::desc("Most Galois keys the program may need; rotations "
+                     "beyond come from power-of-two keys (0: no limit)"),
+      llvm::cl::init(0)};
+  Option<uint64_t> maxGaloisKeyBytes{
+      *this, "max-galois-key-bytes",
+      llvm::cl::desc("Most bytes the Galois keys may take (0: no limit)"),
+      llvm::cl::init(0)};
 };
 
 /// bfv-choose-levels, its outputs allowing `reserveDepth` further products.
@@ -40,12 +55,15 @@ void addLevelChoice(mlir::OpPassManager &pm, unsigned reserveDepth);
 
 /// From the bfv level (chosen parameters, the module's bfv.variant and, for
 /// lhps, the products' levels) to the rns level: bfv-to-poly, canonicalize,
-/// poly-to-rns, canonicalize, cse, rns-assign-domains, canonicalize, cse,
-/// rns-fuse. bfv-choose-variant prices what it produces: the rns-level
+/// poly-to-rns, (optimized: rns-hoist-rotations,) canonicalize, cse,
+/// (optimized: rns-sum-before-division,) rns-assign-domains, canonicalize,
+/// cse, rns-fuse. bfv-choose-variant prices what it produces: the rns-level
 /// program the kernels are chosen for.
-void addLowering(mlir::OpPassManager &pm);
+void addLowering(mlir::OpPassManager &pm, bool optimize);
 
-/// bfv-select-parameters, bfv-expand-slot-sums, bfv-choose-variant (the
+/// bfv-select-parameters, bfv-expand-slot-sums, (optimized:
+/// bfv-baby-step-giant-step,) bfv-limit-galois-keys, (optimized:
+/// bfv-lazy-relinearize,) bfv-choose-variant (the
 /// option's variant, or every one for auto: the choice is made here, once),
 /// the lowering, rns-choose-transform, rns-to-kernel and the kernel passes.
 void buildRingfusePipeline(mlir::OpPassManager &pm,

@@ -98,7 +98,7 @@ struct BFVChooseVariant : public impl::BFVChooseVariantBase<BFVChooseVariant> {
     OpPassManager lowering(ModuleOp::getOperationName());
     if (variant == bfv::Variant::lhps)
       addLevelChoice(lowering, reserveDepth);
-    addLowering(lowering);
+    addLowering(lowering, optimize);
     if (failed(runPipeline(lowering, copy))) {
       copy.erase();
       return module.emitError() << "bfv-choose-variant: the circuit does not lower with "

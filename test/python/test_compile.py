@@ -293,16 +293,33 @@ def test_reserve_depths_that_are_no_count_of_products_are_clear_errors(
         rf.compile(mix, reserve_depth=reserve_depth)  # type: ignore[arg-type]
 
 
-def test_pipeline_arguments_name_the_variant_the_reserve_and_the_transforms() -> None:
-    assert compile_module.pipeline_arguments() == ("--ringfuse-pipeline",)
-    assert compile_module.pipeline_arguments("lhps") == ("--ringfuse-pipeline=variant=lhps",)
-    assert compile_module.pipeline_arguments("hps", 3) == ("--ringfuse-pipeline=reserve-depth=3",)
-    assert compile_module.pipeline_arguments("lhps", 2) == (
+def test_pipeline_arguments_name_every_option_that_is_not_the_default() -> None:
+    options = compile_module.PipelineOptions
+    assert options().arguments() == ("--ringfuse-pipeline",)
+    assert options("lhps").arguments() == ("--ringfuse-pipeline=variant=lhps",)
+    assert options("hps", 3).arguments() == ("--ringfuse-pipeline=reserve-depth=3",)
+    assert options("lhps", 2).arguments() == (
         "--ringfuse-pipeline=variant=lhps reserve-depth=2",
     )
-    assert compile_module.pipeline_arguments("hps", 0, ("ntt", "dgt")) == (
+    assert options("hps", 0, ("ntt", "dgt")).arguments() == (
         "--ringfuse-pipeline=transforms=ntt,dgt",
     )
+    assert options(optimize=False, max_galois_keys=12, max_galois_key_bytes=10**9).arguments() == (
+        "--ringfuse-pipeline=optimize=false max-galois-keys=12 max-galois-key-bytes=1000000000",
+    )
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        ("optimize", 1, "optimize must be True or False, not 1"),
+        ("max_galois_keys", -1, r"max_galois_keys must be a whole number \(0: no limit\), not -1"),
+        ("max_galois_key_bytes", 1.5, r"max_galois_key_bytes must be a whole number \(0: no limit\), not 1.5"),
+    ],
+)
+def test_the_optimization_options_are_checked(option: str, value: object, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        rf.compile(mix, **{option: value})
 
 
 def test_the_transform_kinds_are_the_compiler_s() -> None:

@@ -762,7 +762,8 @@ def test_the_emitted_cuda_of_every_circuit_builds_with_nvcc(
 ) -> None:
     compiler = importlib.import_module("ringfuse.compile")
     cache = compiler.Cache.at(cache_dir)
-    source = compiler.emit_source(rf.trace(circuit), cache, target="cuda", variant=variant)
+    source = compiler.emit_source(
+        rf.trace(circuit), cache, target="cuda", options=compiler.PipelineOptions(variant))
     # (A circuit of rotations alone has no generated kernel: each rotation's
     # sum joins its key switch's division by P.)
     assert source.suffix == ".cu" and "#include <cuda_runtime.h>" in source.read_text()

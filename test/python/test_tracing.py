@@ -913,6 +913,48 @@ def test_keyword_only_parameters_are_inputs_in_order():
     assert body(t.mlir)[0] == "%0 = bfv.add_plain %arg0, %arg1"
 
 
+def test_a_list_parameter_is_n_inputs_named_by_index():
+    def f(xs: rf.Encrypted[3], ws: rf.Plain[2], *, y: rf.Encrypted):
+        assert isinstance(xs, list) and len(xs) == 3
+        return sum(xs[1:], xs[0]) * ws[0] + ws[1] - y
+
+    t = rf.trace(f)
+    assert t.inputs == [
+        ("xs[0]", "encrypted"), ("xs[1]", "encrypted"), ("xs[2]", "encrypted"),
+        ("ws[0]", "plain"), ("ws[1]", "plain"), ("y", "encrypted"),
+    ]
+    assert [(p.name, len(p.inputs)) for p in t.parameters] == [("xs", 3), ("ws", 2), ("y", 1)]
+    assert f"@f(%arg0: {CT}, %arg1: {CT}, %arg2: {CT}, %arg3: {PT}, %arg4: {PT}, %arg5: {CT})" in (
+        t.mlir
+    )
+    assert body(t.mlir)[:3] == [
+        "%0 = bfv.add %arg0, %arg1",
+        "%1 = bfv.add %0, %arg2",
+        "%2 = bfv.mul_plain %1, %arg3",
+    ]
+
+
+def test_list_elements_name_themselves_in_errors():
+    def f(xs: rf.Encrypted[2]):
+        return xs[1] / 2
+
+    with pytest.raises(TypeError, match=r"xs\[1\] / 2: an encrypted value cannot be divided"):
+        rf.trace(f)
+
+
+def test_list_annotations_written_as_text_are_resolved():
+    def f(xs: rf.Encrypted[2], ws: rf.Plain[1]):
+        return xs[0] * ws[0]
+
+    assert f.__annotations__ == {"xs": "rf.Encrypted[2]", "ws": "rf.Plain[1]"}
+    assert [kind for _, kind in rf.trace(f).inputs] == ["encrypted", "encrypted", "plain"]
+
+
+def test_a_list_length_must_be_a_positive_int():
+    with pytest.raises(rf.TraceError, match=r"rf.Encrypted\[0\]: the length of a list"):
+        rf.Encrypted[0]
+
+
 def test_values_from_two_traces_cannot_be_mixed():
     leaked: list[rf.Encrypted] = []
 
@@ -1049,6 +1091,7 @@ def test_package_exports_the_public_names():
         "trace",
         "Encrypted",
         "Plain",
+        "PlainMatrix",
         "Circuit",
         "Trace",
         "TraceError",

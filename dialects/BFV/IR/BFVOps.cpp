@@ -9,6 +9,34 @@ using namespace ringfuse::bfv;
 using ringfuse::parseSameTypes;
 using ringfuse::printSameTypes;
 
+Type ringfuse::bfv::sumType(Type lhs, Type rhs) {
+  auto a = cast<CiphertextType>(lhs), b = cast<CiphertextType>(rhs);
+  return a.getSize() >= b.getSize() ? a : b;
+}
+
+/// `: type` when both operands share it, `: lhs-type, rhs-type` otherwise;
+/// the result is the larger (sumType).
+static ParseResult parseSumTypes(OpAsmParser &parser, Type &lhs, Type &rhs,
+                                 Type &output) {
+  if (parser.parseType(lhs))
+    return failure();
+  rhs = lhs;
+  if (succeeded(parser.parseOptionalComma()) && parser.parseType(rhs))
+    return failure();
+  if (!isa<CiphertextType>(lhs) || !isa<CiphertextType>(rhs))
+    return parser.emitError(parser.getCurrentLocation(),
+                            "expected ciphertext types");
+  output = sumType(lhs, rhs);
+  return success();
+}
+
+static void printSumTypes(OpAsmPrinter &printer, Operation *, Type lhs,
+                          Type rhs, Type) {
+  printer << lhs;
+  if (rhs != lhs)
+    printer << ", " << rhs;
+}
+
 #define GET_OP_CLASSES
 #include "dialects/BFV/IR/BFVOps.cpp.inc"
 
@@ -50,15 +78,7 @@ static LogicalResult verifyBatching(Operation *op, ParamsAttr params) {
 
 static LogicalResult verifyCiphertextOperands(Operation *op, CiphertextType lhs,
                                               CiphertextType rhs) {
-  if (failed(verifySameParams(op, lhs.getParams(), rhs.getParams(),
-                              "operands")))
-    return failure();
-  if (lhs.getSize() != rhs.getSize())
-    return op->emitOpError()
-           << "operands have different component counts (" << lhs.getSize()
-           << " and " << rhs.getSize()
-           << "); relinearize the 3-component one first";
-  return success();
+  return verifySameParams(op, lhs.getParams(), rhs.getParams(), "operands");
 }
 
 static LogicalResult verifySlotOp(Operation *op, CiphertextType input) {
@@ -76,14 +96,16 @@ LogicalResult AddOp::verify() {
   if (failed(verifyCiphertextOperands(*this, getLhs().getType(),
                                       getRhs().getType())))
     return failure();
-  return verifyResultType(*this, getLhs().getType());
+  return verifyResultType(*this,
+                          sumType(getLhs().getType(), getRhs().getType()));
 }
 
 LogicalResult SubOp::verify() {
   if (failed(verifyCiphertextOperands(*this, getLhs().getType(),
                                       getRhs().getType())))
     return failure();
-  return verifyResultType(*this, getLhs().getType());
+  return verifyResultType(*this,
+                          sumType(getLhs().getType(), getRhs().getType()));
 }
 
 LogicalResult NegateOp::verify() {
@@ -132,21 +154,36 @@ LogicalResult AddPlainOp::verify() { return verifyPlainOperandOp(*this); }
 LogicalResult SubPlainOp::verify() { return verifyPlainOperandOp(*this); }
 LogicalResult MulPlainOp::verify() { return verifyPlainOperandOp(*this); }
 
-LogicalResult RotateOp::verify() {
-  CiphertextType input = getInput().getType();
-  int64_t steps = getSteps();
+/// Rotation steps: nonzero and, once N is known, within a row of N/2 slots.
+static LogicalResult verifyRotationSteps(Operation *op, ParamsAttr params,
+                                         int64_t steps) {
   if (steps == 0)
-    return emitOpError() << "rotates by 0 steps, which is no rotation";
-  ParamsAttr params = input.getParams();
+    return op->emitOpError() << "rotates by 0 steps, which is no rotation";
   if (params.hasRingDegree()) {
     int64_t rowLength = params.getRingDegree() / 2;
     if (steps <= -rowLength || steps >= rowLength)
-      return emitOpError() << "rotation by " << steps
-                           << " steps is out of range: |steps| must be below "
-                              "the row length N/2 = "
-                           << rowLength;
+      return op->emitOpError()
+             << "rotation by " << steps
+             << " steps is out of range: |steps| must be below "
+                "the row length N/2 = "
+             << rowLength;
   }
+  return success();
+}
+
+LogicalResult RotateOp::verify() {
+  CiphertextType input = getInput().getType();
+  if (failed(verifyRotationSteps(*this, input.getParams(), getSteps())))
+    return failure();
   return verifySlotOp(*this, input);
+}
+
+LogicalResult RotatePlainOp::verify() {
+  PlaintextType input = getInput().getType();
+  if (failed(verifyRotationSteps(*this, input.getParams(), getSteps())) ||
+      failed(verifyBatching(*this, input.getParams())))
+    return failure();
+  return verifyResultType(*this, input);
 }
 
 LogicalResult SwapRowsOp::verify() {

@@ -9,6 +9,12 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+namespace ringfuse::bfv {
+/// The type of a sum or difference of two ciphertexts of one parameter set:
+/// the one with more components.
+mlir::Type sumType(mlir::Type lhs, mlir::Type rhs);
+} // namespace ringfuse::bfv
+
 #define GET_OP_CLASSES
 #include "dialects/BFV/IR/BFVOps.h.inc"
 

@@ -12,19 +12,22 @@ class BFV_Op<string mnemonic, list<Trait> traits = []>
   let hasVerifier = 1;
 }
 
-// Ops whose operands and result all share one ciphertext type. The textual
-// form names the type once; the verifier explains any mismatch (parameters,
-// component count) in words rather than as a bare type inequality.
+// Additions and subtractions. Their operands share parameters but may differ
+// in component count (a 3-component product plus a 2-component ciphertext,
+// which bfv-lazy-relinearize makes): the result has the larger count. The
+// textual form names the type once when both operands share it, else both
+// (`: !bfv.ciphertext<#p, 3>, !bfv.ciphertext<#p, 2>`); the verifier explains
+// any mismatch in words rather than as a bare type inequality.
 class BFV_CiphertextBinaryOp<string mnemonic, list<Trait> traits = []>
     : BFV_Op<mnemonic, traits> {
   let arguments = (ins BFV_Ciphertext:$lhs, BFV_Ciphertext:$rhs);
   let results = (outs BFV_Ciphertext:$output);
   let assemblyFormat = [{
-    $lhs `,` $rhs attr-dict `:` custom<SameTypes>(type($lhs), type($rhs), type($output))
+    $lhs `,` $rhs attr-dict `:` custom<SumTypes>(type($lhs), type($rhs), type($output))
   }];
   let builders = [
     OpBuilder<(ins "::mlir::Value":$lhs, "::mlir::Value":$rhs), [{
-      build($_builder, $_state, lhs.getType(), lhs, rhs);
+      build($_builder, $_state, sumType(lhs.getType(), rhs.getType()), lhs, rhs);
     }]>
   ];
 }
@@ -52,14 +55,16 @@ def BFV_AddOp : BFV_CiphertextBinaryOp<"add", [Commutative]> {
   let summary = "Ciphertext addition";
   let description = [{
     Decrypts to m_lhs + m_rhs (mod t), slot by slot. Componentwise addition
-    in R_Q; both operands have the same parameters and component count.
+    in R_Q; both operands have the same parameters. With different component
+    counts the shorter operand's missing components count as 0.
   }];
 }
 
 def BFV_SubOp : BFV_CiphertextBinaryOp<"sub"> {
   let summary = "Ciphertext subtraction";
   let description = [{
-    Decrypts to m_lhs - m_rhs (mod t). Componentwise subtraction in R_Q.
+    Decrypts to m_lhs - m_rhs (mod t). Componentwise subtraction in R_Q,
+    missing components counting as 0.
   }];
 }
 
@@ -144,6 +149,28 @@ def BFV_RotateOp : BFV_Op<"rotate"> {
   let assemblyFormat = [{
     $input `by` $steps attr-dict `:` custom<SameTypes>(type($input), type($output))
   }];
+}
+
+def BFV_RotatePlainOp : BFV_Op<"rotate_plain"> {
+  let summary = "Rotate a plaintext's slot rows (no key needed)";
+  let description = [{
+    `bfv.rotate_plain %p by k`: the plaintext whose slot i of each row is
+    slot (i + k) mod N/2 of p's, as `bfv.rotate` does to a ciphertext: the
+    automorphism X -> X^(3^k mod 2N) of R_t, a permutation of p's
+    coefficients with signs, which needs no key. Baby-step giant-step
+    rotates plaintexts instead of ciphertexts with it. Needs batching,
+    k != 0 and, once N is known, |k| < N/2.
+  }];
+  let arguments = (ins BFV_Plaintext:$input, I64Attr:$steps);
+  let results = (outs BFV_Plaintext:$output);
+  let assemblyFormat = [{
+    $input `by` $steps attr-dict `:` custom<SameTypes>(type($input), type($output))
+  }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$input, "int64_t":$steps), [{
+      build($_builder, $_state, input.getType(), input, steps);
+    }]>
+  ];
 }
 
 def BFV_SwapRowsOp : BFV_CiphertextUnaryOp<"swap_rows"> {

@@ -94,7 +94,7 @@ func.func @f(%x: !bfv.ciphertext<#a, 2>, %y: !bfv.ciphertext<#b, 2>) {
 
 #p = #bfv.params<t = 17>
 func.func @f(%x: !bfv.ciphertext<#p, 2>, %y: !bfv.ciphertext<#p, 3>) {
-  // expected-error@+1 {{'bfv.sub' op operands have different component counts (2 and 3); relinearize the 3-component one first}}
+  // expected-error@+1 {{'bfv.sub' op result type '!bfv.ciphertext<#bfv.params<t = 17>, 2>' differs from the expected '!bfv.ciphertext<#bfv.params<t = 17>, 3>'}}
   %0 = "bfv.sub"(%x, %y) : (!bfv.ciphertext<#p, 2>, !bfv.ciphertext<#p, 3>) -> !bfv.ciphertext<#p, 2>
   return
 }
@@ -342,3 +342,21 @@ func.func @f() {
 
 // expected-error@+1 {{dnum = 3 needs P and at most |Q| = 2 digits}}
 #p = #bfv.params<t = 17, N = 16, Q = [97, 193], P = [353], dnum = 3>
+
+// -----
+
+#p = #bfv.params<t = 17>
+func.func @f(%p: !bfv.plaintext<#p>) {
+  // expected-error@+1 {{'bfv.rotate_plain' op rotates by 0 steps, which is no rotation}}
+  %0 = bfv.rotate_plain %p by 0 : !bfv.plaintext<#p>
+  return
+}
+
+// -----
+
+#p = #bfv.params<t = 65537, N = 16>
+func.func @f(%p: !bfv.plaintext<#p>) {
+  // expected-error@+1 {{'bfv.rotate_plain' op rotation by 8 steps is out of range: |steps| must be below the row length N/2 = 8}}
+  %0 = bfv.rotate_plain %p by 8 : !bfv.plaintext<#p>
+  return
+}

@@ -21,8 +21,13 @@ func.func @arithmetic(%x: !bfv.ciphertext<#traced, 2>, %y: !bfv.ciphertext<#trac
   %m = bfv.mul %n, %x : !bfv.ciphertext<#traced, 2> -> !bfv.ciphertext<#traced, 3>
   // CHECK: %[[M2:.*]] = bfv.add %[[M]], %[[M]] : !bfv.ciphertext<#[[P]], 3>
   %m2 = bfv.add %m, %m : !bfv.ciphertext<#traced, 3>
-  // CHECK: %[[R:.*]] = bfv.relinearize %[[M2]] : !bfv.ciphertext<#[[P]], 3> -> !bfv.ciphertext<#[[P]], 2>
-  %r = bfv.relinearize %m2 : !bfv.ciphertext<#traced, 3> -> !bfv.ciphertext<#traced, 2>
+  // A product plus a 2-component ciphertext keeps 3 components.
+  // CHECK: %[[M3:.*]] = bfv.sub %[[M2]], %[[X]] : !bfv.ciphertext<#[[P]], 3>, !bfv.ciphertext<#[[P]], 2>
+  %m3 = bfv.sub %m2, %x : !bfv.ciphertext<#traced, 3>, !bfv.ciphertext<#traced, 2>
+  // CHECK: %[[M4:.*]] = bfv.add %[[X]], %[[M3]] : !bfv.ciphertext<#[[P]], 2>, !bfv.ciphertext<#[[P]], 3>
+  %m4 = bfv.add %x, %m3 : !bfv.ciphertext<#traced, 2>, !bfv.ciphertext<#traced, 3>
+  // CHECK: %[[R:.*]] = bfv.relinearize %[[M4]] : !bfv.ciphertext<#[[P]], 3> -> !bfv.ciphertext<#[[P]], 2>
+  %r = bfv.relinearize %m4 : !bfv.ciphertext<#traced, 3> -> !bfv.ciphertext<#traced, 2>
   // CHECK: return %[[R]]
   return %r : !bfv.ciphertext<#traced, 2>
 }
@@ -61,7 +66,9 @@ func.func @slots(%x: !bfv.ciphertext<#chosen, 2>) -> !bfv.ciphertext<#chosen, 2>
   %t = bfv.sum_slots %s : !bfv.ciphertext<#chosen, 2>
   // CHECK: bfv.encode dense<[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]> : tensor<16xi64>
   %v = bfv.encode dense<[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]> : tensor<16xi64> -> !bfv.plaintext<#chosen>
-  %m = bfv.mul_plain %t, %v : !bfv.ciphertext<#chosen, 2>, !bfv.plaintext<#chosen>
+  // CHECK: bfv.rotate_plain %{{.*}} by -3 : !bfv.plaintext<#[[FULL]]>
+  %u = bfv.rotate_plain %v by -3 : !bfv.plaintext<#chosen>
+  %m = bfv.mul_plain %t, %u : !bfv.ciphertext<#chosen, 2>, !bfv.plaintext<#chosen>
   return %m : !bfv.ciphertext<#chosen, 2>
 }
 

@@ -1,0 +1,87 @@
+//===- RNSHoistRotations.cpp - one decomposition for every rotation
+//--------===//
+//
+// Rotations of one ciphertext each key-switch c1(X^g), and poly-to-rns
+// decomposes each c1(X^g) on its own: extract the digits, extend them to QP,
+// transform. The automorphism commutes with all three (see the pass's
+// description in Passes.td for why the fast conversion's difference is
+// harmless), so the digits of c1(X^g) are taken as the automorphism of c1's
+// digits, and cse leaves one decomposition of c1 for all its rotations.
+//
+//===----------------------------------------------------------------------===//
+#include "dialects/RNS/IR/RNSOps.h"
+#include "passes/Passes.h"
+#include "passes/Transforms/SumTrees.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+
+namespace ringfuse {
+#define GEN_PASS_DEF_RNSHOISTROTATIONS
+#include "passes/Passes.h.inc"
+
+namespace {
+using namespace mlir;
+
+/// A key-switching digit as poly-to-rns makes it:
+/// ntt(convert(extract(automorphism(c, g)))), with a fast conversion.
+struct RotatedDigit {
+  rns::ExtractOp extract;
+  rns::ConvertOp convert;
+  rns::AutomorphismOp automorphism;
+
+  static std::optional<RotatedDigit> match(Value digit) {
+    auto ntt = digit.getDefiningOp<rns::NttOp>();
+    auto convert =
+        ntt ? ntt.getInput().getDefiningOp<rns::ConvertOp>() : nullptr;
+    if (!convert || convert.getMethod() != rns::ConversionMethod::fast)
+      return std::nullopt;
+    auto extract = convert.getInput().getDefiningOp<rns::ExtractOp>();
+    auto automorphism =
+        extract ? extract.getInput().getDefiningOp<rns::AutomorphismOp>()
+                : nullptr;
+    if (!automorphism ||
+        cast<rns::PolyType>(automorphism.getType()).getEvaluation())
+      return std::nullopt;
+    return RotatedDigit{extract, convert, automorphism};
+  }
+};
+
+struct RNSHoistRotations
+    : public impl::RNSHoistRotationsBase<RNSHoistRotations> {
+  void runOnOperation() override {
+    getOperation()->walk([&](rns::KeySwitchInnerProductOp keySwitch) {
+      SmallVector<RotatedDigit> digits;
+      for (Value digit : keySwitch.getDigits()) {
+        std::optional<RotatedDigit> rotated = RotatedDigit::match(digit);
+        if (!rotated || (!digits.empty() &&
+                         rotated->automorphism != digits.front().automorphism))
+          return;
+        digits.push_back(*rotated);
+      }
+      if (digits.empty())
+        return;
+      OpBuilder builder(keySwitch);
+      Value source = digits.front().automorphism.getInput();
+      int64_t galoisElement = digits.front().automorphism.getGaloisElement();
+      for (auto [index, digit] : llvm::enumerate(digits)) {
+        Location loc = digit.extract.getLoc();
+        Value limbs = rns::ExtractOp::create(
+            builder, loc, digit.extract.getType(), source,
+            digit.extract.getFirst(), digit.extract.getLast());
+        Value extended =
+            rns::ConvertOp::create(builder, loc, digit.convert.getType(), limbs,
+                                   rns::ConversionMethod::fast);
+        Value permuted = rns::AutomorphismOp::create(
+            builder, loc, extended.getType(), extended, galoisElement);
+        keySwitch.getDigitsMutable()[index].set(
+            rns::NttOp::create(builder, loc, permuted));
+      }
+      ++numKeySwitchesHoisted;
+    });
+    getOperation()->walk(
+        [](func::FuncOp function) { eraseUnusedPureOps(function); });
+  }
+};
+} // namespace
+} // namespace ringfuse
