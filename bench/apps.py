@@ -65,6 +65,14 @@ def slots(rng: np.random.Generator, n: int, bound: int = T) -> np.ndarray:
     return rng.integers(0, bound, n, dtype=np.int64)
 
 
+def sum_of_products(lhs: list, rhs: list):
+    """lhs[0] rhs[0] + lhs[1] rhs[1] + ..., traced (a chain of additions)."""
+    total = lhs[0] * rhs[0]
+    for a, b in zip(lhs[1:], rhs[1:]):
+        total = total + a * b
+    return total
+
+
 def matvec_app(size: int, log_n: int) -> App:
     @rf.circuit(plaintext_modulus=T, poly_modulus_degree=1 << log_n)
     def matvec(w: rf.PlainMatrix[size, size], x: rf.Encrypted):
@@ -88,10 +96,7 @@ def matvec_app(size: int, log_n: int) -> App:
 def dot_app(terms: int) -> App:
     @rf.circuit(plaintext_modulus=T)
     def dot(xs: rf.Encrypted[terms], ys: rf.Encrypted[terms]):
-        total = xs[0] * ys[0]
-        for x, y in zip(xs[1:], ys[1:]):
-            total = total + x * y
-        return total
+        return sum_of_products(xs, ys)
 
     def arguments(program, keys, rng):
         n = program.params.poly_modulus_degree
@@ -139,10 +144,7 @@ def poly15_app() -> App:
 def pir_app(rows: int) -> App:
     @rf.circuit(plaintext_modulus=T)
     def pir(query: rf.Encrypted[rows], database: rf.Plain[rows]):
-        total = query[0] * database[0]
-        for q, row in zip(query[1:], database[1:]):
-            total = total + q * row
-        return total
+        return sum_of_products(query, database)
 
     def arguments(program, keys, rng):
         n = program.params.poly_modulus_degree
@@ -266,29 +268,29 @@ def measure(app: App, optimize: bool, program: rf.Program, compile_s: float,
     }
 
 
-def run(device: str, quick: bool, out: Path) -> None:
+def run(device: str, quick: bool, only: list[str] | None, out: Path) -> None:
     runs = benchlib.QUICK_RUNS if quick else benchlib.FULL_RUNS
-    chosen = apps(quick)
+    chosen = [app for app in apps(quick) if not only or app.name in only]
     jobs = [(app, optimize) for app in chosen for optimize in (True, False)
             if optimize or app.unoptimized]
-    with tempfile.TemporaryDirectory() as cache_root, ThreadPoolExecutor(8) as pool:
-        print(f"building {len(jobs)} programs ...", file=sys.stderr)
-        built = list(pool.map(lambda job: build(*job, device, Path(cache_root)), jobs))
-        records = []
-        for (app, optimize), (program, compile_s) in zip(jobs, built):
-            record = measure(app, optimize, program, compile_s, runs)
-            records.append(record)
-            print(f"{app.name:12} optimize={str(optimize):5} {record['median_us']:>12.1f} us  "
-                  f"key switches {record['key_switches']:5}  transforms {record['transforms']:6}  "
-                  f"budget {record['noise_budget_bits']:3} bits  compile {compile_s:.1f} s",
-                  file=sys.stderr)
     report = {
         **benchlib.report_header("apps", device),
         "method": benchlib.method(device, runs) + " Compile times are cold (an empty cache "
         "per program), built 8 at a time.",
-        "apps": records,
+        "apps": [],
     }
-    out.write_text(json.dumps(report, indent=1) + "\n")
+    with tempfile.TemporaryDirectory() as cache_root, ThreadPoolExecutor(8) as pool:
+        print(f"building {len(jobs)} programs ...", file=sys.stderr)
+        built = pool.map(lambda job: build(*job, device, Path(cache_root)), jobs)
+        for (app, optimize), (program, compile_s) in zip(jobs, built):
+            record = measure(app, optimize, program, compile_s, runs)
+            report["apps"].append(record)
+            # Written after each measurement: a run cut short keeps what it measured.
+            out.write_text(json.dumps(report, indent=1) + "\n")
+            print(f"{app.name:12} optimize={str(optimize):5} {record['median_us']:>12.1f} us  "
+                  f"key switches {record['key_switches']:5}  transforms {record['transforms']:6}  "
+                  f"budget {record['noise_budget_bits']:3} bits  compile {compile_s:.1f} s",
+                  file=sys.stderr, flush=True)
     print(f"wrote {out}", file=sys.stderr)
 
 
@@ -330,6 +332,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
     parser.add_argument("--quick", action="store_true", help="small sizes, few runs")
+    parser.add_argument("--only", nargs="+", metavar="APP", help="these applications only")
     parser.add_argument("--out", type=Path, help="the JSON report to write")
     parser.add_argument("--plot", type=Path, metavar="FILE", help="plot FILE and stop")
     args = parser.parse_args()
@@ -338,7 +341,7 @@ def main() -> int:
         return 0
     if args.out is None:
         parser.error("--out is required (or --plot FILE)")
-    run(args.device, args.quick, args.out)
+    run(args.device, args.quick, args.only, args.out)
     return 0
 
 

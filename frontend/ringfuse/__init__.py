@@ -27,6 +27,7 @@ from .objects import (
     SecretKey,
 )
 from .params import Params
+from .plain_matrix import encode_matrix_inputs as encode_matrix
 from .program import Program
 
 __version__ = "0.1.0"
@@ -52,6 +53,7 @@ __all__ = [
     "__version__",
     "circuit",
     "compile",
+    "encode_matrix",
     "load_evaluation_keys",
     "trace",
 ]

@@ -64,6 +64,8 @@ __all__ = [
     "diagonal_slots",
     "diagonal_steps",
     "encode_matrix",
+    "encode_matrix_inputs",
+    "matrix_description",
     "matrix_layout",
     "reduce_mod",
 ]
@@ -375,6 +377,53 @@ def encode_matrix(
     residues = _matrix_residues(matrix, layout.shape, params.plaintext_modulus, where)
     encode_slots, context = runtime().encode_slots, params._context
     return [encode_slots(context, slots) for slots in diagonal_slots(layout, residues)]
+
+
+def matrix_description(layout: MatrixLayout, names: Sequence[str]) -> dict[str, Any]:
+    """What ringfusec's JSON says of a matrix parameter: its shape, the slot row
+    its layout was made for (None: N was not fixed when it was traced) and its
+    inputs' names in order; enough for `encode_matrix_inputs` to encode it."""
+    return {
+        "rows": layout.shape.rows,
+        "cols": layout.shape.cols,
+        "row_length": layout.row_length,
+        "inputs": list(names),
+    }
+
+
+def encode_matrix_inputs(
+    description: dict[str, Any], matrix: object, params: Params
+) -> list[Any]:
+    """A matrix's plaintext inputs for a ringfusec executable, in the order of
+    `description["inputs"]` (the JSON's `matrices` entry of the parameter), as
+    rf.Plaintexts to save, one file per input name.
+
+    >>> needs = json.load(open("circuit.json"))
+    >>> for name, plaintext in zip(needs["matrices"]["w"]["inputs"],
+    ...                            rf.encode_matrix(needs["matrices"]["w"], w, params)):
+    ...     plaintext.save(f"{name}.rfpt")
+    """
+    from .objects import Plaintext  # the runtime's objects import the frontend's
+
+    try:
+        rows, cols = int(description["rows"]), int(description["cols"])
+        row_length = description["row_length"]
+        names = list(description["inputs"])
+    except (KeyError, TypeError, ValueError) as error:
+        raise ValueError(
+            f"not a matrix description of ringfusec's JSON (rows, cols, row_length, "
+            f"inputs): {description!r}"
+        ) from error
+    layout = matrix_layout(
+        matrix_shape((rows, cols)), None if row_length is None else 2 * int(row_length)
+    )
+    if layout.input_count != len(names):
+        raise ValueError(
+            f"the description names {len(names)} inputs, but a {rows} x {cols} matrix laid "
+            f"out for rows of {row_length} slots has {layout.input_count}"
+        )
+    natives = encode_matrix(layout, matrix, params, f"the {rows} x {cols} matrix")
+    return [Plaintext(params, native) for native in natives]
 
 
 def diagonal_slots(

@@ -37,6 +37,7 @@ from .compile import (
     run_cxx,
 )
 from .driver import CompilerError
+from .plain_matrix import matrix_description
 
 __all__ = ["Executable", "build", "build_executable", "find_circuit", "main"]
 
@@ -58,6 +59,9 @@ A client makes keys and inputs for it:
   keys.save_evaluation_keys("eval.rfkeys")        # relinearization + Galois keys
   keys.encrypt(x).save("x.rfct")                   # an rf.Encrypted input
   keys.encode(w).save("w.rfpt")                    # an rf.Plain input
+  for name, plaintext in zip(needs["matrices"]["m"]["inputs"],   # an rf.PlainMatrix m:
+                             rf.encode_matrix(needs["matrices"]["m"], m, params)):
+      plaintext.save(f"{name}.rfpt")               # one file per diagonal, in that order
 
 the server runs
   ./circuit --keys eval.rfkeys --in x.rfct w.rfpt --out out.rfct
@@ -322,6 +326,12 @@ def _write_client_files(executable: Path, traced: Trace) -> Executable:
     described["inputs"] = [
         {"name": name, "kind": kind} for (name, _), kind in zip(traced.inputs, kinds)
     ]
+    # A matrix parameter's inputs are its diagonals: what rf.encode_matrix needs.
+    described["matrices"] = {
+        parameter.name: matrix_description(parameter.layout, [n for n, _ in parameter.inputs])
+        for parameter in traced.parameters
+        if parameter.layout is not None
+    }
     description_path.write_text(json.dumps(described, indent=2) + "\n")
     return Executable(executable, params_path, description_path, described)
 

@@ -41,6 +41,6 @@ if [[ ${1:-} == --sanitize ]]; then
   compute-sanitizer --tool memcheck --leak-check full --error-exitcode 3 \
     build/runtime/test/gpu/gpu_tests --gtest_filter='-*Errors*' 2>&1 | tail -n 4 || status=1
   compute-sanitizer --tool memcheck --error-exitcode 3 "$python" -m pytest -q -p no:cacheprovider \
-    test/gpu/test_gpu_programs.py -k "quickstart or rotations or matrix or chain4 or (fused_tensor and hps)" 2>&1 | tail -n 4 || status=1
+    test/gpu/test_gpu_programs.py -k "quickstart or rotations or matrix or chain4 or (fused_tensor and hps) or (whole and hps and opt1)" 2>&1 | tail -n 4 || status=1
 fi
 exit $status

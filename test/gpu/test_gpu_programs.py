@@ -19,6 +19,7 @@ from ringfuse import _runtime
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 import test_e2e  # noqa: E402  (the circuits)
+import test_whole_circuit  # noqa: E402  (the optimized circuits)
 
 SEED = bytes(range(32))
 
@@ -244,3 +245,46 @@ def inputs_for_values(program: rf.Program, count: int) -> list[np.ndarray]:
     rng = np.random.default_rng(count)
     t, n = program.params.plaintext_modulus, program.params.poly_modulus_degree
     return [rng.integers(0, t, n) for _ in range(count)]
+
+
+# The whole-circuit optimizations (on by default) and the same circuits
+# without them: baby-step giant-step with plaintexts rotated at run time,
+# lazy relinearization, products summed before their rounding, hoisted
+# rotations, one division by P per sum. The CPU programs decrypt to numpy's
+# answer (test/python/test_whole_circuit.py); the CUDA ones give their words.
+WHOLE_CIRCUIT_CASES = [
+    (circuit, variant, optimize)
+    for circuit in (test_whole_circuit.sum_of_products, test_whole_circuit.rotation_sum,
+                    test_whole_circuit.constant_matrix, test_whole_circuit.mixed)
+    for variant in ("hps", "lhps", "chps", "behz")
+    for optimize in (True, False)
+]
+
+
+@pytest.mark.parametrize(
+    "circuit, variant, optimize", WHOLE_CIRCUIT_CASES,
+    ids=[f"whole-{circuit.name}-{variant}-opt{int(optimize)}"
+         for circuit, variant, optimize in WHOLE_CIRCUIT_CASES],
+)
+def test_cuda_outputs_of_whole_circuits_are_the_cpu_outputs(
+    circuit: rf.Circuit, variant: str, optimize: bool, tmp_path: Path
+) -> None:
+    compare_cuda_with_cpu(circuit, tmp_path, variant=variant, optimize=optimize)
+
+
+@rf.circuit(plaintext_modulus=test_e2e.T)
+def matrix_layer(w: rf.PlainMatrix[24, 40], x: rf.Encrypted):
+    return w @ x
+
+
+def test_cuda_plain_matrix_products_are_the_cpu_outputs(tmp_path: Path) -> None:
+    cpu = rf.compile(matrix_layer, target="cpu", cache_dir=tmp_path)
+    gpu = rf.compile(matrix_layer, target="cuda", cache_dir=tmp_path)
+    keys = cpu.keygen(seed=SEED)
+    gpu.set_evaluation_keys(keys.relin_key, keys.galois_keys)
+    rng = np.random.default_rng(24)
+    w = rng.integers(0, test_e2e.T, (24, 40))
+    x = keys.encrypt(rng.integers(0, test_e2e.T, cpu.params.slot_count))
+    expected = cpu(w=w, x=x).residues()
+    for run in range(3):  # eager, captured, replayed
+        np.testing.assert_array_equal(gpu(w=w, x=x).residues(), expected, err_msg=f"run {run}")
