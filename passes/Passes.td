@@ -235,9 +235,9 @@ def BFVToPoly : Pass<"bfv-to-poly", "::mlir::ModuleOp"> {
     full level whose one user is an addition or subtraction are added there
     before their scale by t/Q (t/R for compact HPS): one rounding per
     component for the sum, not one per product. The sum must stay exact in
-    the product's ring: B grows by log2 of the largest number of such
-    products (HPS, BEHZ), while compact HPS's wrap-around mod QR is a
-    multiple of QR that the scale by t/R turns into a multiple of Q.
+    the product's ring: B grows by log2 of the most such products one tree
+    of additions sums (HPS, BEHZ), while compact HPS's wrap-around mod QR is
+    a multiple of QR that the scale by t/R turns into a multiple of Q.
   }];
   let options = [
     Option<"sumBeforeRounding", "sum-before-rounding", "bool",
@@ -284,10 +284,12 @@ def RNSHoistRotations : Pass<"rns-hoist-rotations", "::mlir::ModuleOp"> {
     removes the conversion's own overflow: digits of c1(X^g) may be taken as
     the automorphism of c1's digits. Where every digit of a
     `key_switch_inner_product` is `ntt(convert(extract(automorphism(c, g))))`
-    the pass rewrites them as `ntt(automorphism(convert(extract(c)), g))`;
-    cse then shares the conversions of c among all its rotations, and
-    rns-assign-domains, seeing one polynomial used by many automorphisms,
-    transforms it once and permutes it in the evaluation domain.
+    the pass rewrites them as `ntt(automorphism(convert(extract(c)), g))`,
+    where c has at least two such key switches (a lone rotation keeps its
+    digits, whose transforms fuse with its inner product); cse then shares
+    the conversions of c among all its rotations, and rns-assign-domains,
+    seeing one polynomial used by many automorphisms, transforms it once and
+    permutes it in the evaluation domain.
   }];
   let dependentDialects = ["::ringfuse::rns::RNSDialect"];
   let statistics = [

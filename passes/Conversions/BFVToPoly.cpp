@@ -24,6 +24,8 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <functional>
+
 namespace ringfuse {
 #define GEN_PASS_DEF_BFVTOPOLY
 #include "passes/Passes.h.inc"
@@ -551,17 +553,31 @@ struct BFVToPoly : public impl::BFVToPolyBase<BFVToPoly> {
   using Base::Base;
 
   /// The bits B needs for the largest sum of products added before their
-  /// rounding: log2 of the full-level products an addition takes (a bound
-  /// on any one sum's).
+  /// rounding: log2 of the most full-level products one tree of additions
+  /// and subtractions (inner nodes of one use) sums.
   static unsigned sumBits(ModuleOp module) {
-    uint64_t products = 0;
-    module.walk([&](bfv::MulOp op) {
-      Value result = op.getResult();
-      if (!op.getLevel() && result.hasOneUse() &&
-          isa<bfv::AddOp, bfv::SubOp>(*result.user_begin()))
-        ++products;
+    auto isSum = [](Operation *op) {
+      return isa_and_nonnull<bfv::AddOp, bfv::SubOp>(op);
+    };
+    std::function<uint64_t(Value, bool)> products = [&](Value value,
+                                                        bool root) -> uint64_t {
+      Operation *op = value.getDefiningOp();
+      if (auto mul = dyn_cast_or_null<bfv::MulOp>(op))
+        return !mul.getLevel() && value.hasOneUse() ? 1 : 0;
+      if (!isSum(op) || (!root && !value.hasOneUse()))
+        return 0;
+      return products(op->getOperand(0), false) +
+             products(op->getOperand(1), false);
+    };
+    uint64_t most = 0;
+    module.walk([&](Operation *op) {
+      if (!isSum(op))
+        return;
+      Value result = op->getResult(0);
+      if (!result.hasOneUse() || !isSum(*result.user_begin()))
+        most = std::max(most, products(result, true));
     });
-    return products < 2 ? 0 : llvm::Log2_64_Ceil(products);
+    return most < 2 ? 0 : llvm::Log2_64_Ceil(most);
   }
 
   void runOnOperation() override {

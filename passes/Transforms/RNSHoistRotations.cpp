@@ -15,6 +15,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/MapVector.h"
 
 namespace ringfuse {
 #define GEN_PASS_DEF_RNSHOISTROTATIONS
@@ -47,40 +48,70 @@ struct RotatedDigit {
   }
 };
 
+/// A key switch all of whose digits are digits of one rotated polynomial.
+struct RotatedKeySwitch {
+  rns::KeySwitchInnerProductOp keySwitch;
+  SmallVector<RotatedDigit> digits;
+
+  static std::optional<RotatedKeySwitch>
+  match(rns::KeySwitchInnerProductOp op) {
+    RotatedKeySwitch found{op, {}};
+    for (Value digit : op.getDigits()) {
+      std::optional<RotatedDigit> rotated = RotatedDigit::match(digit);
+      if (!rotated ||
+          (!found.digits.empty() &&
+           rotated->automorphism != found.digits.front().automorphism))
+        return std::nullopt;
+      found.digits.push_back(*rotated);
+    }
+    if (found.digits.empty())
+      return std::nullopt;
+    return found;
+  }
+
+  /// The polynomial rotated (c, of c(X^g)).
+  Value source() { return digits.front().automorphism.getInput(); }
+};
+
 struct RNSHoistRotations
     : public impl::RNSHoistRotationsBase<RNSHoistRotations> {
   void runOnOperation() override {
-    getOperation()->walk([&](rns::KeySwitchInnerProductOp keySwitch) {
-      SmallVector<RotatedDigit> digits;
-      for (Value digit : keySwitch.getDigits()) {
-        std::optional<RotatedDigit> rotated = RotatedDigit::match(digit);
-        if (!rotated || (!digits.empty() &&
-                         rotated->automorphism != digits.front().automorphism))
-          return;
-        digits.push_back(*rotated);
-      }
-      if (digits.empty())
-        return;
-      OpBuilder builder(keySwitch);
-      Value source = digits.front().automorphism.getInput();
-      int64_t galoisElement = digits.front().automorphism.getGaloisElement();
-      for (auto [index, digit] : llvm::enumerate(digits)) {
-        Location loc = digit.extract.getLoc();
-        Value limbs = rns::ExtractOp::create(
-            builder, loc, digit.extract.getType(), source,
-            digit.extract.getFirst(), digit.extract.getLast());
-        Value extended =
-            rns::ConvertOp::create(builder, loc, digit.convert.getType(), limbs,
-                                   rns::ConversionMethod::fast);
-        Value permuted = rns::AutomorphismOp::create(
-            builder, loc, extended.getType(), extended, galoisElement);
-        keySwitch.getDigitsMutable()[index].set(
-            rns::NttOp::create(builder, loc, permuted));
-      }
-      ++numKeySwitchesHoisted;
+    // Rotations of one polynomial, in program order. A lone rotation keeps
+    // its own decomposition: hoisting would save nothing, and its digits'
+    // transforms would no longer fuse with the inner product (ntt_key_switch).
+    llvm::MapVector<Value, SmallVector<RotatedKeySwitch>> bySource;
+    getOperation()->walk([&](rns::KeySwitchInnerProductOp op) {
+      if (std::optional<RotatedKeySwitch> rotated = RotatedKeySwitch::match(op))
+        bySource[rotated->source()].push_back(*rotated);
     });
+    for (auto &[source, keySwitches] : bySource)
+      if (keySwitches.size() >= 2)
+        for (RotatedKeySwitch &rotated : keySwitches)
+          hoist(rotated);
     getOperation()->walk(
         [](func::FuncOp function) { eraseUnusedPureOps(function); });
+  }
+
+  /// The key switch's digits as the automorphism of the source's digits.
+  void hoist(RotatedKeySwitch &rotated) {
+    OpBuilder builder(rotated.keySwitch);
+    Value source = rotated.source();
+    int64_t galoisElement =
+        rotated.digits.front().automorphism.getGaloisElement();
+    for (auto [index, digit] : llvm::enumerate(rotated.digits)) {
+      Location loc = digit.extract.getLoc();
+      Value limbs = rns::ExtractOp::create(
+          builder, loc, digit.extract.getType(), source,
+          digit.extract.getFirst(), digit.extract.getLast());
+      Value extended =
+          rns::ConvertOp::create(builder, loc, digit.convert.getType(), limbs,
+                                 rns::ConversionMethod::fast);
+      Value permuted = rns::AutomorphismOp::create(
+          builder, loc, extended.getType(), extended, galoisElement);
+      rotated.keySwitch.getDigitsMutable()[index].set(
+          rns::NttOp::create(builder, loc, permuted));
+    }
+    ++numKeySwitchesHoisted;
   }
 };
 } // namespace

@@ -1,9 +1,10 @@
-// RUN: ringfuse-opt %s --bfv-to-poly --poly-to-rns --rns-hoist-rotations --cse --rns-assign-domains --cse | FileCheck %s
-// RUN: ringfuse-opt %s --bfv-to-poly --poly-to-rns --cse --rns-assign-domains --cse | FileCheck %s --check-prefix=BEFORE
+// RUN: ringfuse-opt %s --split-input-file --bfv-to-poly --poly-to-rns --rns-hoist-rotations --cse --rns-assign-domains --cse | FileCheck %s
+// RUN: ringfuse-opt %s --split-input-file --bfv-to-poly --poly-to-rns --cse --rns-assign-domains --cse | FileCheck %s --check-prefix=BEFORE
 
 // Twelve rotations of one ciphertext (dnum = 2: two digits, each one prime
 // of Q). Before, each rotation decomposes its own c1(X^g): 24 conversions
 // to QP and 24 forward transforms.
+// BEFORE-LABEL: func.func @twelve
 // BEFORE-COUNT-24: rns.convert
 // BEFORE-NOT: rns.convert
 // After: one decomposition of c1, its two digits extended and transformed
@@ -48,4 +49,22 @@ func.func @twelve(%x: !ct) -> !ct {
   %r12 = bfv.rotate %x by 12 : !ct
   %s12 = bfv.add %s11, %r12 : !ct
   return %s12 : !ct
+}
+
+// -----
+
+#p = #bfv.params<t = 257, N = 64, Q = [641, 769], P = [1153], dnum = 2>
+!ct = !bfv.ciphertext<#p, 2>
+
+// A lone rotation keeps its own digits (of c1(X^g), in coefficient form):
+// hoisting would save nothing and keep their transforms from fusing with
+// the inner product.
+// CHECK-LABEL: func.func @one
+// CHECK: %[[R:.*]] = rns.automorphism %arg1 by 3 : !rns.poly<64, #Q, coeff>
+// CHECK: rns.extract %[[R]] limbs 0 to 1
+// CHECK-NOT: rns.automorphism %{{.*}} : !rns.poly<64, #QP, eval>
+// BEFORE-LABEL: func.func @one
+func.func @one(%x: !ct) -> !ct {
+  %r = bfv.rotate %x by 1 : !ct
+  return %r : !ct
 }
