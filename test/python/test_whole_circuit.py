@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -195,3 +197,34 @@ def test_a_galois_key_byte_budget_counts_each_key(cache_dir: Path) -> None:
 def test_a_galois_key_budget_too_small_for_powers_of_two_is_refused(cache_dir: Path) -> None:
     with pytest.raises(rf.CompilerError, match=r"the Galois-key budget \(max-keys 2"):
         rf.compile(rotation_sum, target=TARGET, cache_dir=cache_dir, max_galois_keys=2)
+
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_ringfusec_passes_the_galois_key_budget_to_the_compiler(tmp_path: Path) -> None:
+    (tmp_path / "circuit.py").write_text(
+        "import ringfuse as rf\n\n\n"
+        "@rf.circuit(plaintext_modulus=65537)\n"
+        "def rotations(x: rf.Encrypted):\n"
+        "    return x.rotate(3) + x.rotate(5) + x.rotate(6)\n"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-m", "ringfuse.ringfusec", "circuit.py", "-o", "circuit",
+         "--max-galois-keys", "2", "--no-optimize"],
+        cwd=tmp_path, capture_output=True, text=True, check=False,
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT / "frontend")},
+    )
+    assert completed.returncode == 1
+    assert "the Galois-key budget (max-keys 2, max-bytes 0" in completed.stderr
+    assert not (tmp_path / "circuit").exists()
+
+
+def test_the_private_inference_example_runs_and_checks_itself() -> None:
+    completed = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "examples" / "private_inference.py")],
+        capture_output=True, text=True, check=False,
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT / "frontend")},
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.count("correct: True") == 2
