@@ -721,56 +721,6 @@ def test_ringfusec_executable_runs_the_circuit_on_files(executable: Path, tmp_pa
     check(keys, second, x - y)
 
 
-MATRIX_CIRCUIT_FILE = """\
-import ringfuse as rf
-
-
-@rf.circuit(plaintext_modulus=65537)
-def layer(m: rf.PlainMatrix[6, 10], x: rf.Encrypted):
-    return m @ x
-"""
-
-
-def test_ringfusec_executable_takes_a_matrix_encoded_from_its_description(
-    tmp_path: Path, cache_dir: Path
-) -> None:
-    (tmp_path / "circuit.py").write_text(MATRIX_CIRCUIT_FILE)
-    completed = subprocess.run(
-        [sys.executable, "-m", "ringfuse.ringfusec", "circuit.py", "-o", "layer",
-         "--target", TARGET],
-        cwd=tmp_path, capture_output=True, text=True, check=False,
-        env={**os.environ, "PYTHONPATH": str(REPO_ROOT / "frontend"),
-             "RINGFUSE_CACHE_DIR": str(cache_dir)},
-    )
-    assert completed.returncode == 0, completed.stderr
-    params = rf.Params.load(tmp_path / "layer.params")
-    needs = json.loads((tmp_path / "layer.json").read_text())
-    matrix = needs["matrices"]["m"]
-    assert (matrix["rows"], matrix["cols"], matrix["row_length"]) == (6, 10, None)
-    assert [item["name"] for item in needs["inputs"]] == [*matrix["inputs"], "x"]
-    keys = params.keygen(galois_elements=needs["galois_elements"], seed=SEED)
-    keys.save_evaluation_keys(tmp_path / "eval.rfkeys")
-    rng = np.random.default_rng(31)
-    m = rng.integers(-5, 5, (6, 10))
-    x = rng.integers(0, T, params.slot_count)
-    files = []
-    for name, plaintext in zip(matrix["inputs"], rf.encode_matrix(matrix, m, params), strict=True):
-        plaintext.save(tmp_path / f"{name}.rfpt")
-        files.append(str(tmp_path / f"{name}.rfpt"))
-    keys.encrypt(x).save(tmp_path / "x.rfct")
-    completed = subprocess.run(
-        [str(tmp_path / "layer"), "--keys", str(tmp_path / "eval.rfkeys"),
-         "--in", *files, str(tmp_path / "x.rfct"), "--out", str(tmp_path / "y.rfct")],
-        capture_output=True, text=True, check=False,
-    )
-    assert completed.returncode == 0, completed.stderr
-    expected = np.zeros(params.slot_count, dtype=np.int64)
-    expected[:6] = (m @ x[:10]) % T
-    check(keys, rf.Ciphertext.load(tmp_path / "y.rfct", params), expected)
-    with pytest.raises(ValueError, match="the description names 2 inputs"):
-        rf.encode_matrix({**matrix, "inputs": ["a", "b"]}, m, params)
-
-
 def test_ringfusec_executable_refuses_a_key_file_of_other_parameters(
     executable: Path, tmp_path: Path
 ) -> None:

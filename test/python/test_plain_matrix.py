@@ -10,8 +10,11 @@ result compared with numpy's `(W @ x) % t`.
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import subprocess
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
@@ -514,3 +517,58 @@ def test_wrong_arguments_for_lists_and_matrices_are_clear_errors(compiled: Compi
         program(xs=encrypted, ws=w, w=matrix.astype(np.float64))
     with pytest.raises(TypeError, match="missing an argument for parameter 'w'"):
         program(xs=encrypted, ws=w)
+
+
+# --------------------------------------------------------------------------
+# A ringfusec executable, its inputs encoded from its JSON
+# --------------------------------------------------------------------------
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+MATRIX_CIRCUIT_FILE = """\
+import ringfuse as rf
+
+
+@rf.circuit(plaintext_modulus=65537)
+def layer(m: rf.PlainMatrix[6, 10], x: rf.Encrypted):
+    return m @ x
+"""
+
+
+def test_ringfusec_executable_takes_a_matrix_encoded_from_its_description(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "circuit.py").write_text(MATRIX_CIRCUIT_FILE)
+    completed = subprocess.run(
+        [sys.executable, "-m", "ringfuse.ringfusec", "circuit.py", "-o", "layer"],
+        cwd=tmp_path, capture_output=True, text=True, check=False,
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT / "frontend")},
+    )
+    assert completed.returncode == 0, completed.stderr
+    params = rf.Params.load(tmp_path / "layer.params")
+    needs = json.loads((tmp_path / "layer.json").read_text())
+    matrix = needs["matrices"]["m"]
+    assert (matrix["rows"], matrix["cols"], matrix["row_length"]) == (6, 10, None)
+    assert [item["name"] for item in needs["inputs"]] == [*matrix["inputs"], "x"]
+    keys = params.keygen(galois_elements=needs["galois_elements"], seed=SEED)
+    keys.save_evaluation_keys(tmp_path / "eval.rfkeys")
+    rng = np.random.default_rng(31)
+    m = rng.integers(-5, 5, (6, 10))
+    x = rng.integers(0, T, params.slot_count)
+    files = []
+    for name, plaintext in zip(matrix["inputs"], rf.encode_matrix(matrix, m, params), strict=True):
+        plaintext.save(tmp_path / f"{name}.rfpt")
+        files.append(str(tmp_path / f"{name}.rfpt"))
+    keys.encrypt(x).save(tmp_path / "x.rfct")
+    completed = subprocess.run(
+        [str(tmp_path / "layer"), "--keys", str(tmp_path / "eval.rfkeys"),
+         "--in", *files, str(tmp_path / "x.rfct"), "--out", str(tmp_path / "y.rfct")],
+        capture_output=True, text=True, check=False,
+    )
+    assert completed.returncode == 0, completed.stderr
+    expected = np.zeros(params.slot_count, dtype=np.int64)
+    expected[:6] = (m @ x[:10]) % T
+    decrypted = keys.decrypt(rf.Ciphertext.load(tmp_path / "y.rfct", params))
+    np.testing.assert_array_equal(decrypted, expected)
+    with pytest.raises(ValueError, match="the description names 2 inputs"):
+        rf.encode_matrix({**matrix, "inputs": ["a", "b"]}, m, params)
