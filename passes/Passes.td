@@ -41,8 +41,9 @@ def BFVBabyStepGiantStep : Pass<"bfv-baby-step-giant-step", "::mlir::ModuleOp"> 
     ciphertexts, at compile time for constants (`bfv.encode`, whose slot
     vector is rotated here) and at run time otherwise (`bfv.rotate_plain`, no
     key). n1 minimises the distinct nonzero baby and giant steps, which are
-    the key switches left; the sum is rewritten only when that is fewer than
-    its rotations. Needs N (run after bfv-select-parameters).
+    the key switches left; the sum is rewritten only when those, with the
+    rotations that other values use (they stay), are fewer than its
+    rotations. Needs N (run after bfv-select-parameters).
   }];
   let options = [
     Option<"minimumTerms", "minimum-terms", "unsigned", /*default=*/"4",
@@ -285,7 +286,7 @@ def RNSHoistRotations : Pass<"rns-hoist-rotations", "::mlir::ModuleOp"> {
     the automorphism of c1's digits. Where every digit of a
     `key_switch_inner_product` is `ntt(convert(extract(automorphism(c, g))))`
     the pass rewrites them as `ntt(automorphism(convert(extract(c)), g))`,
-    where c has at least two such key switches (a lone rotation keeps its
+    where c has two or more distinct such rotations (a lone rotation keeps its
     digits, whose transforms fuse with its inner product); cse then shares
     the conversions of c among all its rotations, and rns-assign-domains,
     seeing one polynomial used by many automorphisms, transforms it once and

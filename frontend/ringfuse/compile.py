@@ -333,10 +333,15 @@ class PipelineOptions:
         object.__setattr__(self, "transforms", tuple(self.transforms))
         if not isinstance(self.optimize, bool):
             raise ValueError(f"optimize must be True or False, not {self.optimize!r}")
-        for name in ("max_galois_keys", "max_galois_key_bytes"):
+        # The compiler's options are 32-bit (keys) and 64-bit (bytes) unsigned.
+        for name, bound in (("max_galois_keys", 2**32), ("max_galois_key_bytes", 2**64)):
             value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                raise ValueError(f"{name} must be a whole number (0: no limit), not {value!r}")
+            if (not isinstance(value, int) or isinstance(value, bool)
+                    or not 0 <= value < bound):
+                raise ValueError(
+                    f"{name} must be a whole number below 2^{bound.bit_length() - 1} "
+                    f"(0: no limit), not {value!r}"
+                )
 
     def arguments(self) -> tuple[str, ...]:
         """ringfuse-opt's arguments for the whole pipeline with these options."""

@@ -37,7 +37,8 @@ from .compile import (
     run_cxx,
 )
 from .driver import CompilerError
-from .plain_matrix import matrix_description
+from .params import Params
+from .plain_matrix import check_layout_fits, matrix_description
 
 __all__ = ["Executable", "build", "build_executable", "find_circuit", "main"]
 
@@ -327,6 +328,14 @@ def _write_client_files(executable: Path, traced: Trace) -> Executable:
         {"name": name, "kind": kind} for (name, _), kind in zip(traced.inputs, kinds)
     ]
     # A matrix parameter's inputs are its diagonals: what rf.encode_matrix needs.
+    # A layout traced without N must fit the N chosen, as Program checks too.
+    n = Params.load(params_path).poly_modulus_degree
+    for parameter in traced.parameters:
+        problem = None if parameter.layout is None else check_layout_fits(parameter.layout, n)
+        if problem is not None:
+            raise CompilerError(
+                f"the executable {executable} cannot take its matrix {parameter.name!r}: {problem}"
+            )
     described["matrices"] = {
         parameter.name: matrix_description(parameter.layout, [n for n, _ in parameter.inputs])
         for parameter in traced.parameters

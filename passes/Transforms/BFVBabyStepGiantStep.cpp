@@ -20,6 +20,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
 
 #include <cmath>
@@ -35,10 +36,13 @@ namespace ringfuse {
 namespace {
 using namespace mlir;
 
-/// One term p * rot_step(x) of a sum, step taken mod the row length.
+/// One term p * rot_step(x) of a sum, step taken mod the row length, and
+/// whether its rotation outlives the rewrite (it has users besides this
+/// sum's products, so it keeps its key switch).
 struct Term {
   Value plaintext;
   int64_t step;
+  bool rotationStays = false;
 };
 
 /// How the steps of one ciphertext's terms split: k = offset + giant + baby
@@ -67,6 +71,11 @@ public:
     collectSummands<bfv::AddOp>(root.getResult(), leaves);
     llvm::MapVector<Value, SmallVector<Term>> byCiphertext;
     SmallVector<Value> others;
+    // The products the rewrite replaces: leaves of one use (the tree's).
+    llvm::DenseSet<Operation *> replaced;
+    for (Value leaf : leaves)
+      if (leaf.getDefiningOp<bfv::MulPlainOp>() && leaf.hasOneUse())
+        replaced.insert(leaf.getDefiningOp());
     for (Value leaf : leaves) {
       auto product = leaf.getDefiningOp<bfv::MulPlainOp>();
       if (!product) {
@@ -74,28 +83,37 @@ public:
         continue;
       }
       Value x = product.getCiphertext();
-      int64_t step = 0;
+      Term term{product.getPlaintext(), 0};
       if (auto rotate = x.getDefiningOp<bfv::RotateOp>()) {
         x = rotate.getInput();
-        step = normalized(rotate.getSteps());
+        term.step = normalized(rotate.getSteps());
+        term.rotationStays =
+            llvm::any_of(rotate->getUsers(), [&](Operation *user) {
+              return !replaced.contains(user);
+            });
       }
-      byCiphertext[x].push_back({product.getPlaintext(), step});
+      byCiphertext[x].push_back(term);
     }
 
     // Decide first, so that a sum left alone is not rebuilt.
     SmallVector<std::optional<Split>> splits;
     size_t saved = 0;
     for (auto &[x, terms] : byCiphertext) {
-      std::set<int64_t> steps;
+      // Rotations now, and after: the split's, plus those that stay anyway.
+      std::set<int64_t> steps, staying;
       for (const Term &term : terms)
-        if (term.step != 0)
+        if (term.step != 0) {
           steps.insert(term.step);
+          if (term.rotationStays)
+            staying.insert(term.step);
+        }
       Split split = bestSplit(terms);
-      if (steps.size() < minimumTerms_ || split.keySwitches >= steps.size()) {
+      size_t after = split.keySwitches + staying.size();
+      if (steps.size() < minimumTerms_ || after >= steps.size()) {
         splits.push_back(std::nullopt);
         continue;
       }
-      saved += steps.size() - split.keySwitches;
+      saved += steps.size() - after;
       splits.push_back(split);
     }
     if (saved == 0)

@@ -116,26 +116,27 @@ private:
 
   /// With relinearizations removed, the ops after them compute on three
   /// components: give each its result type in program order, and
-  /// relinearize a 3-component result where its chain ends (a user that
-  /// needs two components, several users, or an output).
+  /// relinearize a result made 3-component here where its chain ends (a
+  /// user that needs two components, several users, or an output). Results
+  /// that had three components already are the input's business.
   void retypeAndRelinearize() {
     OpBuilder builder(function_.getContext());
     function_.walk([&](Operation *op) {
       if (!acceptsThreeComponents(op))
         return;
       Value result = op->getResult(0);
-      Type type = isSum(op) ? bfv::sumType(op->getOperand(0).getType(),
-                                           op->getOperand(1).getType())
-                            : op->getOperand(0).getType();
+      auto before = cast<bfv::CiphertextType>(result.getType());
+      auto type = cast<bfv::CiphertextType>(
+          isSum(op) ? bfv::sumType(op->getOperand(0).getType(),
+                                   op->getOperand(1).getType())
+                    : op->getOperand(0).getType());
       result.setType(type);
-      if (cast<bfv::CiphertextType>(type).getSize() != 3 ||
-          onlyThreeComponentUser(result))
+      if (before.getSize() == type.getSize() || onlyThreeComponentUser(result))
         return;
       builder.setInsertionPointAfter(op);
       auto relinearized = bfv::RelinearizeOp::create(
           builder, op->getLoc(),
-          bfv::CiphertextType::get(
-              op->getContext(), cast<bfv::CiphertextType>(type).getParams(), 2),
+          bfv::CiphertextType::get(op->getContext(), type.getParams(), 2),
           result);
       result.replaceAllUsesExcept(relinearized.getResult(), relinearized);
     });

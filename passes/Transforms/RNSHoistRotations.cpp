@@ -15,6 +15,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
 
 namespace ringfuse {
@@ -84,10 +85,15 @@ struct RNSHoistRotations
       if (std::optional<RotatedKeySwitch> rotated = RotatedKeySwitch::match(op))
         bySource[rotated->source()].push_back(*rotated);
     });
-    for (auto &[source, keySwitches] : bySource)
-      if (keySwitches.size() >= 2)
+    // Distinct rotations: copies of one (cse has not run yet) are one.
+    for (auto &[source, keySwitches] : bySource) {
+      llvm::SmallDenseSet<int64_t> elements;
+      for (RotatedKeySwitch &rotated : keySwitches)
+        elements.insert(rotated.digits.front().automorphism.getGaloisElement());
+      if (elements.size() >= 2)
         for (RotatedKeySwitch &rotated : keySwitches)
           hoist(rotated);
+    }
     getOperation()->walk(
         [](func::FuncOp function) { eraseUnusedPureOps(function); });
   }

@@ -313,8 +313,9 @@ def test_pipeline_arguments_name_every_option_that_is_not_the_default() -> None:
     ("option", "value", "message"),
     [
         ("optimize", 1, "optimize must be True or False, not 1"),
-        ("max_galois_keys", -1, r"max_galois_keys must be a whole number \(0: no limit\), not -1"),
-        ("max_galois_key_bytes", 1.5, r"max_galois_key_bytes must be a whole number \(0: no limit\), not 1.5"),
+        ("max_galois_keys", -1, r"max_galois_keys must be a whole number below 2\^32 \(0: no limit\), not -1"),
+        ("max_galois_keys", 2**32, r"max_galois_keys must be a whole number below 2\^32"),
+        ("max_galois_key_bytes", 1.5, r"max_galois_key_bytes must be a whole number below 2\^64 \(0: no limit\), not 1.5"),
     ],
 )
 def test_the_optimization_options_are_checked(option: str, value: object, message: str) -> None:

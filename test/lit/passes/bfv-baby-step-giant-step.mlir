@@ -201,3 +201,42 @@ func.func @few_terms(%x: !ct, %w: !pt) -> !ct {
   %s2 = bfv.add %s1, %t3 : !ct
   return %s2 : !ct
 }
+
+// -----
+
+#p = #bfv.params<t = 257, N = 64, Q = [641, 769], P = [1153], dnum = 2>
+!ct = !bfv.ciphertext<#p, 2>
+!pt = !bfv.plaintext<#p>
+
+// Rotations that other values use stay, so a rewrite would only add its own
+// baby and giant steps to them: two sums sharing x's rotations by 1..5 (and
+// one of those returned) are left as they are.
+// CHECK-LABEL: func.func @shared_rotations
+// CHECK-COUNT-5: bfv.rotate %arg0
+// CHECK-NOT: bfv.rotate
+func.func @shared_rotations(%x: !ct, %w: !pt, %v: !pt) -> (!ct, !ct, !ct) {
+  %r1 = bfv.rotate %x by 1 : !ct
+  %r2 = bfv.rotate %x by 2 : !ct
+  %r3 = bfv.rotate %x by 3 : !ct
+  %r4 = bfv.rotate %x by 4 : !ct
+  %r5 = bfv.rotate %x by 5 : !ct
+  %a1 = bfv.mul_plain %r1, %w : !ct, !pt
+  %a2 = bfv.mul_plain %r2, %w : !ct, !pt
+  %a3 = bfv.mul_plain %r3, %w : !ct, !pt
+  %a4 = bfv.mul_plain %r4, %w : !ct, !pt
+  %a5 = bfv.mul_plain %r5, %w : !ct, !pt
+  %s1 = bfv.add %a1, %a2 : !ct
+  %s2 = bfv.add %s1, %a3 : !ct
+  %s3 = bfv.add %s2, %a4 : !ct
+  %s4 = bfv.add %s3, %a5 : !ct
+  %b1 = bfv.mul_plain %r1, %v : !ct, !pt
+  %b2 = bfv.mul_plain %r2, %v : !ct, !pt
+  %b3 = bfv.mul_plain %r3, %v : !ct, !pt
+  %b4 = bfv.mul_plain %r4, %v : !ct, !pt
+  %b5 = bfv.mul_plain %r5, %v : !ct, !pt
+  %t1 = bfv.add %b1, %b2 : !ct
+  %t2 = bfv.add %t1, %b3 : !ct
+  %t3 = bfv.add %t2, %b4 : !ct
+  %t4 = bfv.add %t3, %b5 : !ct
+  return %s4, %t4, %r5 : !ct, !ct, !ct
+}

@@ -101,3 +101,28 @@ func.func @nothing_to_merge(%a: !ct, %b: !ct, %w: !bfv.plaintext<#p>) -> (!ct, !
   %7 = bfv.relinearize %6 : !ct3 -> !ct
   return %2, %7 : !ct, !ct
 }
+
+// -----
+
+#p = #bfv.params<t = 97, N = 16, Q = [193, 257], P = [353], dnum = 2>
+!ct = !bfv.ciphertext<#p, 2>
+!ct3 = !bfv.ciphertext<#p, 3>
+
+// A sum already relinearized once (as this pass leaves it) stays as it is:
+// running the pass again changes nothing.
+// CHECK-LABEL: func.func @already_lazy
+// CHECK: bfv.add
+// CHECK-NEXT: %[[N:.*]] = bfv.negate
+// CHECK-NEXT: %[[R:.*]] = bfv.relinearize %[[N]]
+// CHECK-NEXT: return %[[R]]
+// AFTER-LABEL: func.func @already_lazy
+// AFTER-COUNT-1: poly.key_switch
+// AFTER-NOT: poly.key_switch
+func.func @already_lazy(%a: !ct, %b: !ct, %c: !ct, %d: !ct) -> !ct {
+  %0 = bfv.mul %a, %b : !ct -> !ct3
+  %1 = bfv.mul %c, %d : !ct -> !ct3
+  %2 = bfv.add %0, %1 : !ct3
+  %3 = bfv.negate %2 : !ct3
+  %4 = bfv.relinearize %3 : !ct3 -> !ct
+  return %4 : !ct
+}
