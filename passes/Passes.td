@@ -58,6 +58,25 @@ def BFVBabyStepGiantStep : Pass<"bfv-baby-step-giant-step", "::mlir::ModuleOp"> 
   ];
 }
 
+def BFVPreparePlaintextInputs : Pass<"bfv-prepare-plaintext-inputs", "::mlir::ModuleOp"> {
+  let summary = "Plaintext inputs only multiplied into ciphertexts arrive ready to multiply";
+  let description = [{
+    A plaintext argument whose every use is the plaintext of a bfv.mul_plain,
+    or whose one use is a bfv.rotate_plain by k whose every use is, gets
+    `bfv.prepared = k` (0 without the rotation, which is removed): the
+    runtime binds it rotated by k, lifted to centered residues mod each
+    prime of Q and transformed (the evaluation form of the program's NTT),
+    so the program neither lifts, transforms nor rotates it. bfv-to-poly
+    gives such an argument the ring R_Q (`ringfuse.inputs` 1, its Galois
+    element in `ringfuse.input_galois`), rns-assign-domains the evaluation
+    form, and the manifest marks the input prepared (program ABI 18).
+  }];
+  let dependentDialects = ["::ringfuse::bfv::BFVDialect"];
+  let statistics = [
+    Statistic<"numInputsPrepared", "inputs-prepared", "Plaintext inputs prepared">
+  ];
+}
+
 def BFVLazyRelinearize : Pass<"bfv-lazy-relinearize", "::mlir::ModuleOp"> {
   let summary = "Relinearize where two components are needed: once per sum of products";
   let description = [{

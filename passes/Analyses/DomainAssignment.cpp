@@ -136,6 +136,7 @@ LogicalResult checkFunction(func::FuncOp func) {
     return func.emitError()
            << "rns-assign-domains expects a single-block function";
   FunctionType type = func.getFunctionType();
+  SmallVector<bool> prepared = DomainAssignment::preparedArguments(func);
   for (auto [kind, types] : {std::pair(StringRef("argument"), type.getInputs()),
                              std::pair(StringRef("result"), type.getResults())})
     for (auto [index, t] : llvm::enumerate(types)) {
@@ -144,10 +145,13 @@ LogicalResult checkFunction(func::FuncOp func) {
         return func.emitError() << "rns-assign-domains expects a function of "
                                    "rns polynomials (run poly-to-rns first); "
                                 << kind << " #" << index << " is " << t;
-      if (poly.getEvaluation())
+      // Arguments come in the form of their type: a prepared plaintext in
+      // evaluation form, the rest in coefficient form, as results leave.
+      if (poly.getEvaluation() && (kind == "result" || !prepared[index]))
         return func.emitError()
                << kind << " #" << index << " is in evaluation form, but the "
-               << "program ABI passes polynomials in coefficient form";
+               << "program ABI passes polynomials in coefficient form (a "
+                  "prepared plaintext input excepted)";
     }
   for (Operation &op : func.getBody().front())
     if (ruleOf(&op) == Rule::Unknown)
@@ -156,6 +160,20 @@ LogicalResult checkFunction(func::FuncOp func) {
 }
 
 } // namespace
+
+SmallVector<bool> DomainAssignment::preparedArguments(func::FuncOp func) {
+  SmallVector<bool> prepared(func.getNumArguments(), false);
+  auto parts = func->getAttrOfType<DenseI64ArrayAttr>("ringfuse.inputs");
+  if (!parts)
+    return prepared;
+  size_t next = 0;
+  for (int64_t part : parts.asArrayRef()) {
+    if (part == 1 && next < prepared.size())
+      prepared[next] = true;
+    next += part <= 1 ? 1 : size_t(part);
+  }
+  return prepared;
+}
 
 bool DomainAssignment::isDomainFree(Operation *op) {
   return isa<rns::AddOp, rns::SubOp, rns::NegOp, rns::MulScalarOp,
@@ -245,8 +263,12 @@ std::optional<DomainAssignment> DomainAssignment::solve(func::FuncOp func) {
       graph.addEdge(side, inverse(p), MinCut::kInfinite);
   };
 
-  for (BlockArgument argument : body.getArguments())
-    graph.addEdge(MinCut::kSource, node[argument], MinCut::kInfinite);
+  for (BlockArgument argument : body.getArguments()) {
+    if (cast<rns::PolyType>(argument.getType()).getEvaluation())
+      graph.addEdge(node[argument], MinCut::kSink, MinCut::kInfinite);
+    else
+      graph.addEdge(MinCut::kSource, node[argument], MinCut::kInfinite);
+  }
   for (Operation &op : body) {
     switch (ruleOf(&op)) {
     case Rule::Evaluation:

@@ -65,6 +65,10 @@ public:
   /// Whether `op` may run in either domain (its operands in its result's).
   static bool isDomainFree(mlir::Operation *op);
 
+  /// Per argument of `func`, whether `ringfuse.inputs` marks it a prepared
+  /// plaintext (1): the one kind of argument that comes in evaluation form.
+  static llvm::SmallVector<bool> preparedArguments(mlir::func::FuncOp func);
+
 private:
   DomainAssignment() = default;
 

@@ -22,6 +22,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <functional>
@@ -149,9 +150,22 @@ public:
 
   LogicalResult run() {
     SmallVector<Type> inputs, outputs;
-    SmallVector<int64_t> inputParts, outputParts;
-    for (Type type : old_.getFunctionType().getInputs())
-      flatten(type, inputs, inputParts);
+    SmallVector<int64_t> inputParts, outputParts, inputGalois;
+    for (BlockArgument arg : old_.getArguments()) {
+      // A prepared plaintext (bfv-prepare-plaintext-inputs) arrives over R_Q,
+      // lifted, rotated by the Galois element its input records.
+      if (auto steps = old_.getArgAttrOfType<IntegerAttr>(
+              arg.getArgNumber(), bfv::BFVDialect::kPreparedAttrName)) {
+        inputs.push_back(typeOf(rings_.q));
+        inputParts.push_back(1);
+        inputGalois.push_back(steps.getInt() ? rotationElement(steps.getInt())
+                                             : 0);
+        prepared_.insert(arg);
+        continue;
+      }
+      flatten(arg.getType(), inputs, inputParts);
+      inputGalois.push_back(0);
+    }
     for (Type type : old_.getFunctionType().getResults())
       flatten(type, outputs, outputParts);
 
@@ -159,6 +173,9 @@ public:
         builder_, old_.getLoc(), old_.getName(),
         builder_.getFunctionType(inputs, outputs));
     lowered->setAttr("ringfuse.inputs", builder_.getDenseI64ArrayAttr(inputParts));
+    if (!prepared_.empty())
+      lowered->setAttr("ringfuse.input_galois",
+                       builder_.getDenseI64ArrayAttr(inputGalois));
     lowered->setAttr("ringfuse.outputs",
                      builder_.getDenseI64ArrayAttr(outputParts));
     lowered->setAttr("ringfuse.params", rings_.params);
@@ -438,9 +455,12 @@ private:
     return success();
   }
 
-  /// Every component times the centered lift of m into R_Q.
+  /// Every component times the centered lift of m into R_Q (a prepared
+  /// input is that lift already).
   LogicalResult lowerMulPlain(bfv::MulPlainOp op) {
-    Value m = lift(partsOf(op.getPlaintext()).front(), rings_.q);
+    Value m = partsOf(op.getPlaintext()).front();
+    if (!prepared_.contains(op.getPlaintext()))
+      m = lift(m, rings_.q);
     Parts out;
     for (Value part : partsOf(op.getCiphertext()))
       out.push_back(mul(part, m));
@@ -547,6 +567,7 @@ private:
   llvm::DenseMap<Value, Parts> values_;
   llvm::DenseMap<Value, LeveledParts> leveled_;
   llvm::DenseMap<Value, Unrounded> unrounded_;
+  llvm::DenseSet<Value> prepared_; // plaintext arguments given over R_Q
 };
 
 struct BFVToPoly : public impl::BFVToPolyBase<BFVToPoly> {

@@ -44,8 +44,10 @@ void buildRingfusePipeline(mlir::OpPassManager &pm,
   pm.addPass(createBFVExpandSlotSums());
   // The whole-circuit rewrites at the scheme level, where sums, products
   // and rotations are still visible as such (N is known from here on).
-  if (options.optimize)
+  if (options.optimize) {
     pm.addPass(createBFVBabyStepGiantStep());
+    pm.addPass(createBFVPreparePlaintextInputs());
+  }
   BFVLimitGaloisKeysOptions galoisKeys;
   galoisKeys.maxKeys = options.maxGaloisKeys;
   galoisKeys.maxBytes = options.maxGaloisKeyBytes;

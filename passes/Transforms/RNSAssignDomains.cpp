@@ -120,6 +120,24 @@ private:
   unsigned transformedConstants_ = 0;
 };
 
+/// The arguments `ringfuse.inputs` marks prepared (1: a plaintext the
+/// runtime lifts and transforms) come in evaluation form.
+void retypePreparedArguments(func::FuncOp function) {
+  SmallVector<bool> prepared = DomainAssignment::preparedArguments(function);
+  if (!llvm::is_contained(prepared, true))
+    return;
+  SmallVector<Type> inputs(function.getFunctionType().getInputs());
+  for (auto [index, isPrepared] : llvm::enumerate(prepared))
+    if (isPrepared) {
+      if (auto type = dyn_cast<rns::PolyType>(inputs[index])) {
+        inputs[index] = type.withDomain(true);
+        function.getArgument(index).setType(inputs[index]);
+      }
+    }
+  function.setFunctionType(FunctionType::get(
+      function.getContext(), inputs, function.getFunctionType().getResults()));
+}
+
 struct RNSAssignDomains
     : public impl::RNSAssignDomainsBase<RNSAssignDomains> {
   void runOnOperation() override {
@@ -127,6 +145,7 @@ struct RNSAssignDomains
     for (func::FuncOp function : functions) {
       if (function.isExternal())
         continue;
+      retypePreparedArguments(function);
       std::optional<DomainAssignment> domains =
           DomainAssignment::solve(function);
       if (!domains)

@@ -367,19 +367,31 @@ private:
                                       bool inputs) {
     const std::string kind = inputs ? "input" : "output";
     requireArray(values, count, inputs ? "inputs" : "outputs");
-    const size_t n = s_.n, qWords = s_.context->q().size() * n;
+    const size_t n = s_.n;
     std::vector<ValueLayout> layouts;
     for (int v = 0; v < count; ++v) {
       const RfValue &value = values[v];
       std::string what = kind + " " + std::to_string(v);
       ValueLayout layout;
-      if (value.is_plaintext != 0 && value.is_plaintext != 1)
-        throw Error(what + " has is_plaintext = " +
-                    std::to_string(value.is_plaintext) + "; expected 0 or 1");
-      layout.plaintext = value.is_plaintext == 1;
+      if (value.kind != RF_VALUE_CIPHERTEXT &&
+          value.kind != RF_VALUE_PLAINTEXT &&
+          value.kind != RF_VALUE_PREPARED_PLAINTEXT)
+        throw Error(what + " has kind " + std::to_string(value.kind) +
+                    "; expected a ciphertext (0), a plaintext (1) or a "
+                    "prepared plaintext (2)");
+      layout.plaintext = value.kind != RF_VALUE_CIPHERTEXT;
+      layout.prepared = value.kind == RF_VALUE_PREPARED_PLAINTEXT;
       if (layout.plaintext && !inputs)
         throw Error(what +
                     " is a plaintext; a program's outputs are ciphertexts");
+      if (value.galois != 0 &&
+          (!layout.prepared || value.galois < 0 ||
+           uint64_t(value.galois) >= 2 * n || value.galois % 2 == 0))
+        throw Error(what + " has Galois element " +
+                    std::to_string(value.galois) +
+                    "; only a prepared plaintext has one, odd and below 2N = " +
+                    std::to_string(2 * n));
+      layout.galois = uint64_t(value.galois);
       const int minimum = layout.plaintext ? 1 : 2,
                 maximum = layout.plaintext ? 1 : 3;
       if (value.components < minimum || value.components > maximum)
@@ -388,7 +400,7 @@ private:
             " of " + std::to_string(value.components) +
             " components; expected " + (layout.plaintext ? "1" : "2 or 3"));
       layout.components = static_cast<size_t>(value.components);
-      const size_t needed = layout.plaintext ? n : qWords;
+      const size_t needed = valueWords(s_, layout);
       for (size_t k = 0; k < layout.components; ++k) {
         std::string component = what + " component " + std::to_string(k);
         int buffer = bufferIndex(value.buffers[k], component);
@@ -396,7 +408,7 @@ private:
           throw Error(component + " lives in buffer " + std::to_string(buffer) +
                       " of " + std::to_string(s_.bufferWords[buffer]) +
                       " words, but a " +
-                      (layout.plaintext
+                      (layout.plaintext && !layout.prepared
                            ? "plaintext needs N = "
                            : "polynomial over Q needs |Q| * N = ") +
                       std::to_string(needed));

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "driver.h"
 #include "manifest_loader.h"
+#include "prepared_inputs.h"
 #include "run_checks.h"
 
 #include "ringfuse/runtime/error.h"
@@ -24,7 +25,8 @@ std::vector<Ciphertext> runChecked(RfRuntime &s,
                                    const std::vector<ProgramInput> &inputs) {
   checkRun(s, inputs);
   s.driver->placeKeys(/*force=*/false);
-  std::vector<Ciphertext> outputs = s.driver->run(inputs);
+  std::vector<Ciphertext> outputs =
+      s.driver->run(DriverInputs(s, inputs).inputs());
   checkOutputs(s, outputs);
   return outputs;
 }
@@ -136,7 +138,7 @@ Program::runOnDevice(const std::vector<ProgramInput> &inputs,
   bindKeys(*state_, relin, galois);
   checkRun(*state_, inputs);
   state_->driver->placeKeys(/*force=*/false);
-  return state_->driver->runOnDevice(inputs);
+  return state_->driver->runOnDevice(DriverInputs(*state_, inputs).inputs());
 }
 
 std::vector<Ciphertext> Program::run(const std::vector<ProgramInput> &inputs) {
@@ -149,7 +151,8 @@ std::vector<double> Program::timeRuns(const std::vector<ProgramInput> &inputs,
   std::lock_guard<std::mutex> lock(state_->mutex);
   checkRun(*state_, inputs);
   state_->driver->placeKeys(/*force=*/false);
-  return state_->driver->timeRuns(inputs, warmup, iterations);
+  return state_->driver->timeRuns(DriverInputs(*state_, inputs).inputs(),
+                                  warmup, iterations);
 }
 
 bool Program::replaysGraph() const {

@@ -31,7 +31,8 @@ bool overlaps(const uint64_t *a, size_t aWords, const uint64_t *b,
 }
 
 size_t valueWords(const RfRuntime &s, const ValueLayout &layout) {
-  return layout.plaintext ? s.n : s.context->q().size() * s.n;
+  return layout.plaintext && !layout.prepared ? s.n
+                                              : s.context->q().size() * s.n;
 }
 
 } // namespace ringfuse::runtime::detail

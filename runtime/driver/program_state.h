@@ -74,6 +74,11 @@ struct ScaleUpPlan {
 
 struct ValueLayout {
   bool plaintext = false;
+  /// A plaintext input the program takes prepared
+  /// (RF_VALUE_PREPARED_PLAINTEXT): rotated by X -> X^galois (0: not), lifted
+  /// to Q, in evaluation form.
+  bool prepared = false;
+  uint64_t galois = 0;
   size_t components = 0;
   int buffers[3] = {-1, -1, -1};
 };

@@ -352,6 +352,18 @@ TEST_F(ProgramTest, RefusesIndicesOutOfRange) {
   EXPECT_MESSAGE(loadError(m), "needs |Q| * N");
   inputs[0] = {0, 4, {0, 1, 3}};
   EXPECT_MESSAGE(loadError(m), "expected 2 or 3");
+  inputs[0] = {3, 1, {0, -1, -1}};
+  EXPECT_MESSAGE(loadError(m), "has kind 3");
+  // A prepared plaintext (over Q) in N words; a Galois element on a value
+  // that is not prepared, or an even one.
+  inputs[0] = {RF_VALUE_PREPARED_PLAINTEXT, 1, {2, -1, -1}, 0};
+  EXPECT_MESSAGE(loadError(m), "needs |Q| * N");
+  inputs[0] = {RF_VALUE_PLAINTEXT, 1, {2, -1, -1}, 3};
+  EXPECT_MESSAGE(loadError(m),
+                 "has Galois element 3; only a prepared plaintext");
+  inputs[0] = {RF_VALUE_CIPHERTEXT, 2, {0, 1, -1}, 0};
+  inputs[1] = {RF_VALUE_PREPARED_PLAINTEXT, 1, {3, -1, -1}, 4};
+  EXPECT_MESSAGE(loadError(m), "has Galois element 4");
 
   m = *plainManifest();
   RfValue outputs[1] = {{1, 1, {2, -1, -1}}};

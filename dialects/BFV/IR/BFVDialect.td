@@ -27,6 +27,10 @@ def BFV_Dialect : Dialect {
     /// bfv-choose-variant's estimate per candidate, in microseconds.
     static constexpr ::llvm::StringLiteral kVariantCostsAttrName =
         "bfv.variant_costs";
+    /// On a plaintext argument only multiplied into ciphertexts
+    /// (bfv-prepare-plaintext-inputs): the runtime hands the program the
+    /// input rotated by these steps, lifted to Q and in evaluation form.
+    static constexpr ::llvm::StringLiteral kPreparedAttrName = "bfv.prepared";
   }];
 }
 

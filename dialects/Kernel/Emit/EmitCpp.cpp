@@ -15,6 +15,7 @@
 #include "dialects/Kernel/IR/KernelOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "ringfuse/runtime/ntt_shape.h"
+#include "ringfuse/runtime/program_abi.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -162,15 +163,18 @@ public:
 
 private:
   /// `ringfuse.inputs` / `outputs` must describe the buffers there are:
-  /// components 0 (a plaintext: one buffer) or 2 to 3, summing to `buffers`.
+  /// components 0 (a plaintext: one buffer), 1 (an input plaintext the
+  /// runtime prepares: one buffer over Q) or 2 to 3, summing to `buffers`.
   LogicalResult checkValues(ArrayRef<int64_t> parts, size_t buffers,
                             StringRef what) {
     size_t total = 0;
     for (int64_t part : parts) {
-      if (part != 0 && (part < 2 || part > 3))
-        return func_.emitError() << "ringfuse." << what << " lists a value of "
-                                 << part << " components (0, 2 or 3 expected)";
-      total += part == 0 ? 1 : size_t(part);
+      if (part < 0 || part > 3 || (part == 1 && what != "inputs"))
+        return func_.emitError()
+               << "ringfuse." << what << " lists a value of " << part
+               << " components (0, 2 or 3 expected"
+               << (what == "inputs" ? "; 1 for a prepared plaintext)" : ")");
+      total += part <= 1 ? 1 : size_t(part);
     }
     if (total != buffers)
       return func_.emitError() << "ringfuse." << what << " describes " << total
@@ -529,19 +533,27 @@ private:
     kernels_ += text;
   }
 
-  /// Inputs and outputs: ciphertexts of k components, or plaintexts (0).
-  std::string values(ArrayRef<int64_t> parts, ArrayRef<std::string> buffers) {
+  /// Inputs and outputs: ciphertexts of k components, plaintexts (0) or
+  /// prepared plaintexts (1) with their Galois elements (`galois`: one per
+  /// value, or none).
+  std::string values(ArrayRef<int64_t> parts, ArrayRef<std::string> buffers,
+                     ArrayRef<int64_t> galois = {}) {
     SmallVector<std::string> entries;
     size_t next = 0;
-    for (int64_t part : parts) {
+    for (auto [index, part] : llvm::enumerate(parts)) {
       SmallVector<std::string> ids;
-      int64_t count = part == 0 ? 1 : part;
+      int64_t count = part <= 1 ? 1 : part;
       for (int64_t c = 0; c < count; ++c)
         ids.push_back(buffers[next++].substr(1));
       while (ids.size() < 3)
         ids.push_back("0");
-      entries.push_back(llvm::formatv("{{{0}, {1}, {{{2}}}", part == 0 ? 1 : 0, count,
-                                      llvm::join(ids, ", ")).str());
+      int kind = part == 0   ? RF_VALUE_PLAINTEXT
+                 : part == 1 ? RF_VALUE_PREPARED_PLAINTEXT
+                             : RF_VALUE_CIPHERTEXT;
+      entries.push_back(llvm::formatv("{{{0}, {1}, {{{2}}, {3}}", kind, count,
+                                      llvm::join(ids, ", "),
+                                      index < galois.size() ? galois[index] : 0)
+                            .str());
     }
     return llvm::join(entries, ", ");
   }
@@ -589,7 +601,12 @@ private:
     for (size_t w : bufferWords_)
       words.push_back(std::to_string(w));
     os_ << "const size_t buffer_words[] = {" << llvm::join(words, ", ") << "};\n";
-    os_ << "const RfValue inputs[] = {" << values(inputs, inputBuffers) << "};\n";
+    auto galois =
+        func_->getAttrOfType<DenseI64ArrayAttr>("ringfuse.input_galois");
+    os_ << "const RfValue inputs[] = {"
+        << values(inputs, inputBuffers,
+                  galois ? galois.asArrayRef() : ArrayRef<int64_t>())
+        << "};\n";
     os_ << "const RfValue outputs[] = {" << values(outputs, outputBuffers) << "};\n";
     array("RfConstant", "constants", constants);
     array("uint64_t", "keys", manifest_.keys_);

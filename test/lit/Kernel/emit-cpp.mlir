@@ -83,8 +83,8 @@ func.func @square_rotated(%x: !bfv.ciphertext<#p, 2>, %w: !bfv.plaintext<#p>) ->
 // CHECK-DAG: const uint64_t {{basis[0-9]+}}[] = {193, 257, 353}; // QP
 // CHECK-DAG: const uint64_t keys[] = {0ull, 3ull};
 // The ciphertext input (two buffers), the plaintext input, one output.
-// CHECK-DAG: const RfValue inputs[] = {{[{][{]}}0, 2, {0, 1, 0}}, {1, 1, {2, 0, 0}}};
-// CHECK-DAG: const RfValue outputs[] = {{[{][{]}}0, 2, {{[{][0-9]+, [0-9]+, 0[}][}]}}};
+// CHECK-DAG: const RfValue inputs[] = {{[{][{]}}0, 2, {0, 1, 0}, 0}, {1, 1, {2, 0, 0}, 0}};
+// CHECK-DAG: const RfValue outputs[] = {{[{][{]}}0, 2, {{[{][0-9]+, [0-9]+, 0[}]}}, 0}};
 // CHECK: RINGFUSE_PROGRAM_ABI_VERSION, "square_rotated", 16, 97ull,
 // The manifest's last field is the module's variant (HPS without one).
 // CHECK: constants, {{[0-9]+}}, keys, 2, "hps"};

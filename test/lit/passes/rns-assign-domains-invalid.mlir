@@ -1,9 +1,10 @@
 // RUN: ringfuse-opt %s --split-input-file --rns-assign-domains --verify-diagnostics
 
 // The program ABI passes coefficient form: an evaluation-form argument is a
-// valid rns function, but not one the pass can give a program.
+// valid rns function, but not one the pass can give a program (unless
+// ringfuse.inputs marks it a prepared plaintext: 1).
 #Q = #rns.basis<Q: [193, 257]>
-// expected-error@+1 {{argument #0 is in evaluation form, but the program ABI passes polynomials in coefficient form}}
+// expected-error@+1 {{argument #0 is in evaluation form, but the program ABI passes polynomials in coefficient form (a prepared plaintext input excepted)}}
 func.func @eval_argument(%x: !rns.poly<16, #Q, eval>) -> !rns.poly<16, #Q, coeff> {
   %0 = rns.intt %x : !rns.poly<16, #Q, eval> -> !rns.poly<16, #Q, coeff>
   return %0 : !rns.poly<16, #Q, coeff>
@@ -12,7 +13,7 @@ func.func @eval_argument(%x: !rns.poly<16, #Q, eval>) -> !rns.poly<16, #Q, coeff
 // -----
 
 #Q = #rns.basis<Q: [193, 257]>
-// expected-error@+1 {{result #0 is in evaluation form, but the program ABI passes polynomials in coefficient form}}
+// expected-error@+1 {{result #0 is in evaluation form, but the program ABI passes polynomials in coefficient form (a prepared plaintext input excepted)}}
 func.func @eval_result(%x: !rns.poly<16, #Q, coeff>) -> !rns.poly<16, #Q, eval> {
   %0 = rns.ntt %x : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #Q, eval>
   return %0 : !rns.poly<16, #Q, eval>

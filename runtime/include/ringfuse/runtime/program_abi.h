@@ -29,7 +29,7 @@
 extern "C" {
 #endif
 
-#define RINGFUSE_PROGRAM_ABI_VERSION 17
+#define RINGFUSE_PROGRAM_ABI_VERSION 18
 
 /* A modulus with its Barrett constant floor((2^128 - 1) / value), laid out as
  * runtime/modarith.h's Modulus (which converts from it). */
@@ -101,12 +101,25 @@ typedef struct RfScaleUp {
   int from, to;
 } RfScaleUp;
 
-/* An input or output: a ciphertext (components buffers, each over Q,
- * coefficient form) or a plaintext (one buffer: N coefficients mod t). */
+/* What an input or output is (RfValue.kind):
+ * - a ciphertext: `components` buffers, each over Q, coefficient form;
+ * - a plaintext: one buffer, N coefficients mod t;
+ * - a prepared plaintext (inputs only): the caller's plaintext as the runtime
+ *   prepares it, in one buffer over Q: its polynomial rotated by X -> X^galois
+ *   (galois 0: as it is), lifted to centered residues mod each q_i, in
+ *   evaluation form (the forward NTT's order). */
+enum {
+  RF_VALUE_CIPHERTEXT = 0,
+  RF_VALUE_PLAINTEXT = 1,
+  RF_VALUE_PREPARED_PLAINTEXT = 2
+};
+
+/* An input or output (outputs are ciphertexts). */
 typedef struct RfValue {
-  int is_plaintext;
+  int kind; /* RF_VALUE_* */
   int components;
   int buffers[3];
+  int64_t galois; /* a prepared plaintext's Galois element, else 0 */
 } RfValue;
 
 /* A buffer whose contents are set at load time (an encoded plaintext

@@ -1,0 +1,41 @@
+//===- prepared_inputs.h - plaintext inputs as a program takes them -*- C++
+//-*-===//
+//
+// A program may take a plaintext input prepared (RF_VALUE_PREPARED_PLAINTEXT:
+// the compiler saw it only multiplied into ciphertexts): rotated by its
+// Galois element, lifted to centered residues mod each prime of Q and in
+// evaluation form. The caller hands the program a plaintext as always; this
+// is where it becomes those words, on the host, before any driver binds it,
+// so both drivers bind the same words.
+//
+//===----------------------------------------------------------------------===//
+#ifndef RINGFUSE_RUNTIME_DRIVER_PREPARED_INPUTS_H
+#define RINGFUSE_RUNTIME_DRIVER_PREPARED_INPUTS_H
+
+#include "program_state.h"
+
+#include <deque>
+#include <vector>
+
+namespace ringfuse::runtime::detail {
+
+/// The inputs a driver binds: the caller's, with each prepared plaintext
+/// replaced by a plaintext holding its |Q| * N prepared words.
+class DriverInputs {
+public:
+  DriverInputs(const RfRuntime &s, const std::vector<ProgramInput> &inputs);
+  const std::vector<ProgramInput> &inputs() const { return inputs_; }
+
+private:
+  std::deque<Plaintext> prepared_; // stable addresses for inputs_
+  std::vector<ProgramInput> inputs_;
+};
+
+/// The words of `plaintext` (N coefficients mod t) prepared as `layout` says.
+std::vector<uint64_t> preparePlaintext(const RfRuntime &s,
+                                       const ValueLayout &layout,
+                                       const Plaintext &plaintext);
+
+} // namespace ringfuse::runtime::detail
+
+#endif // RINGFUSE_RUNTIME_DRIVER_PREPARED_INPUTS_H
