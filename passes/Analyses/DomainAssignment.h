@@ -8,7 +8,8 @@
 // transforms are only domain edges, so ntt(x) and x stand for one polynomial.
 // Some producers fix its domain (rns.mul and the key-switch inner product
 // compute in evaluation form; conversions, scale-and-round and function
-// arguments are coefficient form); the domain-free ops (add, sub, neg,
+// arguments are coefficient form, but for prepared plaintexts, which come in
+// evaluation form); the domain-free ops (add, sub, neg,
 // mul_scalar, extract, automorphism) may run in either, with their operands
 // in the domain of their result. A polynomial computed in one domain and used
 // in the other pays one transform, once, however many users want it there:
