@@ -219,14 +219,6 @@ def counts(program: rf.Program) -> dict[str, int]:
     }
 
 
-def native_inputs(program: rf.Program, arguments: dict[str, Any]) -> list[Any]:
-    values = program._bind_arguments((), arguments)
-    natives: list[Any] = []
-    for parameter, value in zip(program.parameters, values):
-        natives.extend(program._native_inputs(parameter, value))
-    return natives
-
-
 def check(app: App, program: rf.Program, keys: rf.KeySet, arguments: dict[str, Any],
           values: Values) -> list[int]:
     """Runs the program, compares with numpy; returns the outputs' noise budgets."""
@@ -246,7 +238,7 @@ def measure(app: App, optimize: bool, program: rf.Program, compile_s: float,
     arguments, values = app.arguments(program, keys, np.random.default_rng(len(app.name)))
     budgets = check(app, program, keys, arguments, values)
     native = program._native
-    stats = Stats.of(native.time_runs(native_inputs(program, arguments), *runs))
+    stats = Stats.of(native.time_runs(program._native_arguments((), arguments), *runs))
     check(app, program, keys, arguments, values)
     params = program.params
     return {

@@ -241,14 +241,19 @@ class Program:
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
     def _run(self, run: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
-        values = self._bind_arguments(args, kwargs)
-        native_inputs = []
-        for parameter, value in zip(self.parameters, values):
-            native_inputs.extend(self._native_inputs(parameter, value))
+        native_inputs = self._native_arguments(args, kwargs)
         self._require_keys()
         relin = None if self._relin_key is None else self._relin_key._native
         galois = None if self._galois_keys is None else self._galois_keys._native
         return list(run(native_inputs, relin, galois))
+
+    def _native_arguments(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+        """The runtime inputs of a call's arguments, checked, in the manifest's
+        order (a benchmark binds them once with the native time_runs)."""
+        native_inputs = []
+        for parameter, value in zip(self.parameters, self._bind_arguments(args, kwargs)):
+            native_inputs.extend(self._native_inputs(parameter, value))
+        return native_inputs
 
     def _signature(self) -> str:
         parameters = ", ".join(

@@ -1,6 +1,8 @@
 """pytest setup for the Python frontend.
 
 - Puts `frontend/` on sys.path, so the tests run against the source tree.
+- `cache_dir`: one compiled-program cache per test module ($RINGFUSE_CACHE_DIR
+  when set, to reuse programs across runs).
 - Registers the `needs_compiler` marker. A test so marked runs the real
   `ringfuse-opt`: it *fails* (not skips) when the binary cannot be found, so a
   broken build cannot pass silently. `RINGFUSE_NO_COMPILER=1` deselects these
@@ -61,3 +63,9 @@ def _require_compiler_for_marked_tests(request: pytest.FixtureRequest) -> None:
     # The marker alone is enough: a marked test cannot forget to ask for the binary.
     if request.node.get_closest_marker("needs_compiler"):
         request.getfixturevalue("ringfuse_opt")
+
+
+@pytest.fixture(scope="module")
+def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    configured = os.environ.get("RINGFUSE_CACHE_DIR")
+    return Path(configured) if configured else tmp_path_factory.mktemp("ringfuse-cache")

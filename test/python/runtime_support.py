@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import numpy as np
+import numpy.typing as npt
+
 import ringfuse as rf
+
+Vector = npt.NDArray[np.int64]
 
 SEED = bytes(range(32))
 
@@ -16,3 +21,13 @@ def toy_params(n: int = 64, t: int = 65537, bits: tuple[int, ...] = (30, 30)) ->
         special_modulus_bits=[max(bits)],
         allow_insecure=True,
     )
+
+
+def rotate_rows(values: Vector, steps: int) -> Vector:
+    """BFV's rotation: each row of N/2 slots left by `steps` (right if negative)."""
+    return np.roll(values.reshape(2, -1), -steps, axis=1).ravel()
+
+
+def padded(constant: Vector, n: int) -> Vector:
+    """A short constant array as the circuit sees it: the first slots, then zeros."""
+    return np.pad(constant.astype(np.int64), (0, n - constant.size))

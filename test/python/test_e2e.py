@@ -26,7 +26,7 @@ import pytest
 import bfv_oracle as oracle
 import ringfuse as rf
 from ringfuse import _runtime
-from runtime_support import SEED, toy_params
+from runtime_support import SEED, padded, rotate_rows, toy_params
 
 pytestmark = pytest.mark.needs_compiler
 
@@ -38,12 +38,6 @@ Vector = npt.NDArray[np.int64]
 # --------------------------------------------------------------------------
 # Compiled programs and keys, shared by the module
 # --------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    configured = os.environ.get("RINGFUSE_CACHE_DIR")
-    return Path(configured) if configured else tmp_path_factory.mktemp("ringfuse-cache")
 
 
 Compiled = Callable[..., tuple[rf.Program, rf.KeySet]]
@@ -75,18 +69,8 @@ def slots(program: rf.Program, seed: int) -> Vector:
     return np.random.default_rng(seed).integers(0, T, program.params.slot_count)
 
 
-def rotate_rows(values: Vector, steps: int) -> Vector:
-    """BFV's rotation: each row of N/2 slots left by `steps` (right if negative)."""
-    return np.roll(values.reshape(2, -1), -steps, axis=1).ravel()
-
-
 def swap_rows(values: Vector) -> Vector:
     return values.reshape(2, -1)[::-1].ravel()
-
-
-def padded(constant: Vector, n: int) -> Vector:
-    """A short constant array as the circuit sees it: the first slots, then zeros."""
-    return np.pad(constant.astype(np.int64), (0, n - constant.size))
 
 
 def scale_round_plans(source: str) -> list[list[str]]:

@@ -20,7 +20,7 @@ import numpy.typing as npt
 import pytest
 
 import ringfuse as rf
-from runtime_support import SEED
+from runtime_support import SEED, padded, rotate_rows
 
 pytestmark = pytest.mark.needs_compiler
 
@@ -31,14 +31,6 @@ Vector = npt.NDArray[np.int64]
 
 # A 32-term diagonal matrix-vector product's constant diagonals.
 DIAGONALS = np.random.default_rng(7).integers(0, T, (32, 64))
-
-
-def rotate_rows(values: Vector, steps: int) -> Vector:
-    return np.roll(values.reshape(2, -1), -steps, axis=1).ravel()
-
-
-def padded(constant: Vector, n: int) -> Vector:
-    return np.pad(constant.astype(np.int64), (0, n - constant.size))
 
 
 @rf.circuit(plaintext_modulus=T)
@@ -93,12 +85,6 @@ def expected_outputs(circuit: rf.Circuit, values: list[Vector]) -> list[Vector]:
     square = x * x
     cubic = square * x + 3 * square + x * y - y
     return [linear + rotate_rows(cubic, 5), 2 * square]
-
-
-@pytest.fixture(scope="module")
-def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    configured = os.environ.get("RINGFUSE_CACHE_DIR")
-    return Path(configured) if configured else tmp_path_factory.mktemp("ringfuse-cache")
 
 
 def run(circuit: rf.Circuit, cache_dir: Path, **compile_args: object

@@ -140,7 +140,7 @@ public:
     if (unplaced.wasInterrupted())
       return failure();
     assignBuffers();
-    std::vector<std::string> steps;
+    std::vector<ScheduleStep> steps;
     if (failed(emitSchedule(steps)))
       return failure();
 
@@ -182,9 +182,11 @@ private:
     return success();
   }
 
-  /// Arguments, then one buffer per planned slot, then constants.
+  /// Arguments, then one buffer per planned slot, then constants; a view
+  /// is its source's buffer.
   void assignBuffers() {
     for (BlockArgument arg : func_.getArguments()) {
+      bufferIds_[arg] = bufferWords_.size();
       names_[arg] = "b" + std::to_string(bufferWords_.size());
       bufferWords_.push_back(cast<kernel::BufferType>(arg.getType()).words());
     }
@@ -194,14 +196,17 @@ private:
       if (bufferWords_.size() <= id)
         bufferWords_.resize(id + 1, 0);
       bufferWords_[id] = std::max(bufferWords_[id], alloc.getBuffer().getType().words());
+      bufferIds_[alloc.getBuffer()] = id;
       names_[alloc.getBuffer()] = "b" + std::to_string(id);
     });
     func_.walk([&](kernel::ConstantOp constant) {
+      bufferIds_[constant.getBuffer()] = bufferWords_.size();
       names_[constant.getBuffer()] = "b" + std::to_string(bufferWords_.size());
       constants_.push_back(constant);
       bufferWords_.push_back(constant.getBuffer().getType().words());
     });
     func_.walk([&](kernel::ViewOp view) {
+      bufferIds_[view.getView()] = bufferIds_.lookup(view.getSource());
       names_[view.getView()] = llvm::formatv("({0} + {1} * N)", names_[view.getSource()],
                                              view.getFirst()).str();
     });
@@ -217,9 +222,22 @@ private:
   /// g++ -O2 nearly a minute, in functions of this many a few seconds.
   static constexpr size_t kStepsPerPart = 64;
 
+  /// One top-level op of the schedule: its C++ statements and the buffers
+  /// they name.
+  struct ScheduleStep {
+    std::string text;
+    std::set<size_t> buffers;
+  };
+
   /// `ringfuse_run`: the steps in order, in one function when they fit one
   /// part, else in part functions it calls, each naming the buffers it uses.
-  void emitRun(ArrayRef<std::string> steps) {
+  void emitRun(ArrayRef<ScheduleStep> steps) {
+    auto text = [](ArrayRef<ScheduleStep> part) {
+      return llvm::join(
+          llvm::map_range(part,
+                          [](const ScheduleStep &step) { return step.text; }),
+          "");
+    };
     const char *header = "(RfRuntime *rt, const RfKernels *k) {\n";
     auto prologue = [&](const std::set<size_t> &buffers) {
       if (cuda_)
@@ -234,17 +252,20 @@ private:
         all.insert(b);
       os_ << "extern \"C\" void ringfuse_run" << header;
       prologue(all);
-      os_ << llvm::join(steps, "") << "}\n";
+      os_ << text(steps) << "}\n";
       return;
     }
     size_t parts = 0;
     for (size_t first = 0; first < steps.size();
          first += kStepsPerPart, ++parts) {
-      ArrayRef<std::string> part = ArrayRef(steps).slice(
+      ArrayRef<ScheduleStep> part = ArrayRef(steps).slice(
           first, std::min(kStepsPerPart, steps.size() - first));
+      std::set<size_t> buffers;
+      for (const ScheduleStep &step : part)
+        buffers.insert(step.buffers.begin(), step.buffers.end());
       os_ << "static void ringfuse_run_part_" << parts << header;
-      prologue(buffersNamed(part));
-      os_ << llvm::join(part, "") << "}\n\n";
+      prologue(buffers);
+      os_ << text(part) << "}\n\n";
     }
     os_ << "extern \"C\" void ringfuse_run" << header;
     for (size_t i = 0; i < parts; ++i)
@@ -252,31 +273,11 @@ private:
     os_ << "}\n";
   }
 
-  /// The buffers the steps name: every `b<digits>` that is a whole
-  /// identifier (the emitter names buffers so and nothing else).
-  static std::set<size_t> buffersNamed(ArrayRef<std::string> steps) {
-    std::set<size_t> buffers;
-    auto isIdentifier = [](char c) { return llvm::isAlnum(c) || c == '_'; };
-    for (const std::string &step : steps)
-      for (size_t at = 0; at + 1 < step.size(); ++at) {
-        if (step[at] != 'b' || (at > 0 && isIdentifier(step[at - 1])) ||
-            !llvm::isDigit(step[at + 1]))
-          continue;
-        size_t end = at + 1;
-        while (end < step.size() && llvm::isDigit(step[end]))
-          ++end;
-        if (end == step.size() || !isIdentifier(step[end]))
-          buffers.insert(std::stoul(step.substr(at + 1, end - at - 1)));
-        at = end;
-      }
-    return buffers;
-  }
-
   /// Each top-level op of the schedule as one step of C++ statements.
-  LogicalResult emitSchedule(std::vector<std::string> &steps) {
+  LogicalResult emitSchedule(std::vector<ScheduleStep> &steps) {
     for (Operation &op : func_.getBody().front()) {
-      std::string text;
-      llvm::raw_string_ostream os(text);
+      ScheduleStep step;
+      llvm::raw_string_ostream os(step.text);
       if (auto launch = dyn_cast<kernel::LaunchOp>(op)) {
         if (failed(emitLaunch(launch, os)))
           return failure();
@@ -289,8 +290,14 @@ private:
             return failure();
         os << "  k->concurrent_end(rt);\n";
       }
-      if (!text.empty())
-        steps.push_back(std::move(text));
+      if (step.text.empty())
+        continue;
+      op.walk([&](Operation *inner) {
+        for (Value operand : inner->getOperands())
+          if (auto id = bufferIds_.find(operand); id != bufferIds_.end())
+            step.buffers.insert(id->second);
+      });
+      steps.push_back(std::move(step));
     }
     return success();
   }
@@ -639,6 +646,7 @@ private:
   unsigned n_ = 0;
   ManifestBuilder manifest_;
   llvm::DenseMap<Value, std::string> names_;
+  llvm::DenseMap<Value, size_t> bufferIds_; // the buffer (b<id>) a value is in
   std::vector<size_t> bufferWords_;
   SmallVector<kernel::ConstantOp> constants_;
   std::string kernels_;
