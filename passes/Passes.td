@@ -478,6 +478,11 @@ def RNSToKernel : Pass<"rns-to-kernel", "::mlir::ModuleOp"> {
     that the transformed factors stay in L2 and four NTTs side by side beat
     one launch that transforms each row's factors in turn (H200, HMult at
     (14, 300, 60): 1.9% slower fused; 0.7 to 2.1% faster at logN 15 and 16).
+    A tree that only adds 16 or more products of values from outside it (a
+    matrix-vector product's giant step) is a `sum_of_products` launch, data
+    for one library kernel instead of a generated body, in several launches
+    (the later accumulating) past the kernel's bounds; other trees are cut at
+    48 ops.
   }];
   let options = [
     Option<"productsFromLogN", "products-from-log-n", "unsigned", "15",
@@ -514,11 +519,15 @@ def KernelFuseElementwise : Pass<"kernel-fuse-elementwise", "::mlir::ModuleOp"> 
     touch none of their buffers or are passed by hoisting; at most 8 ops,
     looking 64 ahead) and become one op: its inputs are theirs without
     repeats, its outputs theirs in order, and its body computes all of them.
+    Independent `sum_of_products` launches of one buffer type (both
+    accumulating or neither) are gathered the same way and become one launch
+    with each shared factor once, as many as fit the kernel's bounds: a giant
+    step's two components read each plaintext diagonal once.
     Runs after rns-to-kernel and before kernel-plan-slots.
   }];
   let dependentDialects = ["::ringfuse::kernel::KernelDialect"];
   let statistics = [
-    Statistic<"numMerged", "merged-kernels", "Number of generated kernels made by merging">,
+    Statistic<"numMerged", "merged-kernels", "Number of generated kernels and sums of products made by merging">,
     Statistic<"numFused", "kernels-fused", "Number of generated kernels merged into them">
   ];
 }

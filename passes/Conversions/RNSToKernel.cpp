@@ -24,8 +24,10 @@
 //===----------------------------------------------------------------------===//
 #include "dialects/Kernel/IR/KernelOps.h"
 #include "dialects/RNS/IR/RNSOps.h"
+#include "passes/Conversions/ElementwiseGroups.h"
 #include "passes/Passes.h"
 #include "ringfuse/runtime/ntt_shape.h"
+#include "ringfuse/runtime/sum_of_products.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -42,47 +44,6 @@ using namespace mlir;
 kernel::BufferType bufferTypeOf(Type rnsType) {
   auto poly = cast<rns::PolyType>(rnsType);
   return kernel::BufferType::get(poly.getContext(), poly.getDegree(), poly.getBasis());
-}
-
-/// Most ops one generated kernel computes. A larger tree is cut into
-/// subtrees, each written to a buffer: the body of a sum of 64 products of a
-/// matrix-vector product's giant step, one function of about 700 inputs,
-/// took the host compiler most of a minute, and on the GPU a kernel that
-/// reads that many buffers gains nothing over a few that read fewer.
-constexpr unsigned kMaxOpsPerKernel = 48;
-
-/// Groups of fusable elementwise ops: op -> its group's root.
-llvm::DenseMap<Operation *, Operation *> groupElementwise(Block &body) {
-  llvm::DenseMap<Operation *, Operation *> rootOf;
-  llvm::DenseMap<Operation *, SmallVector<Operation *>> members;
-  for (Operation &op : body) {
-    if (!rns::isElementwise(&op))
-      continue;
-    rootOf[&op] = &op;
-    members[&op].push_back(&op);
-    for (Value operand : op.getOperands()) {
-      Operation *producer = operand.getDefiningOp();
-      // Read by this op alone (possibly twice, as a square's x1 x0 + x1 x0).
-      bool readHereOnly = llvm::all_of(
-          operand.getUsers(), [&](Operation *user) { return user == &op; });
-      if (!producer || !rns::isElementwise(producer) || !readHereOnly ||
-          operand.getType() != op.getResult(0).getType())
-        continue;
-      // The producer is its group's root (its one use is this op): its group
-      // joins this op's, whose root this op becomes. Every such operand's
-      // group joins, so a sum of products is one kernel (of at most
-      // kMaxOpsPerKernel ops).
-      Operation *oldRoot = rootOf[producer];
-      if (oldRoot == &op ||
-          members[oldRoot].size() + members[&op].size() > kMaxOpsPerKernel)
-        continue;
-      for (Operation *member : members[oldRoot])
-        rootOf[member] = &op;
-      members[&op].append(members[oldRoot]);
-      members.erase(oldRoot);
-    }
-  }
-  return rootOf;
 }
 
 /// Whether a transform attribute (or none: the default) is the NTT, the
@@ -182,28 +143,15 @@ struct ProductSet {
 std::optional<SmallVector<std::pair<rns::NttOp, rns::NttOp>>>
 productsOfGroup(Operation *root,
                 const llvm::DenseMap<Operation *, Operation *> &rootOf) {
+  std::optional<SumOfProducts> sum = sumOfProducts(root, rootOf);
+  if (!sum || !sum->addends.empty())
+    return std::nullopt;
   SmallVector<std::pair<rns::NttOp, rns::NttOp>> pairs;
-  SmallVector<Operation *> pending = {root};
-  while (!pending.empty()) {
-    Operation *op = pending.pop_back_val();
-    if (isa<rns::AddOp>(op)) {
-      // Operands pushed last to first, so that products come in program
-      // order.
-      for (Value operand : llvm::reverse(op->getOperands())) {
-        Operation *member = operand.getDefiningOp();
-        if (!member || rootOf.lookup(member) != root)
-          return std::nullopt;
-        pending.push_back(member);
-      }
-    } else if (isa<rns::MulOp>(op)) {
-      auto a = op->getOperand(0).getDefiningOp<rns::NttOp>();
-      auto b = op->getOperand(1).getDefiningOp<rns::NttOp>();
-      if (!a || !b)
-        return std::nullopt;
-      pairs.push_back({a, b});
-    } else {
+  for (auto [x, y] : sum->products) {
+    auto a = x.getDefiningOp<rns::NttOp>(), b = y.getDefiningOp<rns::NttOp>();
+    if (!a || !b)
       return std::nullopt;
-    }
+    pairs.push_back({a, b});
   }
   return pairs;
 }
@@ -403,7 +351,7 @@ private:
         builder_, loc(), builder_.getStringAttr(kernel), ins, outs,
         rns::ConversionMethodAttr(), UnitAttr(), IntegerAttr(),
         rns::BasisAttr(), rns::BasisAttr(), IntegerAttr(), IntegerAttr(),
-        rns::TransformAttr(), DenseI32ArrayAttr(), UnitAttr());
+        rns::TransformAttr(), DenseI32ArrayAttr(), UnitAttr(), UnitAttr());
   }
 
   /// out = in, as a generated kernel.
@@ -653,8 +601,62 @@ private:
     return success();
   }
 
-  /// One generated kernel for the whole group rooted at `root`.
+  /// sum_of_products launches for a sum of many products: chunks within the
+  /// kernel's bounds, each after the first accumulating into the sum; then
+  /// a generated kernel adds the values the sum adds as they are.
+  void lowerSumOfProducts(Operation *root, const SumOfProducts &sum) {
+    Type type = root->getResult(0).getType();
+    Value products = alloc(type);
+    for (size_t begin = 0; begin < sum.products.size();) {
+      llvm::SetVector<Value> factors;
+      SmallVector<int32_t> triples;
+      size_t end = begin;
+      for (; end < sum.products.size() &&
+             end - begin < size_t(runtime::kMaxSumProducts);
+           ++end) {
+        auto [a, b] = sum.products[end];
+        size_t added = !factors.contains(a) + (a != b && !factors.contains(b));
+        if (factors.size() + added > size_t(runtime::kMaxSumFactors))
+          break;
+        factors.insert(a);
+        factors.insert(b);
+        triples.append({0, int32_t(llvm::find(factors, a) - factors.begin()),
+                        int32_t(llvm::find(factors, b) - factors.begin())});
+      }
+      SmallVector<Value> ins;
+      for (Value factor : factors)
+        ins.push_back(buffers_[factor]);
+      auto kernel = launch("sum_of_products", ins, {products});
+      kernel.setProductsAttr(builder_.getDenseI32ArrayAttr(triples));
+      kernel.setAccumulate(begin > 0);
+      begin = end;
+    }
+    numFused_ += 2 * sum.products.size() + sum.addends.size() - 1;
+    if (sum.addends.empty()) {
+      define(root->getResult(0), products);
+      return;
+    }
+    SmallVector<Value> ins = {products};
+    for (Value addend : sum.addends)
+      ins.push_back(buffers_[addend]);
+    Value out = define(root->getResult(0), alloc(type));
+    emitElementwise(ins, out, [&](ArrayRef<Value> args) {
+      Value total = args[0];
+      for (Value arg : args.drop_front())
+        total = kernel::AddModOp::create(builder_, loc(), builder_.getI64Type(),
+                                         total, arg);
+      return total;
+    });
+  }
+
+  /// One generated kernel for the whole group rooted at `root`, or for a
+  /// sum of many products, sum_of_products launches.
   LogicalResult lowerGroup(Operation *root) {
+    if (std::optional<SumOfProducts> sum = sumOfProducts(root, rootOf_))
+      if (sum->products.size() >= kMinSumOfProducts) {
+        lowerSumOfProducts(root, *sum);
+        return success();
+      }
     SmallVector<Operation *> members;
     for (Operation &op : *root->getBlock()) {
       if (rootOf_.lookup(&op) == root)

@@ -35,8 +35,6 @@ uint64_t keyBytes(bfv::ParamsAttr params) {
   return 2 * digits * (q + p) * params.getRingDegree() * sizeof(uint64_t);
 }
 
-bool isPowerOfTwo(int64_t step) { return step > 0 && (step & (step - 1)) == 0; }
-
 struct BFVLimitGaloisKeys
     : public impl::BFVLimitGaloisKeysBase<BFVLimitGaloisKeys> {
   using Base::Base;

@@ -7,14 +7,19 @@
 // again. This pass merges each group of independent `kernel.elementwise` ops
 // over one degree and basis (gathered as KernelGroups.h says) into one op
 // whose body computes every member's outputs from the union of their inputs:
-// one launch, and each shared input read once.
+// one launch, and each shared input read once. Independent sum_of_products
+// launches over one buffer type join the same way, as one launch within the
+// kernel's bounds: the two components of a matrix-vector product's giant
+// step read each plaintext diagonal once.
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/Kernel/IR/KernelOps.h"
 #include "passes/Analyses/KernelGroups.h"
 #include "passes/Passes.h"
+#include "ringfuse/runtime/sum_of_products.h"
 
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace ringfuse {
 #define GEN_PASS_DEF_KERNELFUSEELEMENTWISE
@@ -66,6 +71,63 @@ kernel::ElementwiseOp merge(ArrayRef<Operation *> members, Operation *anchor) {
   return merged;
 }
 
+/// A sum_of_products launch (accumulating or not, as `accumulate` says).
+kernel::LaunchOp sumOfProducts(Operation *op) {
+  auto launch = dyn_cast<kernel::LaunchOp>(op);
+  return launch && launch.getKernel() == "sum_of_products" ? launch
+                                                           : kernel::LaunchOp();
+}
+
+/// Whether two sum_of_products launches may be one: both accumulate or
+/// neither does, and their sums are of one type.
+bool sameSums(kernel::LaunchOp a, kernel::LaunchOp b) {
+  return a && b && a.getAccumulate() == b.getAccumulate() &&
+         a.getOuts()[0].getType() == b.getOuts()[0].getType();
+}
+
+/// The members' sums as one launch before `anchor`, as many members from the
+/// first as fit the kernel's bounds (at least two), or null; the merged
+/// members are erased.
+Operation *mergeSums(ArrayRef<Operation *> members, Operation *anchor) {
+  llvm::SetVector<Value> factors;
+  SmallVector<Value> outs;
+  SmallVector<int32_t> triples;
+  size_t merged = 0;
+  for (Operation *member : members) {
+    kernel::LaunchOp op = sumOfProducts(member);
+    llvm::SetVector<Value> joined = factors;
+    joined.insert(op.getIns().begin(), op.getIns().end());
+    ArrayRef<int32_t> products = *op.getProducts();
+    if (joined.size() > size_t(runtime::kMaxSumFactors) ||
+        triples.size() + products.size() >
+            3 * size_t(runtime::kMaxSumProducts) ||
+        outs.size() + op.getOuts().size() > size_t(runtime::kMaxSumOutputs))
+      break;
+    for (size_t t = 0; t < products.size(); t += 3)
+      triples.append({int32_t(outs.size()) + products[t],
+                      int32_t(llvm::find(joined, op.getIns()[products[t + 1]]) -
+                              joined.begin()),
+                      int32_t(llvm::find(joined, op.getIns()[products[t + 2]]) -
+                              joined.begin())});
+    factors = std::move(joined);
+    llvm::append_range(outs, op.getOuts());
+    ++merged;
+  }
+  if (merged < 2)
+    return nullptr;
+  kernel::LaunchOp first = sumOfProducts(members[0]);
+  OpBuilder builder(anchor);
+  auto launch = kernel::LaunchOp::create(
+      builder, first.getLoc(), first.getKernelAttr(), factors.getArrayRef(),
+      outs, rns::ConversionMethodAttr(), UnitAttr(), IntegerAttr(),
+      rns::BasisAttr(), rns::BasisAttr(), IntegerAttr(), IntegerAttr(),
+      rns::TransformAttr(), builder.getDenseI32ArrayAttr(triples), UnitAttr(),
+      first.getAccumulateAttr());
+  for (Operation *member : members.take_front(merged))
+    member->erase();
+  return launch;
+}
+
 struct KernelFuseElementwise
     : public impl::KernelFuseElementwiseBase<KernelFuseElementwise> {
   using Base::Base;
@@ -76,6 +138,18 @@ struct KernelFuseElementwise
       auto b = dyn_cast<kernel::ElementwiseOp>(op);
       return a && b && sameIterationSpace(a, b);
     };
+    rewriteGroups(
+        getOperation(),
+        [](Operation *first, Operation *op) {
+          return sameSums(sumOfProducts(first), sumOfProducts(op));
+        },
+        runtime::kMaxSumOutputs, kLookAhead,
+        [&](const KernelGroup &group, Operation *anchor) {
+          Operation *merged = mergeSums(group.members, anchor);
+          if (merged)
+            ++numMerged;
+          return merged ? merged : group.members.front();
+        });
     rewriteGroups(getOperation(), sameShape, kMaxMembers, kLookAhead,
                   [&](const KernelGroup &group, Operation *anchor) -> Operation * {
                     kernel::ElementwiseOp merged = merge(group.members, anchor);

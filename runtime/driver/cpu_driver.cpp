@@ -13,6 +13,7 @@
 
 #include "ringfuse/runtime/error.h"
 #include "ringfuse/runtime/ntt.h"
+#include "ringfuse/runtime/sum_of_products.h"
 
 #include <algorithm>
 #include <chrono>
@@ -304,6 +305,26 @@ public:
         const Modulus m(plan.moduli[i]);
         for (size_t c = i * n; c < (i + 1) * n; ++c)
           out[c] = addMod(out[c], mulMod(a[c], b[c], m), m.value);
+      }
+    }
+  }
+
+  /// Every output's words by the word rule the GPU computes too
+  /// (sum_of_products.h), from 0 or (accumulating) the output's own word:
+  /// the same words on both drivers, bit for bit.
+  void sum_of_products(const SumOfProductsCall &call, RfRuntime *, int,
+                       const uint64_t *const *factors, int, const int *, int,
+                       uint64_t *const *outputs, int, int) override {
+    const size_t n = s_.n;
+    for (size_t limb = 0; limb < call.basis->moduli.size(); ++limb) {
+      const Modulus q(call.basis->moduli[limb]);
+      for (int k = 0; k < call.outputCount; ++k) {
+        uint64_t *out = outputs[k];
+        for (size_t i = limb * n; i < (limb + 1) * n; ++i)
+          out[i] =
+              sumOfProductsWord(factors, call.first.data(), call.second.data(),
+                                call.firstProduct[k], call.firstProduct[k + 1],
+                                i, call.accumulate ? out[i] : 0, q);
       }
     }
   }

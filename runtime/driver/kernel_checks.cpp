@@ -382,6 +382,80 @@ NttProductsCall checkNttProducts(const RfRuntime *s, int basis,
   return call;
 }
 
+/// sum_of_products' arguments: the counts within one launch's bounds, the
+/// triples grouped by output in increasing order with every output named,
+/// each factor and output a polynomial over `basis`, and no output
+/// overlapping a factor (read for the later outputs after the earlier ones
+/// are written) or another output.
+SumOfProductsCall checkSumOfProducts(const RfRuntime *s, int basis,
+                                     const uint64_t *const *factors,
+                                     int factorCount, const int *pairs,
+                                     int pairCount, uint64_t *const *outputs,
+                                     int outputCount, int accumulate) {
+  SumOfProductsCall call{};
+  call.basis = &basisAt(s, basis);
+  if (factorCount < 1 || factorCount > kMaxSumFactors || pairCount < 1 ||
+      pairCount > kMaxSumProducts || outputCount < 1 ||
+      outputCount > kMaxSumOutputs)
+    throw Error("a sum of products takes 1 to " +
+                std::to_string(kMaxSumFactors) + " factors, 1 to " +
+                std::to_string(kMaxSumProducts) + " triples and 1 to " +
+                std::to_string(kMaxSumOutputs) + " outputs, got " +
+                std::to_string(factorCount) + ", " + std::to_string(pairCount) +
+                " and " + std::to_string(outputCount) +
+                " (a longer sum is several launches, the later ones "
+                "accumulating)");
+  if (accumulate != 0 && accumulate != 1)
+    throw Error("accumulate is " + std::to_string(accumulate) +
+                "; it must be 0 or 1");
+  call.accumulate = accumulate == 1;
+  call.outputCount = outputCount;
+  if (!factors || !pairs || !outputs)
+    throw Error("the factors, the triples or the outputs are a null pointer");
+  int output = 0;
+  for (int p = 0; p < pairCount; ++p) {
+    const int k = pairs[3 * p], a = pairs[3 * p + 1], b = pairs[3 * p + 2];
+    if (p == 0 ? k != 0 : k != output && k != output + 1)
+      throw Error("triple " + std::to_string(p) + " is for output " +
+                  std::to_string(k) +
+                  (p == 0 ? std::string(", not output 0")
+                          : ", after output " + std::to_string(output)) +
+                  " (triples come grouped by output in increasing order, "
+                  "none skipped)");
+    if (k >= outputCount || a < 0 || a >= factorCount || b < 0 ||
+        b >= factorCount)
+      throw Error("triple " + std::to_string(p) + " names output " +
+                  std::to_string(k) + " and factors " + std::to_string(a) +
+                  ", " + std::to_string(b) + " of " +
+                  std::to_string(outputCount) + " outputs and " +
+                  std::to_string(factorCount) + " factors");
+    if (p == 0 || k != output)
+      call.firstProduct[k] = p;
+    call.first[p] = static_cast<uint8_t>(a);
+    call.second[p] = static_cast<uint8_t>(b);
+    output = k;
+  }
+  if (output != outputCount - 1)
+    throw Error("no triple names output " + std::to_string(output + 1) +
+                " of " + std::to_string(outputCount));
+  call.firstProduct[outputCount] = pairCount;
+  call.words = call.basis->moduli.size() * s->n;
+  const size_t words = call.words;
+  for (int j = 0; j < factorCount; ++j)
+    requireSpan(s, factors[j], words, ("factor " + std::to_string(j)).c_str());
+  for (int k = 0; k < outputCount; ++k) {
+    const std::string what = "output " + std::to_string(k);
+    requireSpan(s, outputs[k], words, what.c_str());
+    for (int i = 0; i < k; ++i)
+      if (overlaps(outputs[k], words, outputs[i], words))
+        throw Error(what + " overlaps output " + std::to_string(i));
+    for (int j = 0; j < factorCount; ++j)
+      if (overlaps(outputs[k], words, factors[j], words))
+        throw Error(what + " overlaps factor " + std::to_string(j));
+  }
+  return call;
+}
+
 } // namespace
 
 // The entries ----------------------------------------------------------------
@@ -474,6 +548,15 @@ NttProductsCall ntt_products(RfRuntime *rt, int basis, const int *factor_bases,
   return checkNttProducts(rt, basis, factor_bases, factors, scratch,
                           factor_count, pairs, pair_count, outputs,
                           output_count, log_n1, radix, ot_stages);
+}
+
+SumOfProductsCall sum_of_products(RfRuntime *rt, int basis,
+                                  const uint64_t *const *factors,
+                                  int factor_count, const int *pairs,
+                                  int pair_count, uint64_t *const *outputs,
+                                  int output_count, int accumulate) {
+  return checkSumOfProducts(rt, basis, factors, factor_count, pairs, pair_count,
+                            outputs, output_count, accumulate);
 }
 
 } // namespace checks

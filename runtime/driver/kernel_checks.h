@@ -14,7 +14,10 @@
 #include "program_state.h"
 
 #include "ringfuse/runtime/ntt_shape.h"
+#include "ringfuse/runtime/sum_of_products.h"
 
+#include <array>
+#include <cstdint>
 #include <vector>
 
 namespace ringfuse::runtime::detail {
@@ -80,6 +83,22 @@ struct NttProductsCall {
   std::vector<bool> oneLimb;
   size_t words;
 };
+
+/// sum_of_products: the basis and the words of a polynomial over it, and
+/// the triples as both drivers take them: output k sums the products t in
+/// [firstProduct[k], firstProduct[k + 1]) of factors first[t] and
+/// second[t], from 0 or (accumulate) its own words. Compact, so that the
+/// GPU kernel takes them by value (a captured graph keeps its parameters,
+/// not the schedule's arrays).
+struct SumOfProductsCall {
+  const BasisPlan *basis;
+  size_t words;
+  int outputCount;
+  bool accumulate;
+  std::array<int, kMaxSumOutputs + 1> firstProduct;
+  std::array<uint8_t, kMaxSumProducts> first, second;
+};
+static_assert(kMaxSumFactors <= 256, "factor indices are kept as uint8_t");
 
 namespace checks {
 #define RF_KERNEL(name, Call, parameters, ...) Call name parameters;

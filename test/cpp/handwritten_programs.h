@@ -518,6 +518,25 @@ struct RefusedCall {
   const char *message;
 };
 
+/// sum_of_products over `basis` of buffers 3 and 4 into buffers 5 and 6,
+/// with the counts given: the refused calls' common shape (counts past the
+/// arrays are refused before the arrays are read).
+inline void sumsOf(RfRuntime *rt, const RfKernels *k, const int *triples,
+                   int tripleCount, int factorCount, int outputCount,
+                   int accumulate = 0, int basis = Q) {
+  const uint64_t *factors[2] = {k->buffer(rt, 3), k->buffer(rt, 4)};
+  uint64_t *sums[2] = {k->buffer(rt, 5), k->buffer(rt, 6)};
+  k->sum_of_products(rt, basis, factors, factorCount, triples, tripleCount,
+                     sums, outputCount, accumulate);
+}
+
+/// Triples of sum_of_products: output 0 then 1 (kSumsInOrder), output 1
+/// then 0, output 1 first, one past the factors, and output 0 then 1 then 0.
+const int kSumsInOrder[] = {0, 0, 1, 1, 1, 1};
+const int kSumsReversed[] = {1, 0, 1, 0, 0, 0};
+const int kSumsPastFactors[] = {0, 0, 2};
+const int kSumsRegrouped[] = {0, 0, 1, 1, 1, 1, 0, 0, 0};
+
 inline const RefusedCall kRefusedCalls[] = {
     {[](RfRuntime *rt, const RfKernels *k) {
        k->dgt_forward(rt, Q, k->buffer(rt, 0));
@@ -591,6 +610,73 @@ inline const RefusedCall kRefusedCalls[] = {
                        sums, 1, 6, 8, 0);
      },
      "NTT shape not supported for products: a fused NTT runs radix 4, not 8"},
+    {[](RfRuntime *rt, const RfKernels *k) {
+       sumsOf(rt, k, kSumsInOrder, 1, 257, 1);
+     },
+     "sum_of_products: a sum of products takes 1 to 256 factors, 1 to 256 "
+     "triples and 1 to 8 outputs, got 257, 1 and 1"},
+    {[](RfRuntime *rt, const RfKernels *k) {
+       sumsOf(rt, k, kSumsInOrder, 0, 2, 1);
+     },
+     "got 2, 0 and 1"},
+    {[](RfRuntime *rt, const RfKernels *k) {
+       sumsOf(rt, k, kSumsInOrder, 2, 2, 9);
+     },
+     "got 2, 2 and 9"},
+    {[](RfRuntime *rt, const RfKernels *k) {
+       sumsOf(rt, k, kSumsInOrder, 2, 2, 2, 0, 99);
+     },
+     "sum_of_products: basis 99 is out of range"},
+    {[](RfRuntime *rt, const RfKernels *k) {
+       sumsOf(rt, k, kSumsInOrder, 2, 2, 2, 2);
+     },
+     "sum_of_products: accumulate is 2; it must be 0 or 1"},
+    {[](RfRuntime *rt, const RfKernels *k) {
+       sumsOf(rt, k, kSumsPastFactors, 1, 2, 1);
+     },
+     "triple 0 names output 0 and factors 0, 2 of 1 outputs and 2 factors"},
+    {[](RfRuntime *rt, const RfKernels *k) {
+       sumsOf(rt, k, kSumsInOrder, 2, 2, 1);
+     },
+     "triple 1 names output 1 and factors 1, 1 of 1 outputs and 2 factors"},
+    {[](RfRuntime *rt, const RfKernels *k) {
+       sumsOf(rt, k, kSumsRegrouped, 3, 2, 2);
+     },
+     "triple 2 is for output 0, after output 1 (triples come grouped by "
+     "output in increasing order, none skipped)"},
+    {[](RfRuntime *rt, const RfKernels *k) {
+       sumsOf(rt, k, kSumsReversed, 2, 2, 2);
+     },
+     "triple 0 is for output 1, not output 0"},
+    {[](RfRuntime *rt, const RfKernels *k) {
+       sumsOf(rt, k, kSumsInOrder, 1, 2, 2);
+     },
+     "sum_of_products: no triple names output 1 of 2"},
+    {[](RfRuntime *rt, const RfKernels *k) {
+       const uint64_t *factors[2] = {k->buffer(rt, 3), k->buffer(rt, 4)};
+       uint64_t *sums[2] = {k->buffer(rt, 5), k->buffer(rt, 4)};
+       k->sum_of_products(rt, Q, factors, 2, kSumsInOrder, 2, sums, 2, 1);
+     },
+     "sum_of_products: output 1 overlaps factor 1"},
+    {[](RfRuntime *rt, const RfKernels *k) {
+       const uint64_t *factors[2] = {k->buffer(rt, 3), k->buffer(rt, 4)};
+       uint64_t *sums[2] = {k->buffer(rt, 5), k->buffer(rt, 5)};
+       k->sum_of_products(rt, Q, factors, 2, kSumsInOrder, 2, sums, 2, 0);
+     },
+     "sum_of_products: output 1 overlaps output 0"},
+    {[](RfRuntime *rt, const RfKernels *k) {
+       uint64_t *sums[1] = {k->buffer(rt, 5)};
+       k->sum_of_products(rt, Q, nullptr, 2, kSumsInOrder, 1, sums, 1, 0);
+     },
+     "sum_of_products: the factors, the triples or the outputs are a null "
+     "pointer"},
+    {[](RfRuntime *rt, const RfKernels *k) {
+       const uint64_t *factors[2] = {k->buffer(rt, 3), k->buffer(rt, 4)};
+       uint64_t *sums[1] = {k->buffer(rt, 2)};
+       k->sum_of_products(rt, Q, factors, 2, kSumsInOrder, 1, sums, 1, 0);
+     },
+     "sum_of_products: output 0 needs 24576 words from word 0 of buffer 2, "
+     "which has 8192"},
     {[](RfRuntime *rt, const RfKernels *k) { k->concurrent_end(rt); },
      "concurrent_end: no concurrent region is open"},
 };

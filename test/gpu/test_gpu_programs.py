@@ -20,6 +20,7 @@ from ringfuse import _runtime
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 import test_e2e  # noqa: E402  (the circuits)
 import test_whole_circuit  # noqa: E402  (the optimized circuits)
+from runtime_support import grouped_arguments  # noqa: E402
 
 SEED = bytes(range(32))
 
@@ -171,7 +172,7 @@ def compare_cuda_with_cpu(
     assert gpu.device == "cuda" and cpu.params == gpu.params
     keys = cpu.keygen(seed=SEED)
     gpu.set_evaluation_keys(keys.relin_key, keys.galois_keys)
-    arguments = inputs_for(cpu, keys, seed=len(circuit.name))
+    arguments = grouped_arguments(circuit, inputs_for(cpu, keys, seed=len(circuit.name)))
 
     def outputs(program: rf.Program) -> list[np.ndarray]:
         result = program(*arguments)
@@ -255,7 +256,8 @@ def inputs_for_values(program: rf.Program, count: int) -> list[np.ndarray]:
 WHOLE_CIRCUIT_CASES = [
     (circuit, variant, optimize)
     for circuit in (test_whole_circuit.sum_of_products, test_whole_circuit.rotation_sum,
-                    test_whole_circuit.constant_matrix, test_whole_circuit.mixed)
+                    test_whole_circuit.constant_matrix, test_whole_circuit.mixed,
+                    test_whole_circuit.long_dot)
     for variant in ("hps", "lhps", "chps", "behz")
     for optimize in (True, False)
 ]

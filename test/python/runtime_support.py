@@ -31,3 +31,15 @@ def rotate_rows(values: Vector, steps: int) -> Vector:
 def padded(constant: Vector, n: int) -> Vector:
     """A short constant array as the circuit sees it: the first slots, then zeros."""
     return np.pad(constant.astype(np.int64), (0, n - constant.size))
+
+
+def grouped_arguments(circuit: rf.Circuit, flat: list[object]) -> list[object]:
+    """A program's inputs in `program.inputs` order as the circuit's
+    arguments: a list parameter takes its inputs as one list."""
+    rest = list(flat)
+    arguments: list[object] = []
+    for _, spec in circuit.parameters:
+        length = getattr(spec, "length", None)
+        taken, rest = rest[: length or 1], rest[length or 1:]
+        arguments.append(taken if length else taken[0])
+    return arguments

@@ -20,7 +20,7 @@ import numpy.typing as npt
 import pytest
 
 import ringfuse as rf
-from runtime_support import SEED, padded, rotate_rows
+from runtime_support import SEED, grouped_arguments, padded, rotate_rows
 
 pytestmark = pytest.mark.needs_compiler
 
@@ -55,6 +55,18 @@ def constant_matrix(x: rf.Encrypted):
 
 
 @rf.circuit(plaintext_modulus=T)
+def long_dot(xs: rf.Encrypted[20], ys: rf.Encrypted[20], ws: rf.Plain[20]):
+    """Sums of 20 products and more: the tensors' sums (summed before their
+    rounding) and a sum of plaintext products are sum_of_products launches."""
+    products = xs[0] * ys[0]
+    weighted = xs[0] * ws[0]
+    for i in range(1, 20):
+        products = products + xs[i] * ys[i]
+        weighted = weighted + xs[i] * ws[i]
+    return products, weighted
+
+
+@rf.circuit(plaintext_modulus=T)
 def mixed(x: rf.Encrypted, y: rf.Encrypted, w0: rf.Plain, w1: rf.Plain, w2: rf.Plain,
           w3: rf.Plain, w4: rf.Plain, w5: rf.Plain, w6: rf.Plain, w7: rf.Plain):
     """Plaintext inputs rotated at run time (baby-step giant-step over 8
@@ -80,6 +92,9 @@ def expected_outputs(circuit: rf.Circuit, values: list[Vector]) -> list[Vector]:
         (x,) = values
         return [sum(rotate_rows(x, steps) * padded(DIAGONALS[steps], x.size)
                     for steps in range(32))]
+    if circuit is long_dot:
+        xs, ys, ws = values[:20], values[20:40], values[40:]
+        return [sum(x * y for x, y in zip(xs, ys)), sum(x * w for x, w in zip(xs, ws))]
     x, y, *weights = values
     linear = sum(rotate_rows(x, -steps) * weights[steps] for steps in range(8))
     square = x * x
@@ -96,8 +111,9 @@ def run(circuit: rf.Circuit, cache_dir: Path, **compile_args: object
     keys = program.keygen(seed=SEED)
     rng = np.random.default_rng(len(circuit.name))
     values = [rng.integers(0, T, program.params.slot_count) for _ in program.inputs]
-    arguments = [keys.encrypt(value) if kind == "encrypted" else value
-                 for value, (_, kind) in zip(values, program.inputs, strict=True)]
+    arguments = grouped_arguments(circuit, [
+        keys.encrypt(value) if kind == "encrypted" else value
+        for value, (_, kind) in zip(values, program.inputs, strict=True)])
     result = program(*arguments)
     outputs = result if isinstance(result, tuple) else (result,)
     wanted = expected_outputs(circuit, [value.astype(object) for value in values])
@@ -112,8 +128,9 @@ def key_switches(program: rf.Program) -> int:
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
-@pytest.mark.parametrize("circuit", [sum_of_products, rotation_sum, constant_matrix, mixed],
-                         ids=lambda circuit: circuit.name)
+@pytest.mark.parametrize(
+    "circuit", [sum_of_products, rotation_sum, constant_matrix, mixed, long_dot],
+    ids=lambda circuit: circuit.name)
 def test_optimized_and_unoptimized_programs_both_compute_the_circuit(
     circuit: rf.Circuit, variant: str, cache_dir: Path
 ) -> None:
@@ -214,3 +231,13 @@ def test_the_private_inference_example_runs_and_checks_itself() -> None:
     )
     assert completed.returncode == 0, completed.stderr
     assert completed.stdout.count("correct: True") == 2
+
+
+def test_long_sums_of_products_run_as_sum_of_products(cache_dir: Path) -> None:
+    """The optimized long_dot's sums are data for the library kernel (the
+    emitted calls), not generated bodies of one modular product each."""
+    program, errors, _ = run(long_dot, cache_dir)
+    assert not any(error.any() for error in errors)
+    source = program.source_path.read_text()
+    assert len(re.findall(r"k->sum_of_products\(", source)) >= 2
+    assert "mulMod" not in source

@@ -1,6 +1,7 @@
 //===- KernelOps.cpp - kernel operations and their verifiers --------------===//
 #include "dialects/Kernel/IR/KernelOps.h"
 #include "ringfuse/runtime/ntt_shape.h"
+#include "ringfuse/runtime/sum_of_products.h"
 
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
@@ -78,6 +79,9 @@ SmallVector<Value> LaunchOp::readBuffers() {
   if (llvm::is_contained(
           {"ntt_forward", "ntt_inverse", "dgt_forward", "dgt_inverse"},
           getKernel()))
+    llvm::append_range(reads, getOuts());
+  // An accumulating sum adds to its outputs' words.
+  if (getAccumulate())
     llvm::append_range(reads, getOuts());
   return reads;
 }
@@ -178,7 +182,7 @@ LogicalResult ViewOp::verify() {
 namespace {
 /// What each library kernel takes: operand counts and parameters.
 /// How a kernel's outs grow with its ins (kernel_catalog.def's `outputs`).
-enum class Outputs { fixed, per_input, per_input_and_sum };
+enum class Outputs { fixed, per_input, per_input_and_sum, per_sum };
 
 /// What kernel.launch takes of a library kernel: operand counts and
 /// parameters, kernel_catalog.def's IR columns.
@@ -322,18 +326,16 @@ size_t productSums(LaunchOp op) {
   return sums;
 }
 
-/// ntt_products: `products` as (output, factor, factor) triples grouped by
-/// output from 0 with none skipped, within ntt_shape.h's bounds; the
-/// factors, their scratch buffers and the sums as verifyFusedNtt says.
-LogicalResult verifyNttProducts(LaunchOp op) {
+/// `products` as (output, factor, factor) triples grouped by output from 0
+/// with none skipped: at most `maxPairs` triples and `maxSums` sums, naming
+/// the launch's ins as factors.
+LogicalResult verifyProductTriples(LaunchOp op, int maxPairs, int maxSums) {
   std::optional<ArrayRef<int32_t>> products = op.getProducts();
   size_t pairs = products->size() / 3;
-  if (products->size() % 3 != 0 || pairs == 0 ||
-      pairs > size_t(ringfuse::runtime::kMaxProducts))
+  if (products->size() % 3 != 0 || pairs == 0 || pairs > size_t(maxPairs))
     return op.emitOpError()
            << "'products' holds (output, factor, factor) triples, 1 to "
-           << ringfuse::runtime::kMaxProducts << " of them, got "
-           << products->size() << " integers";
+           << maxPairs << " of them, got " << products->size() << " integers";
   int factors = op.getIns().size(), output = 0;
   for (size_t p = 0; p < pairs; ++p) {
     int k = (*products)[3 * p], a = (*products)[3 * p + 1],
@@ -348,11 +350,43 @@ LogicalResult verifyNttProducts(LaunchOp op) {
                               << " and " << b << " of " << factors;
     output = k;
   }
-  if (productSums(op) > size_t(ringfuse::runtime::kMaxProductOutputs))
+  if (productSums(op) > size_t(maxSums))
     return op.emitOpError()
-           << "takes at most " << ringfuse::runtime::kMaxProductOutputs
-           << " sums, got " << productSums(op);
+           << "takes at most " << maxSums << " sums, got " << productSums(op);
+  return success();
+}
+
+/// ntt_products: its triples within ntt_shape.h's bounds; the factors,
+/// their scratch buffers and the sums as verifyFusedNtt says.
+LogicalResult verifyNttProducts(LaunchOp op) {
+  if (failed(verifyProductTriples(op, ringfuse::runtime::kMaxProducts,
+                                  ringfuse::runtime::kMaxProductOutputs)))
+    return failure();
   return verifyFusedNtt(op, "factor");
+}
+
+/// sum_of_products: its triples within sum_of_products.h's bounds; factors
+/// and sums all of one type (the runtime sums word by word over one basis),
+/// the sums distinct and none of them a factor (each output word is written
+/// while the factors' words are read).
+LogicalResult verifySumOfProducts(LaunchOp op) {
+  if (failed(verifyProductTriples(op, ringfuse::runtime::kMaxSumProducts,
+                                  ringfuse::runtime::kMaxSumOutputs)))
+    return failure();
+  BufferType type = bufferType(op.getOuts()[0]);
+  for (Value operand : op->getOperands())
+    if (bufferType(operand) != type)
+      return op.emitOpError() << "factors and sums must all be " << type
+                              << ", got " << bufferType(operand);
+  auto outs = op.getOuts();
+  for (size_t k = 0; k < outs.size(); ++k) {
+    for (size_t i = 0; i < k; ++i)
+      if (outs[k] == outs[i])
+        return op.emitOpError() << "needs distinct sums";
+    if (llvm::is_contained(op.getIns(), outs[k]))
+      return op.emitOpError() << "sum " << k << " is also a factor";
+  }
+  return success();
 }
 
 /// The parameters a launch carries, by their names in the catalog.
@@ -372,6 +406,7 @@ SmallVector<StringRef> presentParameters(LaunchOp op) {
   note(bool(op.getTransformAttr()), "transform");
   note(op.getProducts().has_value(), "products");
   note(op.getAddend(), "addend");
+  note(op.getAccumulate(), "accumulate");
   return present;
 }
 
@@ -399,8 +434,10 @@ LogicalResult verifySignature(LaunchOp op, const KernelSignature &signature) {
     return op.emitOpError() << "'" << kernel << "' with 'addend' takes at "
                                "least one digit, then both addends and their "
                                "scales";
-  const bool perInput = signature.outputs != Outputs::fixed;
-  const bool perSum = signature.outputs == Outputs::per_input_and_sum;
+  const bool perInput = signature.outputs == Outputs::per_input ||
+                        signature.outputs == Outputs::per_input_and_sum;
+  const bool perSum = signature.outputs == Outputs::per_input_and_sum ||
+                      signature.outputs == Outputs::per_sum;
   int ins = op.mainIns().size(), outs = op.getOuts().size();
   int sums = perSum ? int(productSums(op)) : 0;
   if (ins < signature.ins ||
@@ -420,7 +457,7 @@ LogicalResult verifySignature(LaunchOp op, const KernelSignature &signature) {
     if (perInput)
       error << "one output per input and ";
     if (perSum)
-      error << "one per sum (" << sums << ")";
+      error << (perInput ? "one" : "one output") << " per sum (" << sums << ")";
     else
       error << signature.outs << " outputs";
     return error << ", got " << ins << " and " << outs;
@@ -508,6 +545,8 @@ LogicalResult LaunchOp::verify() {
     return verifyNttKeySwitch(*this);
   if (kernel == "ntt_products")
     return verifyNttProducts(*this);
+  if (kernel == "sum_of_products")
+    return verifySumOfProducts(*this);
   if (kernel == "scale_round" || kernel == "scale_round_add")
     return verifyScaleRound(*this);
   if (kernel == "automorphism" || kernel == "automorphism_evaluation")

@@ -101,6 +101,12 @@ def Kernel_LaunchOp : Kernel_Op<"launch", [AttrSizedOperandSegments]> {
       `products` lists (sum, factor, factor) triples grouped by sum, and o_k
       is the sum over k's triples of NTT(f_a) * NTT(f_b). f_j and s_j as
       ntt_key_switch's d_j and s_j.
+    - `sum_of_products` {products, accumulate?}: ins(f_0, ...) outs(o_0,
+      ...): o_k = the sum over k's (sum, factor, factor) triples of
+      f_a * f_b, word by word (evaluation form), with `accumulate` plus o_k's
+      own words; every buffer of one type, the sums distinct and none a
+      factor. A sum of many products (a matrix-vector product's giant step)
+      as data for one library kernel rather than a generated body.
   }];
   let arguments = (ins StrAttr:$kernel, Variadic<Kernel_Buffer>:$ins,
                        Variadic<Kernel_Buffer>:$outs,
@@ -112,15 +118,15 @@ def Kernel_LaunchOp : Kernel_Op<"launch", [AttrSizedOperandSegments]> {
                        OptionalAttr<I64Attr>:$key,
                        OptionalAttr<RNS_TransformAttr>:$transform,
                        OptionalAttr<DenseI32ArrayAttr>:$products,
-                       UnitAttr:$addend);
+                       UnitAttr:$addend, UnitAttr:$accumulate);
   let assemblyFormat = [{
     $kernel (`ins` `(` $ins^ `:` qualified(type($ins)) `)`)?
       `outs` `(` $outs `:` qualified(type($outs)) `)` attr-dict
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
-    /// The buffers the kernel reads (an in-place NTT reads its outs) and
-    /// writes.
+    /// The buffers the kernel reads (an in-place NTT and an accumulating
+    /// sum read their outs) and writes.
     ::llvm::SmallVector<::mlir::Value> readBuffers();
     ::mlir::OperandRange writtenBuffers() { return getOuts(); }
     /// The ins before key switching's addend (all ins without one): the

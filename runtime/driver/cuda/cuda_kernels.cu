@@ -379,6 +379,38 @@ void CudaDriver::ntt_products(const NttProductsCall &call, RfRuntime *,
   endLaunch();
 }
 
+/// Reads every factor (and, accumulating, the outputs), writes the outputs.
+void CudaDriver::sum_of_products(const SumOfProductsCall &call, RfRuntime *,
+                                 int basis, const uint64_t *const *factors,
+                                 int factor_count, const int *, int pair_count,
+                                 uint64_t *const *outputs, int, int) {
+  cuda::SumOfProducts sums{};
+  sums.moduli = plans_.basisModuli[basis];
+  sums.limbs = static_cast<int>(call.basis->moduli.size());
+  sums.outputCount = call.outputCount;
+  sums.accumulate = call.accumulate;
+  Accesses accesses;
+  for (int j = 0; j < factor_count; ++j) {
+    sums.factors[j] = factors[j];
+    accesses.reads.push_back({factors[j], call.words});
+  }
+  for (int k = 0; k < call.outputCount; ++k) {
+    sums.outputs[k] = outputs[k];
+    accesses.writes.push_back({outputs[k], call.words});
+    if (call.accumulate)
+      accesses.reads.push_back({outputs[k], call.words});
+  }
+  for (int k = 0; k <= call.outputCount; ++k)
+    sums.firstProduct[k] = call.firstProduct[k];
+  for (int t = 0; t < pair_count; ++t) {
+    sums.first[t] = call.first[t];
+    sums.second[t] = call.second[t];
+  }
+  cudaStream_t stream = beginLaunch(std::move(accesses));
+  cuda::launchSumOfProducts(sums, s_.n, stream);
+  endLaunch();
+}
+
 /// After each launch of emitted CUDA: a failed launch is the run's error
 /// (the first one), named after the generated kernel. The program reports
 /// its own cudaGetLastError(): it may link a CUDA runtime of its own.

@@ -24,9 +24,9 @@
 // RUN: c++ -std=c++17 -fsyntax-only -Wall -Werror -I %ringfuse_runtime_include %t.dgt.cpp
 // DGT: const RfBasis bases[] =
 // DGT-SAME: {basis0, 3, 1}, {basis1, 2, 0}, {basis2, 1, 0}, {basis3, 3, 1},
-// DGT: k->dgt_forward(rt, 0, [[X:b[0-9]+]]);
+// DGT: k->dgt_forward(rt, 0, [[X:b\[[0-9]+\]]]);
 // DGT: k->dgt_inverse(rt, 0, [[X]]);
-// DGT: k->convert(rt, 2, ([[D:b[0-9]+]] + 0 * N), [[DIGIT:b[0-9]+]]);
+// DGT: k->convert(rt, 2, ([[D:b\[[0-9]+\]]] + 0 * N), [[DIGIT:b\[[0-9]+\]]]);
 // DGT-NEXT: k->dgt_forward(rt, 3, [[DIGIT]]);
 // DGT: k->key_switch_inner_product(rt, 0, 3, digits, 2,
 // DGT: k->dgt_inverse(rt, 3,
@@ -46,21 +46,21 @@
 // RUN: ringfuse-opt %s --bfv-choose-variant=candidates=chps --bfv-to-poly --poly-to-rns --canonicalize --cse --rns-fuse --rns-to-kernel --kernel-plan-slots | ringfuse-translate --emit-cpp > %t.compact.cpp
 // RUN: FileCheck %s --check-prefix=COMPACT < %t.compact.cpp
 // RUN: c++ -std=c++17 -fsyntax-only -Wall -Werror -I %ringfuse_runtime_include %t.compact.cpp
-// COMPACT: k->ntt_inverse(rt, [[B:[0-9]+]], ([[D0:b[0-9]+]] + 2 * N), 0, 0, 0);
-// COMPACT: k->ntt_inverse(rt, [[B]], ([[D1:b[0-9]+]] + 2 * N), 0, 0, 0);
-// COMPACT: k->scale_round(rt, [[BQ:[0-9]+]], ([[D0]] + 2 * N), [[H0:b[0-9]+]]);
-// COMPACT-NEXT: k->scale_round(rt, [[BQ]], ([[D1]] + 2 * N), [[H1:b[0-9]+]]);
-// COMPACT: const RfKeySwitchAddend addend = {([[D0]] + 0 * N), ([[D1]] + 0 * N), {{b[0-9]+}}, 2};
-// COMPACT-NEXT: k->ntt_key_switch(rt, 0, [[QP:[0-9]+]], source_bases, sources, scratch, 2, [[K0:b[0-9]+]], [[K1:b[0-9]+]], &addend, 0, 0, 0);
+// COMPACT: k->ntt_inverse(rt, [[B:[0-9]+]], ([[D0:b\[[0-9]+\]]] + 2 * N), 0, 0, 0);
+// COMPACT: k->ntt_inverse(rt, [[B]], ([[D1:b\[[0-9]+\]]] + 2 * N), 0, 0, 0);
+// COMPACT: k->scale_round(rt, [[BQ:[0-9]+]], ([[D0]] + 2 * N), [[H0:b\[[0-9]+\]]]);
+// COMPACT-NEXT: k->scale_round(rt, [[BQ]], ([[D1]] + 2 * N), [[H1:b\[[0-9]+\]]]);
+// COMPACT: const RfKeySwitchAddend addend = {([[D0]] + 0 * N), ([[D1]] + 0 * N), {{b\[[0-9]+\]}}, 2};
+// COMPACT-NEXT: k->ntt_key_switch(rt, 0, [[QP:[0-9]+]], source_bases, sources, scratch, 2, [[K0:b\[[0-9]+\]]], [[K1:b\[[0-9]+\]]], &addend, 0, 0, 0);
 // COMPACT: k->scale_round_add(rt, [[P:[0-9]+]], [[K0]], [[H0]],
 // COMPACT-NEXT: k->scale_round_add(rt, [[P]], [[K1]], [[H1]],
-// COMPACT: k->ntt_key_switch(rt, 1, [[QP]], source_bases, sources, scratch, 2, {{b[0-9]+}}, {{b[0-9]+}}, nullptr, 0, 0, 0);
+// COMPACT: k->ntt_key_switch(rt, 1, [[QP]], source_bases, sources, scratch, 2, {{b\[[0-9]+\]}}, {{b\[[0-9]+\]}}, nullptr, 0, 0, 0);
 
 // PRODUCTS: const int source_bases[] = {[[QB:[0-9]+]], [[QB]]};
-// PRODUCTS-NEXT: const uint64_t *sources[] = {[[X0:b[0-9]+]], [[X1:b[0-9]+]]};
+// PRODUCTS-NEXT: const uint64_t *sources[] = {[[X0:b\[[0-9]+\]]], [[X1:b\[[0-9]+\]]]};
 // PRODUCTS-NEXT: uint64_t *scratch[] = {[[X0]], [[X1]]};
 // PRODUCTS-NEXT: const int products[] = {0, 0, 0, 1, 1, 0, 1, 1, 0, 2, 1, 1};
-// PRODUCTS-NEXT: uint64_t *sums[] = {[[D0:b[0-9]+]], [[D1:b[0-9]+]], [[D2:b[0-9]+]]};
+// PRODUCTS-NEXT: uint64_t *sums[] = {[[D0:b\[[0-9]+\]]], [[D1:b\[[0-9]+\]]], [[D2:b\[[0-9]+\]]]};
 // PRODUCTS-NEXT: k->ntt_products(rt, [[QB]], source_bases, sources, scratch, 2, products, 4, sums, 3, 0, 0, 0);
 // PRODUCTS: k->ntt_inverse(rt, [[QB]], [[D0]], 0, 0, 0);
 // PRODUCTS-NOT: k->ntt_forward(rt, [[QB]],
@@ -98,9 +98,9 @@ func.func @square_rotated(%x: !bfv.ciphertext<#p, 2>, %w: !bfv.plaintext<#p>) ->
 // writing a scratch buffer of its own; no conversion or transformed digit
 // is written out.
 // CHECK: const int source_bases[] = {[[D0:[0-9]+]], [[D1:[0-9]+]]};
-// CHECK-NEXT: const uint64_t *sources[] = {([[C2:b[0-9]+]] + 0 * N), ([[C2]] + 1 * N)};
-// CHECK-NEXT: uint64_t *scratch[] = {[[S0:b[0-9]+]], [[S1:b[0-9]+]]};
-// CHECK-NEXT: k->ntt_key_switch(rt, 0, [[QP:[0-9]+]], source_bases, sources, scratch, 2, {{b[0-9]+}}, {{b[0-9]+}}, nullptr, 0, 0, 0);
+// CHECK-NEXT: const uint64_t *sources[] = {([[C2:b\[[0-9]+\]]] + 0 * N), ([[C2]] + 1 * N)};
+// CHECK-NEXT: uint64_t *scratch[] = {[[S0:b\[[0-9]+\]]], [[S1:b\[[0-9]+\]]]};
+// CHECK-NEXT: k->ntt_key_switch(rt, 0, [[QP:[0-9]+]], source_bases, sources, scratch, 2, {{b\[[0-9]+\]}}, {{b\[[0-9]+\]}}, nullptr, 0, 0, 0);
 // CHECK: k->automorphism(rt, {{[0-9]+}}, 3ull,
 // CHECK: const int source_bases[] = {[[D0]], [[D1]]};
 // CHECK: k->ntt_key_switch(rt, 1, [[QP]], source_bases, sources, scratch, 2,
@@ -114,8 +114,8 @@ func.func @square_rotated(%x: !bfv.ciphertext<#p, 2>, %w: !bfv.plaintext<#p>) ->
 // RUN: ringfuse-opt %s --bfv-to-poly --poly-to-rns --canonicalize --cse --rns-choose-transform='cost-table=%S/../passes/Inputs/transform-costs-radix8-n16.json' --rns-to-kernel --kernel-plan-slots | ringfuse-translate --emit-cpp > %t.radix8.cpp
 // RUN: FileCheck %s --check-prefix=RADIX8 < %t.radix8.cpp
 // RUN: c++ -std=c++17 -fsyntax-only -Wall -Werror -I %ringfuse_runtime_include %t.radix8.cpp
-// RADIX8: k->ntt_forward_from(rt, [[QP:[0-9]+]], {{[0-9]+}}, ([[C2:b[0-9]+]] + 0 * N), {{b[0-9]+}}, 0, 8, 0);
-// RADIX8-NEXT: k->ntt_forward_from(rt, [[QP]], {{[0-9]+}}, ([[C2]] + 1 * N), {{b[0-9]+}}, 0, 8, 0);
+// RADIX8: k->ntt_forward_from(rt, [[QP:[0-9]+]], {{[0-9]+}}, ([[C2:b\[[0-9]+\]]] + 0 * N), {{b\[[0-9]+\]}}, 0, 8, 0);
+// RADIX8-NEXT: k->ntt_forward_from(rt, [[QP]], {{[0-9]+}}, ([[C2]] + 1 * N), {{b\[[0-9]+\]}}, 0, 8, 0);
 // RADIX8: k->key_switch_inner_product(rt, 0, [[QP]], digits, 2,
 // RADIX8-NOT: k->ntt_key_switch(
 
@@ -156,7 +156,7 @@ func.func @square_rotated(%x: !bfv.ciphertext<#p, 2>, %w: !bfv.plaintext<#p>) ->
 // FUSED: const RfScaleRound scale_rounds[] = {{[{][{]}}[[QBI]], [[QI]], [[BI]], numerator{{[0-9]+}}, 1, 0, 1, 1},
 // FUSED-COUNT-3: k->scale_round(rt, 0,
 // FUSED-NOT: k->convert(rt, 1,
-// FUSED: k->scale_round_add(rt, 1, {{b[0-9]+}}, {{b[0-9]+}}, {{b[0-9]+}});
+// FUSED: k->scale_round_add(rt, 1, {{b\[[0-9]+\]}}, {{b\[[0-9]+\]}}, {{b\[[0-9]+\]}});
 // FUSED-NEXT: k->scale_round_add(rt, 1,
 // FUSED: k->scale_round(rt, 1,
 // FUSED-NEXT: k->scale_round_add(rt, 1,

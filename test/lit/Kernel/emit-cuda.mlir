@@ -37,12 +37,12 @@ module {
 // CHECK: const Modulus q(moduli[limb]);
 // CHECK-NEXT: elementwise_0(q, limb, i, in0, in1, out0, elementwise_0_constant0);
 // CHECK: cudaStream_t stream = static_cast<cudaStream_t>(k->stream(rt));
-// CHECK: elementwise_0_kernel<<<1, 256, 0, stream>>>(k->moduli(rt, 0), b0, b1, b2);
+// CHECK: elementwise_0_kernel<<<1, 256, 0, stream>>>(k->moduli(rt, 0), b[0], b[1], b[2]);
 // CHECK-NEXT: k->check_launch(rt, "elementwise_0", static_cast<int>(cudaGetLastError()));
 // No transform: 0, 0, 0 leaves the shape to the driver.
-// CHECK: k->ntt_forward(rt, 0, b2, 0, 0, 0);
-// CHECK-NEXT: k->automorphism_evaluation(rt, 0, 3ull, b2, b3);
-// CHECK-NEXT: k->ntt_inverse(rt, 0, b3, 0, 8, 2);
+// CHECK: k->ntt_forward(rt, 0, b[2], 0, 0, 0);
+// CHECK-NEXT: k->automorphism_evaluation(rt, 0, 3ull, b[2], b[3]);
+// CHECK-NEXT: k->ntt_inverse(rt, 0, b[3], 0, 8, 2);
 
 // The CPU target loops over the same body.
 // CPU: const uint64_t elementwise_0_constant0[] = {3, 3};
@@ -50,5 +50,5 @@ module {
 // CPU: const RfModulus *moduli = k->moduli(rt, 0);
 // CPU: const Modulus q(moduli[limb]);
 // CPU-NEXT: for (size_t j = 0; j < N; ++j)
-// CPU-NEXT: elementwise_0(q, limb, limb * N + j, b0, b1, b2, elementwise_0_constant0);
-// CPU: k->automorphism_evaluation(rt, 0, 3ull, b2, b3);
+// CPU-NEXT: elementwise_0(q, limb, limb * N + j, b[0], b[1], b[2], elementwise_0_constant0);
+// CPU: k->automorphism_evaluation(rt, 0, 3ull, b[2], b[3]);

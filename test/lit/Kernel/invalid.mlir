@@ -613,3 +613,58 @@ func.func @f() {
   %c = kernel.constant dense<[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 96, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, -1]> : tensor<32xi64> : !kernel.buffer<16, #Q>
   return
 }
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+func.func @sums_outputs(%a: !kernel.buffer<16, #Q>, %s: !kernel.buffer<16, #Q>) {
+  // expected-error@+1 {{'kernel.launch' op 'sum_of_products' takes 1 to 256 inputs and one output per sum (2), got 1 and 1}}
+  kernel.launch "sum_of_products" ins(%a : !kernel.buffer<16, #Q>) outs(%s : !kernel.buffer<16, #Q>) {products = array<i32: 0, 0, 0, 1, 0, 0>}
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+func.func @sums_factor_out_of_range(%a: !kernel.buffer<16, #Q>, %s: !kernel.buffer<16, #Q>) {
+  // expected-error@+1 {{'kernel.launch' op product 0 names factors 0 and 1 of 1}}
+  kernel.launch "sum_of_products" ins(%a : !kernel.buffer<16, #Q>) outs(%s : !kernel.buffer<16, #Q>) {products = array<i32: 0, 0, 1>}
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+#P = #rns.basis<P: [353]>
+func.func @sums_mixed_types(%a: !kernel.buffer<16, #Q>, %b: !kernel.buffer<16, #P>, %s: !kernel.buffer<16, #Q>) {
+  // expected-error@+1 {{'kernel.launch' op factors and sums must all be '!kernel.buffer<16, #rns.basis<Q: [97, 193]>>', got '!kernel.buffer<16, #rns.basis<P: [353]>>'}}
+  kernel.launch "sum_of_products" ins(%a, %b : !kernel.buffer<16, #Q>, !kernel.buffer<16, #P>) outs(%s : !kernel.buffer<16, #Q>) {products = array<i32: 0, 0, 1>}
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+func.func @sums_in_place(%a: !kernel.buffer<16, #Q>, %b: !kernel.buffer<16, #Q>) {
+  // expected-error@+1 {{'kernel.launch' op sum 0 is also a factor}}
+  kernel.launch "sum_of_products" ins(%a, %b : !kernel.buffer<16, #Q>, !kernel.buffer<16, #Q>) outs(%b : !kernel.buffer<16, #Q>) {products = array<i32: 0, 0, 1>}
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+func.func @sums_twice(%a: !kernel.buffer<16, #Q>, %s: !kernel.buffer<16, #Q>) {
+  // expected-error@+1 {{'kernel.launch' op needs distinct sums}}
+  kernel.launch "sum_of_products" ins(%a : !kernel.buffer<16, #Q>) outs(%s, %s : !kernel.buffer<16, #Q>, !kernel.buffer<16, #Q>) {products = array<i32: 0, 0, 0, 1, 0, 0>}
+  return
+}
+
+// -----
+
+#Q = #rns.basis<Q: [97, 193]>
+func.func @accumulate_elsewhere(%a: !kernel.buffer<16, #Q>, %s: !kernel.buffer<16, #Q>) {
+  // expected-error@+1 {{'kernel.launch' op 'convert' takes no 'accumulate'}}
+  kernel.launch "convert" ins(%a : !kernel.buffer<16, #Q>) outs(%s : !kernel.buffer<16, #Q>) {accumulate}
+  return
+}

@@ -21,6 +21,7 @@
 #include "ringfuse/runtime/modarith.h"
 #include "ringfuse/runtime/program_abi.h"
 #include "ringfuse/runtime/rns.h"
+#include "ringfuse/runtime/sum_of_products.h"
 
 #include <cuda_runtime.h>
 
@@ -217,6 +218,24 @@ struct NttProducts {
   const Modulus *moduli;
 };
 
+/// sum_of_products, by value (a captured graph keeps a kernel's parameters,
+/// not the schedule's arrays): output k (outputs[k], over a basis of `limbs`
+/// primes, whose Modulus records `moduli` holds) is the sum over products t
+/// in [firstProduct[k], firstProduct[k + 1]) of factors[first[t]] times
+/// factors[second[t]], from 0 or (accumulate) its own word.
+struct SumOfProducts {
+  const uint64_t *factors[kMaxSumFactors];
+  uint64_t *outputs[kMaxSumOutputs];
+  const Modulus *moduli;
+  int limbs, outputCount, accumulate;
+  int firstProduct[kMaxSumOutputs + 1];
+  uint8_t first[kMaxSumProducts], second[kMaxSumProducts];
+};
+// A kernel's parameters (this and the ring degree) must fit 4 KiB.
+static_assert(sizeof(SumOfProducts) + sizeof(size_t) <= 4096,
+              "sum_of_products' parameters exceed 4 KiB: lower its bounds "
+              "(sum_of_products.h)");
+
 // Launchers: enqueue on `stream`, throw Error if a launch fails.
 
 /// out must not overlap in (the driver stages overlapping outputs).
@@ -259,6 +278,11 @@ void launchNttKeySwitch(const KeySwitchKeyView &key, const NttPlan &plan,
 void launchNttProducts(const NttPlan &plan, size_t n, const NttShape &shape,
                        const NttSources &factors, const NttProducts &products,
                        cudaStream_t stream);
+/// One thread per word of the basis, every output's word by
+/// sumOfProductsWord, as the CPU driver computes it. No output overlaps a
+/// factor or another output.
+void launchSumOfProducts(const SumOfProducts &sums, size_t n,
+                         cudaStream_t stream);
 
 } // namespace ringfuse::runtime::cuda
 
