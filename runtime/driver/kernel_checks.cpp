@@ -242,6 +242,19 @@ KeySwitchCall checkKeySwitch(const RfRuntime *s, int key, int basis,
   return {ksk, moduli.size(), l, q.size() - l, expectedDigits, added};
 }
 
+/// Outputs of `words` words each, within the program's memory and none
+/// overlapping another.
+void requireDistinctOutputs(const RfRuntime *s, uint64_t *const *outputs,
+                            int outputCount, size_t words) {
+  for (int k = 0; k < outputCount; ++k) {
+    const std::string what = "output " + std::to_string(k);
+    requireSpan(s, outputs[k], words, what.c_str());
+    for (int i = 0; i < k; ++i)
+      if (overlaps(outputs[k], words, outputs[i], words))
+        throw Error(what + " overlaps output " + std::to_string(i));
+  }
+}
+
 /// A shape the fused NTTs (ntt_key_switch, ntt_products) run.
 NttShape checkFusedNttShape(const RfRuntime *s, int logN1, int radix,
                                    int otStages, const char *what) {
@@ -369,13 +382,7 @@ NttProductsCall checkNttProducts(const RfRuntime *s, int basis,
     throw Error("no pair names output " + std::to_string(output + 1));
   const size_t words = basisAt(s, basis).moduli.size() * s->n;
   std::vector<const uint64_t *> written(outputs, outputs + outputCount);
-  for (int k = 0; k < outputCount; ++k) {
-    const std::string what = "output " + std::to_string(k);
-    requireSpan(s, outputs[k], words, what.c_str());
-    for (int i = 0; i < k; ++i)
-      if (overlaps(outputs[k], words, outputs[i], words))
-        throw Error(what + " overlaps output " + std::to_string(i));
-  }
+  requireDistinctOutputs(s, outputs, outputCount, words);
   call.oneLimb = checkNttSources(s, basis, factorBases, factors, scratch,
                                  factorCount, "factor", written);
   call.words = words;
@@ -443,16 +450,12 @@ SumOfProductsCall checkSumOfProducts(const RfRuntime *s, int basis,
   const size_t words = call.words;
   for (int j = 0; j < factorCount; ++j)
     requireSpan(s, factors[j], words, ("factor " + std::to_string(j)).c_str());
-  for (int k = 0; k < outputCount; ++k) {
-    const std::string what = "output " + std::to_string(k);
-    requireSpan(s, outputs[k], words, what.c_str());
-    for (int i = 0; i < k; ++i)
-      if (overlaps(outputs[k], words, outputs[i], words))
-        throw Error(what + " overlaps output " + std::to_string(i));
+  requireDistinctOutputs(s, outputs, outputCount, words);
+  for (int k = 0; k < outputCount; ++k)
     for (int j = 0; j < factorCount; ++j)
       if (overlaps(outputs[k], words, factors[j], words))
-        throw Error(what + " overlaps factor " + std::to_string(j));
-  }
+        throw Error("output " + std::to_string(k) + " overlaps factor " +
+                    std::to_string(j));
   return call;
 }
 

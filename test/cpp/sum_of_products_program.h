@@ -17,7 +17,9 @@
 
 #include "handwritten_programs.h"
 
+#include "ringfuse/runtime/bfv.h"
 #include "ringfuse/runtime/sum_of_products.h"
+#include "test_support.h"
 
 #include <vector>
 
@@ -97,6 +99,38 @@ inline const RfManifest *sumsManifest() {
   return &manifest;
 }
 
+/// The second launch's factors and outputs, picked from the first's.
+struct AccumulatedOperands {
+  const uint64_t *factors[3];
+  uint64_t *outputs[2];
+  AccumulatedOperands(const uint64_t *const *all, uint64_t *const *sums) {
+    for (int i = 0; i < 3; ++i)
+      factors[i] = all[kAccumulatedFactors[i]];
+    for (int o = 0; o < 2; ++o)
+      outputs[o] = sums[kAccumulatedOutputs[o]];
+  }
+};
+
+/// kSumInputs ciphertexts over the program's Q, each word given by
+/// word(q).
+template <typename Word>
+std::vector<Ciphertext> sumInputs(const ContextPtr &context, Word word) {
+  std::vector<Ciphertext> inputs;
+  for (int v = 0; v < kSumInputs; ++v) {
+    Ciphertext ct{context, 2, std::vector<uint64_t>(2 * kQWords)};
+    for (size_t w = 0; w < ct.data.size(); ++w)
+      ct.data[w] = word(kQ[w % kQWords / kN]);
+    inputs.push_back(std::move(ct));
+  }
+  return inputs;
+}
+
+/// A random word below q, half the time one of the four largest.
+inline uint64_t nearQ(uint64_t q) {
+  return testing::randomBelow(2) ? q - 1 - testing::randomBelow(4)
+                                 : testing::randomBelow(q);
+}
+
 /// The same schedule on both drivers: it calls library kernels only.
 inline void sumsRun(RfRuntime *rt, const RfKernels *k) {
   const uint64_t *factors[kMaxSumFactors];
@@ -107,15 +141,10 @@ inline void sumsRun(RfRuntime *rt, const RfKernels *k) {
     outputs[o] = k->buffer(rt, kMaxSumFactors + o);
   k->sum_of_products(rt, Q, factors, kMaxSumFactors, sumTriples().data(),
                      kMaxSumProducts, outputs, kSumOutputs, 0);
-  const uint64_t *some[3];
-  uint64_t *into[2];
-  for (int i = 0; i < 3; ++i)
-    some[i] = factors[kAccumulatedFactors[i]];
-  for (int o = 0; o < 2; ++o)
-    into[o] = outputs[kAccumulatedOutputs[o]];
+  AccumulatedOperands second(factors, outputs);
   const std::vector<int> &more = accumulatedTriples();
-  k->sum_of_products(rt, Q, some, 3, more.data(),
-                     static_cast<int>(more.size() / 3), into, 2, 1);
+  k->sum_of_products(rt, Q, second.factors, 3, more.data(),
+                     static_cast<int>(more.size() / 3), second.outputs, 2, 1);
 }
 
 /// outputs[k] (over Q) plus, or (not accumulating) set to, the sum of its
@@ -148,13 +177,9 @@ naiveSums(const std::vector<const uint64_t *> &factors) {
   for (int k = 0; k < kSumOutputs; ++k)
     outputs[k] = sums[k].data();
   addNaiveProducts(factors.data(), sumTriples(), outputs, kSumOutputs, false);
-  const uint64_t *some[3];
-  uint64_t *into[2];
-  for (int i = 0; i < 3; ++i)
-    some[i] = factors[kAccumulatedFactors[i]];
-  for (int o = 0; o < 2; ++o)
-    into[o] = outputs[kAccumulatedOutputs[o]];
-  addNaiveProducts(some, accumulatedTriples(), into, 2, true);
+  AccumulatedOperands second(factors.data(), outputs);
+  addNaiveProducts(second.factors, accumulatedTriples(), second.outputs, 2,
+                   true);
   return sums;
 }
 

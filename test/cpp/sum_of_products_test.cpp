@@ -21,24 +21,6 @@ namespace {
 using namespace handwritten;
 using testing::randomBelow;
 
-/// kSumInputs ciphertexts over the program's Q, each word given by
-/// word(q): random words, many of them just below q.
-template <typename Word>
-std::vector<Ciphertext> sumInputs(const ContextPtr &context, Word word) {
-  std::vector<Ciphertext> inputs;
-  for (int v = 0; v < kSumInputs; ++v) {
-    Ciphertext ct{context, 2, std::vector<uint64_t>(2 * kQWords)};
-    for (size_t w = 0; w < ct.data.size(); ++w)
-      ct.data[w] = word(kQ[w % kQWords / kN]);
-    inputs.push_back(std::move(ct));
-  }
-  return inputs;
-}
-
-uint64_t nearQ(uint64_t q) {
-  return randomBelow(2) ? q - 1 - randomBelow(4) : randomBelow(q);
-}
-
 std::vector<ProgramInput> pointersTo(const std::vector<Ciphertext> &inputs) {
   std::vector<ProgramInput> pointers;
   for (const Ciphertext &ct : inputs)

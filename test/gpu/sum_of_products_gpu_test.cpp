@@ -69,26 +69,9 @@ std::vector<uint64_t> outputWords(const std::vector<Ciphertext> &outputs,
   return std::vector<uint64_t>(words, words + kQWords);
 }
 
-/// The sums program's inputs: kSumInputs ciphertexts over Q, every word
-/// word(q).
-template <typename Word>
-std::vector<Ciphertext> sumInputs(const ContextPtr &context, Word word) {
-  std::vector<Ciphertext> inputs;
-  for (int v = 0; v < kSumInputs; ++v) {
-    Ciphertext ct{context, 2, std::vector<uint64_t>(2 * kQWords)};
-    for (size_t w = 0; w < ct.data.size(); ++w)
-      ct.data[w] = word(kQ[w % kQWords / kN]);
-    inputs.push_back(std::move(ct));
-  }
-  return inputs;
-}
-
 TEST_F(GpuSumOfProductsTest, ProgramMatchesTheCpuDriverAndTheNaiveSums) {
   Program cpu = Program::fromFunctions(sumsManifest, sumsRun, Device::Cpu);
   Program gpu = Program::fromFunctions(sumsManifest, sumsRun, Device::Cuda);
-  auto nearQ = [](uint64_t q) {
-    return randomBelow(2) ? q - 1 - randomBelow(4) : randomBelow(q);
-  };
   auto largest = [](uint64_t q) { return q - 1; };
   const std::vector<Ciphertext> datasets[] = {
       sumInputs(cpu.context(), nearQ), sumInputs(cpu.context(), largest)};
