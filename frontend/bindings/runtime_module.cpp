@@ -52,9 +52,10 @@ template <typename T> py::bytes saveToBytes(const T &object) {
 
 /// A program's inputs from a Python sequence of Ciphertexts and Plaintexts;
 /// `held` keeps a reference to each for as long as the run needs it (release
-/// them with the GIL held).
+/// them with the GIL held). `where` prefixes type errors ("instance 3: ").
 std::vector<ProgramInput> programInputs(const py::sequence &inputs,
-                                        std::vector<py::object> &held) {
+                                        std::vector<py::object> &held,
+                                        const std::string &where = "") {
   std::vector<ProgramInput> native;
   for (size_t i = 0; i < inputs.size(); ++i) {
     py::object item = inputs[i];
@@ -66,9 +67,29 @@ std::vector<ProgramInput> programInputs(const py::sequence &inputs,
       native.push_back(item.cast<const DeviceCiphertext *>());
     else
       throw py::type_error(
-          "program input " + std::to_string(i) +
+          where + "program input " + std::to_string(i) +
           " must be a Ciphertext, a DeviceCiphertext or a Plaintext, got " +
           std::string(py::str(py::type::of(item).attr("__name__"))));
+    held.push_back(std::move(item));
+  }
+  return native;
+}
+
+/// A batch's instances: a sequence of input sequences, each converted as
+/// programInputs converts a run's.
+std::vector<std::vector<ProgramInput>>
+programInstances(const py::sequence &instances, std::vector<py::object> &held) {
+  std::vector<std::vector<ProgramInput>> native;
+  native.reserve(instances.size());
+  for (size_t i = 0; i < instances.size(); ++i) {
+    py::object item = instances[i];
+    const std::string where = "instance " + std::to_string(i) + ": ";
+    // A str is a sequence too, but never one of inputs.
+    if (!py::isinstance<py::sequence>(item) || py::isinstance<py::str>(item))
+      throw py::type_error(
+          where + "must be a sequence of program inputs, got " +
+          std::string(py::str(py::type::of(item).attr("__name__"))));
+    native.push_back(programInputs(item.cast<py::sequence>(), held, where));
     held.push_back(std::move(item));
   }
   return native;
@@ -205,6 +226,33 @@ PYBIND11_MODULE(_runtime, m) {
       },
       py::arg("context"), py::arg("data"),
       "(RelinKey or None, GaloisKeys or None) of an evaluation keys file.");
+
+  // Ciphertext batches: many ciphertexts of one parameter set in one object
+  // (serialize.h, object kind 9), a batch's inputs or outputs.
+  m.def(
+      "serialize_ciphertext_batch",
+      [](const std::vector<Ciphertext> &batch) {
+        std::vector<uint8_t> bytes;
+        {
+          py::gil_scoped_release release;
+          bytes = serialize(batch);
+        }
+        return toBytes(bytes);
+      },
+      py::arg("ciphertexts"),
+      "The bytes of a ciphertext batch: 1 or more Ciphertexts of one "
+      "parameter set.");
+  m.def(
+      "deserialize_ciphertext_batch",
+      [](const ContextHolder &context, const py::bytes &data) {
+        std::string_view view = data; // `data` outlives the release below
+        py::gil_scoped_release release;
+        return deserializeCiphertextBatch(
+            context, reinterpret_cast<const uint8_t *>(view.data()),
+            view.size());
+      },
+      py::arg("context"), py::arg("data"),
+      "The Ciphertexts of a ciphertext batch's bytes, in order.");
 
   auto heavy = py::call_guard<py::gil_scoped_release>();
   m.def(
@@ -381,6 +429,23 @@ PYBIND11_MODULE(_runtime, m) {
           py::arg("galois_keys") = py::none(),
           "Runs the circuit; inputs in the program's order, outputs a list of "
           "Ciphertexts.")
+      .def(
+          "run_batch",
+          [](Program &p, const py::sequence &instances, const RelinKey *relin,
+             const GaloisKeys *galois, size_t threads) {
+            std::vector<py::object> held;
+            std::vector<std::vector<ProgramInput>> native =
+                programInstances(instances, held);
+            py::gil_scoped_release release;
+            return p.runBatch(native, relin, galois, threads);
+          },
+          py::arg("instances"), py::arg("relin_key") = py::none(),
+          py::arg("galois_keys") = py::none(), py::arg("threads") = 0,
+          "Runs the circuit once per instance (a list of inputs, as run takes "
+          "them); per instance, the list of output Ciphertexts run would give. "
+          "The CPU driver spreads the instances over `threads` threads (0: "
+          "one per hardware thread); the CUDA driver runs them one after "
+          "another.")
       .def(
           "run_on_device",
           [](Program &p, const py::sequence &inputs, const RelinKey *relin,

@@ -13,6 +13,7 @@ Parameters may also be lists (`xs: rf.Encrypted[4]`) and plaintext matrices
 (`w: rf.PlainMatrix[rows, cols]`, used as `w @ x`).
 """
 
+from .batch import CiphertextBatch
 from .circuit import Circuit, Encrypted, Plain, PlainMatrix, Trace, TraceError, circuit, trace
 from .compile import compile
 from .driver import CompilerError
@@ -34,6 +35,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Ciphertext",
+    "CiphertextBatch",
     "Circuit",
     "CompilerError",
     "Encrypted",

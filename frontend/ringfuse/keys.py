@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ._native import runtime
+from .batch import CiphertextBatch
 from .objects import Ciphertext, GaloisKeys, Plaintext, PublicKey, RelinKey, SecretKey
 from .params import Params
 from .values import as_residues, integer_or_none
@@ -121,6 +122,13 @@ class _Client:
         self.decrypt = getattr(rt, prefix + "decrypt")
 
 
+def _is_rows(values: Any) -> bool:
+    """Whether `encrypt` is given one row of values per instance (a 2-D array)."""
+    if isinstance(values, (Plaintext, int, np.integer)):
+        return False
+    return isinstance(values, (list, tuple, np.ndarray)) and np.ndim(values) == 2
+
+
 def _prng(seed: bytes | None) -> Any:
     if seed is None:
         return runtime().Prng()
@@ -215,9 +223,24 @@ class KeySet:
             values = plaintext._native.coefficients
         return np.asarray(values).astype(np.int64)
 
-    def encrypt(self, values: Any, *, symmetric: bool = False) -> Ciphertext:
+    def encrypt(self, values: Any, *, symmetric: bool = False) -> Ciphertext | CiphertextBatch:
         """A fresh ciphertext of `values` (anything `encode` takes, or a
-        Plaintext): with the public key, or the secret key if `symmetric`."""
+        Plaintext): with the public key, or the secret key if `symmetric`.
+        A 2-D integer array of shape (K, n) gives an rf.CiphertextBatch of K
+        ciphertexts, row k encrypted as instance k.
+
+        >>> batch = keys.encrypt(np.array([[1, 2], [3, 4]]))   # 2 instances
+        """
+        if _is_rows(values):
+            rows = np.asarray(values)
+            if rows.shape[0] == 0:
+                raise ValueError("a batch holds at least one instance; got a (0, n) array")
+            return CiphertextBatch(
+                self.params, [self._encrypt_one(row, symmetric) for row in rows]
+            )
+        return self._encrypt_one(values, symmetric)
+
+    def _encrypt_one(self, values: Any, symmetric: bool) -> Ciphertext:
         plaintext = values if isinstance(values, Plaintext) else self.encode(values)
         self._check(plaintext, Plaintext)
         rt = self._client
@@ -243,9 +266,15 @@ class KeySet:
             raise ValueError(f"unknown decryption scaling {scaling!r}; supported: 'hps', 'behz'")
         return Plaintext(self.params, native)
 
-    def decrypt(self, ciphertext: Ciphertext, scaling: str = "hps") -> npt.NDArray[np.int64]:
+    def decrypt(
+        self, ciphertext: Ciphertext | CiphertextBatch, scaling: str = "hps"
+    ) -> npt.NDArray[np.int64]:
         """The decoded values of a ciphertext (all N slots or coefficients);
-        `scaling` as for `decrypt_plaintext`."""
+        of an rf.CiphertextBatch, an array of shape (K, N), row k instance
+        k's. `scaling` as for `decrypt_plaintext`."""
+        if isinstance(ciphertext, CiphertextBatch):
+            self._check(ciphertext, CiphertextBatch)
+            return np.stack([self.decrypt(item, scaling) for item in ciphertext])
         return self.decode(self.decrypt_plaintext(ciphertext, scaling))
 
     def noise_budget(self, ciphertext: Ciphertext) -> int:

@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ import numpy as np
 
 from . import plain_matrix
 from ._native import runtime
+from .batch import CiphertextBatch
 from .circuit import InputKind, Trace
 from .driver import CompilerError
 from .keys import KeySet, encode
@@ -201,7 +203,9 @@ class Program:
 
     # -- running -------------------------------------------------------------
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Ciphertext | tuple[Ciphertext, ...]:
+    def __call__(
+        self, *args: Any, **kwargs: Any
+    ) -> Ciphertext | tuple[Ciphertext, ...] | CiphertextBatch | tuple[CiphertextBatch, ...]:
         """Run on inputs in the circuit's parameter order (or by name).
 
         rf.Encrypted parameters take an rf.Ciphertext; rf.Plain parameters an
@@ -210,13 +214,102 @@ class Program:
         of n such values; rf.PlainMatrix[rows, cols] an integer array of that
         shape (entries reduced mod t). Returns a Ciphertext, or a tuple of them.
 
+        With rf.CiphertextBatch arguments (all of one size K) the program runs
+        K instances, instance k on each batch's k-th ciphertext, and returns a
+        batch per output. Then an rf.Plain parameter also takes a 2-D array
+        of K rows (row k for instance k); every other argument is the same for
+        all instances. On the CPU the instances run on all cores;
+        `progress=True` shows a progress bar (unless a parameter is named
+        `progress`).
+
         >>> prog(xs=[keys.encrypt(a), keys.encrypt(b)], w=np.eye(8, dtype=np.int64))
+        >>> prog(keys.encrypt(rows), w=weights, progress=True)   # a batch in, a batch out
         """
+        progress = False
+        if "progress" in kwargs and "progress" not in self._parameter_names():
+            progress = bool(kwargs.pop("progress"))
+        bound = self._bind_arguments(args, kwargs)
+        instances = self._batch_size(bound)
+        if instances is not None:
+            return self._run_batch(bound, instances, progress)
         outputs = [
             Ciphertext(self.params, native)
             for native in self._run(self._native.run, args, kwargs)
         ]
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    # -- batches -------------------------------------------------------------
+
+    def _parameter_names(self) -> list[str]:
+        return [parameter.name for parameter in self.parameters]
+
+    def _batch_size(self, bound: list[Any]) -> int | None:
+        """K if any argument is a batch (all batches of K), else None."""
+        sizes = {
+            parameter.name: len(value)
+            for parameter, value in zip(self.parameters, bound)
+            if isinstance(value, CiphertextBatch)
+        }
+        if not sizes:
+            return None
+        if len(set(sizes.values())) > 1:
+            listed = ", ".join(f"{name!r} has {size}" for name, size in sizes.items())
+            raise ValueError(
+                f"{self.name}'s batches must hold one ciphertext per instance, all of one "
+                f"size; got batches of different sizes: {listed}"
+            )
+        return next(iter(sizes.values()))
+
+    def _batch_inputs(self, parameter: TracedParameter, value: Any, instances: int) -> list[list[Any]]:
+        """Per instance, the runtime inputs of one parameter's argument."""
+        kind = parameter.kind
+        where = f"argument {parameter.name!r} of {self.name} ({annotation_text(kind)})"
+        if isinstance(value, CiphertextBatch):
+            if kind != "encrypted":
+                raise TypeError(
+                    f"{where} takes no rf.CiphertextBatch: a batch stands for one encrypted "
+                    "value per instance"
+                )
+            self._check_params(value, where)
+            return [[self._native_input(parameter.name, kind, item)] for item in value]
+        if kind == "plain" and isinstance(value, np.ndarray) and value.ndim == 2:
+            if value.shape[0] != instances:
+                raise ValueError(
+                    f"{where} takes one value for all {instances} instances or a 2-D array "
+                    f"of one row per instance ({instances} rows), got {value.shape[0]} rows"
+                )
+            return [[self._native_input(parameter.name, kind, row)] for row in value]
+        shared = self._native_inputs(parameter, value)
+        return [shared] * instances
+
+    def _run_batch(
+        self, bound: list[Any], instances: int, progress: bool
+    ) -> CiphertextBatch | tuple[CiphertextBatch, ...]:
+        per_instance: list[list[Any]] = [[] for _ in range(instances)]
+        for parameter, value in zip(self.parameters, bound):
+            for inputs, native in zip(
+                per_instance, self._batch_inputs(parameter, value, instances)
+            ):
+                inputs.extend(native)
+        self._require_keys()
+        relin = None if self._relin_key is None else self._relin_key._native
+        galois = None if self._galois_keys is None else self._galois_keys._native
+        # One call runs them all; with a progress bar, calls of a few rounds
+        # of the cores each, so that it moves.
+        step = instances
+        if progress:
+            step = max(os.cpu_count() or 1, -(-instances // 100))
+        results: list[list[Any]] = []
+        with _progress_bar(progress, instances, self.name) as bar:
+            for first in range(0, instances, step):
+                chunk = per_instance[first:first + step]
+                results.extend(self._native.run_batch(chunk, relin, galois, 0))
+                bar.update(len(chunk))
+        batches = tuple(
+            CiphertextBatch(self.params, [Ciphertext(self.params, outputs[j]) for outputs in results])
+            for j in range(self.num_outputs)
+        )
+        return batches[0] if len(batches) == 1 else batches
 
     def run_on_gpu(
         self, *args: Any, **kwargs: Any
@@ -233,6 +326,11 @@ class Program:
             raise RuntimeError(
                 f"program {self.name} runs on the CPU; only a program compiled for "
                 "target='cuda' keeps its outputs on the GPU"
+            )
+        if any(isinstance(value, CiphertextBatch) for value in (*args, *kwargs.values())):
+            raise TypeError(
+                f"run_on_gpu runs one instance of {self.name}; call the program itself with "
+                "rf.CiphertextBatch arguments"
             )
         outputs = [
             GpuCiphertext(self.params, native)
@@ -371,6 +469,26 @@ class Program:
     def __repr__(self) -> str:
         outputs = f"{self.num_outputs} output{'s' if self.num_outputs > 1 else ''}"
         return f"<rf.Program {self._signature()} -> {outputs}, {self.params!r}>"
+
+
+class _NoProgress:
+    def __enter__(self) -> _NoProgress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def update(self, count: int) -> None:
+        del count
+
+
+def _progress_bar(shown: bool, total: int, name: str) -> Any:
+    """A tqdm bar of `total` instances when asked for, else one that does nothing."""
+    if not shown:
+        return _NoProgress()
+    from tqdm import tqdm  # only when asked for: a server may run without it
+
+    return tqdm(total=total, unit="instance", desc=name)
 
 
 def _describe(value: object) -> str:

@@ -16,7 +16,8 @@ using namespace detail;
 
 namespace {
 constexpr char kMagic[8] = {'R', 'I', 'N', 'G', 'F', 'U', 'S', 'E'};
-constexpr uint32_t kLastKind = static_cast<uint32_t>(ObjectKind::EvaluationKeys);
+constexpr uint32_t kLastKind =
+    static_cast<uint32_t>(ObjectKind::CiphertextBatch);
 
 /// FNV-1a 64: catches accidental corruption, not tampering.
 uint64_t fnv1a64(const uint8_t *data, size_t size) {
@@ -315,6 +316,47 @@ bool readPresence(Reader &in, const std::string &what) {
                 std::to_string(flag) + ", expected 0 (absent) or 1 (present)");
   return flag == 1;
 }
+
+/// A ciphertext's body, in a ciphertext's payload and a batch's: u64
+/// components, then its residues. `what` names it in errors ("a ciphertext",
+/// "ciphertext 3 of the batch").
+void writeCiphertextBody(Writer &out, const Ciphertext &ciphertext,
+                         const std::string &what) {
+  if (ciphertext.size < kMinCiphertextComponents ||
+      ciphertext.size > kMaxCiphertextComponents)
+    throw Error("cannot serialize " + what + " of " +
+                std::to_string(ciphertext.size) + " components (2 to " +
+                std::to_string(kMaxCiphertextComponents) + " can be stored)");
+  out.u64(ciphertext.size);
+  out.polynomial(ciphertext.data, ciphertext.size * ciphertext.componentWords(),
+                 what);
+}
+
+/// The body writeCiphertextBody writes, every residue checked. `where`
+/// prefixes the component count's error ("ciphertext payload: "); `what`
+/// names the components ("ciphertext", "ciphertext 3").
+Ciphertext readCiphertextBody(Reader &in, const ContextPtr &context,
+                              const std::string &where,
+                              const std::string &what) {
+  const Context &c = *context;
+  const uint64_t components = in.u64();
+  if (components < kMinCiphertextComponents ||
+      components > kMaxCiphertextComponents)
+    throw Error(where + std::to_string(components) +
+                " components, expected 2 to " +
+                std::to_string(kMaxCiphertextComponents));
+  Ciphertext ciphertext;
+  ciphertext.context = context;
+  ciphertext.size = components;
+  ciphertext.data.reserve(components * c.q().size() * c.degree());
+  for (size_t k = 0; k < components; ++k) {
+    std::vector<uint64_t> component = in.polynomial(
+        c.q(), c.degree(), what + " component " + std::to_string(k));
+    ciphertext.data.insert(ciphertext.data.end(), component.begin(),
+                           component.end());
+  }
+  return ciphertext;
+}
 } // namespace
 
 std::string objectKindName(ObjectKind kind) {
@@ -327,6 +369,7 @@ std::string objectKindName(ObjectKind kind) {
   case ObjectKind::Plaintext: return "plaintext";
   case ObjectKind::Ciphertext: return "ciphertext";
   case ObjectKind::EvaluationKeys: return "evaluation keys";
+  case ObjectKind::CiphertextBatch: return "ciphertext batch";
   }
   return "unknown object kind (" + std::to_string(static_cast<uint32_t>(kind)) + ")";
 }
@@ -376,16 +419,10 @@ ContextPtr deserializeParameters(const uint8_t *data, size_t size) {
 // Ciphertexts and plaintexts -------------------------------------------------
 
 std::vector<uint8_t> serialize(const Ciphertext &ciphertext) {
-  const Context &context = contextOf(ciphertext.context, ObjectKind::Ciphertext);
-  if (ciphertext.size < kMinCiphertextComponents ||
-      ciphertext.size > kMaxCiphertextComponents)
-    throw Error("cannot serialize a ciphertext of " +
-                std::to_string(ciphertext.size) + " components (2 to " +
-                std::to_string(kMaxCiphertextComponents) + " can be stored)");
+  const Context &context =
+      contextOf(ciphertext.context, ObjectKind::Ciphertext);
   Writer out(8 + ciphertext.data.size() * 8);
-  out.u64(ciphertext.size);
-  out.polynomial(ciphertext.data, ciphertext.size * ciphertext.componentWords(),
-                 "a ciphertext");
+  writeCiphertextBody(out, ciphertext, "a ciphertext");
   return out.seal(ObjectKind::Ciphertext, context.fingerprint());
 }
 
@@ -393,23 +430,70 @@ Ciphertext deserializeCiphertext(const ContextPtr &context, const uint8_t *data,
                                  size_t size) {
   const Context &c = requireContext(context, ObjectKind::Ciphertext);
   Reader in = checkHeader(data, size, ObjectKind::Ciphertext, &c);
-  const uint64_t components = in.u64();
-  if (components < kMinCiphertextComponents ||
-      components > kMaxCiphertextComponents)
-    throw Error("ciphertext payload: " + std::to_string(components) +
-                " components, expected 2 to " +
-                std::to_string(kMaxCiphertextComponents));
-  Ciphertext ciphertext;
-  ciphertext.context = context;
-  ciphertext.size = components;
-  for (size_t k = 0; k < components; ++k) {
-    std::vector<uint64_t> component =
-        in.polynomial(c.q(), c.degree(), "ciphertext component " + std::to_string(k));
-    ciphertext.data.insert(ciphertext.data.end(), component.begin(),
-                           component.end());
-  }
+  Ciphertext ciphertext =
+      readCiphertextBody(in, context, "ciphertext payload: ", "ciphertext");
   in.expectEnd();
   return ciphertext;
+}
+
+std::vector<uint8_t> serialize(const std::vector<Ciphertext> &batch) {
+  if (batch.empty())
+    throw Error("cannot serialize an empty ciphertext batch (a batch holds "
+                "at least one ciphertext)");
+  if (batch.size() > kMaxBatchCiphertexts)
+    throw Error("cannot serialize a batch of " + std::to_string(batch.size()) +
+                " ciphertexts: a batch holds at most " +
+                std::to_string(kMaxBatchCiphertexts));
+  const Context &context =
+      contextOf(batch.front().context, ObjectKind::CiphertextBatch);
+  // One fingerprint in the header stands for every ciphertext: one of other
+  // parameters would load under it and decrypt to garbage.
+  size_t bytes = 8;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    const ContextPtr &own = batch[i].context;
+    if (!own || own->fingerprint() != context.fingerprint())
+      throw Error("cannot serialize a ciphertext batch: ciphertext " +
+                  std::to_string(i) + " belongs to " +
+                  (own ? own->describe() : std::string("no context")) +
+                  ", ciphertext 0 to " + context.describe());
+    bytes += 8 + batch[i].data.size() * 8;
+  }
+  Writer out(bytes);
+  out.u64(batch.size());
+  for (size_t i = 0; i < batch.size(); ++i)
+    writeCiphertextBody(out, batch[i],
+                        "ciphertext " + std::to_string(i) + " of the batch");
+  return out.seal(ObjectKind::CiphertextBatch, context.fingerprint());
+}
+
+std::vector<Ciphertext> deserializeCiphertextBatch(const ContextPtr &context,
+                                                   const uint8_t *data,
+                                                   size_t size) {
+  const Context &c = requireContext(context, ObjectKind::CiphertextBatch);
+  Reader in = checkHeader(data, size, ObjectKind::CiphertextBatch, &c);
+  const uint64_t count = in.u64();
+  if (count < 1 || count > kMaxBatchCiphertexts)
+    throw Error("ciphertext batch payload: a count of " +
+                std::to_string(count) + " ciphertexts, expected 1 to " +
+                std::to_string(kMaxBatchCiphertexts));
+  // The smallest ciphertext bounds what the payload can hold, so a count
+  // the payload cannot back reserves nothing.
+  const uint64_t smallest = 8 + 2 * uint64_t(c.q().size()) * c.degree() * 8;
+  if (count > in.remaining() / smallest)
+    throw Error("truncated ciphertext batch payload: a count of " +
+                std::to_string(count) + " ciphertexts needs at least " +
+                std::to_string(count) + " x " + std::to_string(smallest) +
+                " bytes, but only " + std::to_string(in.remaining()) +
+                " remain");
+  std::vector<Ciphertext> batch;
+  batch.reserve(count);
+  for (uint64_t i = 0; i < count; ++i) {
+    const std::string what = "ciphertext " + std::to_string(i);
+    batch.push_back(readCiphertextBody(
+        in, context, "ciphertext batch payload: " + what + ": ", what));
+  }
+  in.expectEnd();
+  return batch;
 }
 
 std::vector<uint8_t> serialize(const Plaintext &plaintext) {
@@ -617,6 +701,14 @@ uint64_t maxPayloadBytes(ObjectKind kind, const Context *context) {
     return 8 + kMaxCiphertextComponents * context->q().size() * n * 8;
   case ObjectKind::EvaluationKeys:
     return 2 + keySwitchKeyBytes(*context) + galois;
+  case ObjectKind::CiphertextBatch: {
+    // Saturated: the bound only refuses headers, it is never allocated.
+    const uint64_t ciphertext =
+        8 + kMaxCiphertextComponents * context->q().size() * n * 8;
+    if (ciphertext > (UINT64_MAX - 8) / kMaxBatchCiphertexts)
+      return UINT64_MAX;
+    return 8 + kMaxBatchCiphertexts * ciphertext;
+  }
   default:
     return 0;
   }

@@ -95,6 +95,7 @@ class Driver;
 struct RfRuntime {
   // First, so destroyed last: the schedule's code lives in the library.
   std::shared_ptr<void> library;
+  RfManifestFunction manifestFunction = nullptr; // to load replicas
   RfRunFunction runFunction = nullptr;
   std::string name;
   std::string variant; // the manifest's, or empty
@@ -128,6 +129,13 @@ struct RfRuntime {
   // Where the buffers live and how the kernels run (driver.h); destroyed
   // before the plans it points into.
   std::unique_ptr<ringfuse::runtime::detail::Driver> driver;
+
+  // Program::runBatch's other workers on the CPU driver: states of their own
+  // (buffers, driver) loaded from the same manifest and run function, for
+  // the same device, made on first need and kept for later batches. A null
+  // entry is one not made yet. Declared after `library`, so destroyed
+  // before the code they point into goes.
+  std::vector<std::unique_ptr<RfRuntime>> replicas;
 
   std::mutex mutex; // one run at a time: the buffers are shared
   bool concurrent = false; // between concurrent_begin and concurrent_end

@@ -200,6 +200,141 @@ TEST_F(Serialization, PeekKindNamesEveryKind) {
   EXPECT_EQ(kindOf(serialize(ciphertext)), ObjectKind::Ciphertext);
   EXPECT_EQ(kindOf(serialize(EvaluationKeys{context, relin, galois})),
             ObjectKind::EvaluationKeys);
+  EXPECT_EQ(kindOf(serialize(std::vector<Ciphertext>{ciphertext})),
+            ObjectKind::CiphertextBatch);
+  // Appended after the kinds of earlier builds, whose files keep loading.
+  EXPECT_EQ(static_cast<uint32_t>(ObjectKind::CiphertextBatch), 9u);
+  EXPECT_EQ(objectKindName(ObjectKind::CiphertextBatch), "ciphertext batch");
+}
+
+// Ciphertext batches (many instances' inputs or outputs in one file) -----
+
+/// Three ciphertexts of 2, 3 and 2 components, all distinct.
+class CiphertextBatches : public Serialization {
+protected:
+  void SetUp() override {
+    Serialization::SetUp();
+    Prng prng = seededPrng(12);
+    batch = {ciphertext, multiplyHps(ciphertext, ciphertext),
+             encryptSymmetric(secret, plaintext, prng)};
+  }
+  /// Where ciphertext `index`'s body (its u64 component count) starts.
+  size_t bodyOffset(size_t index) const {
+    size_t offset = kPayload + 8;
+    for (size_t i = 0; i < index; ++i)
+      offset += 8 + batch[i].data.size() * 8;
+    return offset;
+  }
+  std::vector<Ciphertext> batch;
+};
+
+TEST_F(CiphertextBatches, RoundTripWithMixedComponentCounts) {
+  std::vector<uint8_t> bytes = serialize(batch);
+  EXPECT_EQ(bytes.size(), bodyOffset(batch.size()));
+  EXPECT_EQ(getU64(bytes, kPayload), 3u);
+  std::vector<Ciphertext> loaded =
+      deserializeCiphertextBatch(context, bytes.data(), bytes.size());
+  ASSERT_EQ(loaded.size(), batch.size());
+  for (size_t i = 0; i < batch.size(); ++i) {
+    EXPECT_EQ(loaded[i].context, context);
+    EXPECT_EQ(loaded[i].size, batch[i].size);
+    EXPECT_EQ(loaded[i].data, batch[i].data);
+  }
+  // Each body is a ciphertext's payload: the single format, count times.
+  std::vector<uint8_t> single = serialize(batch[1]);
+  EXPECT_TRUE(std::equal(single.begin() + kPayload, single.end(),
+                         bytes.begin() + bodyOffset(1)));
+}
+
+TEST_F(CiphertextBatches, RejectsTruncatedAndCorruptedData) {
+  std::vector<uint8_t> bytes = serialize(batch);
+  for (size_t size : {kPayload, kPayload + 4, bodyOffset(1), bytes.size() - 1})
+    EXPECT_ERROR(deserializeCiphertextBatch(context, bytes.data(), size),
+                 "truncated ciphertext batch");
+  bytes[bodyOffset(2) + 100] ^= 0x10;
+  EXPECT_ERROR(deserializeCiphertextBatch(context, bytes.data(), bytes.size()),
+               "checksum mismatch: the data is corrupted (ciphertext batch");
+  EXPECT_ERROR(deserializeCiphertext(context, bytes.data(), bytes.size()),
+               "the data holds a ciphertext batch, not a ciphertext");
+}
+
+TEST_F(CiphertextBatches, RejectsACountThePayloadDoesNotHoldExactly) {
+  std::vector<uint8_t> bytes = serialize(batch);
+  auto loadWithCount = [&](uint64_t count) {
+    std::vector<uint8_t> edited = bytes;
+    putU64(edited, kPayload, count);
+    recomputeChecksum(edited);
+    return deserializeCiphertextBatch(context, edited.data(), edited.size());
+  };
+  for (uint64_t count : {uint64_t(0), kMaxBatchCiphertexts + 1, ~uint64_t(0)})
+    EXPECT_ERROR(loadWithCount(count),
+                 "a count of " + std::to_string(count) +
+                     " ciphertexts, expected 1 to 1048576");
+  EXPECT_ERROR(loadWithCount(2),
+               "ciphertext batch payload has " +
+                   std::to_string(bytes.size() - bodyOffset(2)) +
+                   " bytes left over after the object");
+  EXPECT_ERROR(loadWithCount(4), "truncated ciphertext batch payload");
+  // A count in range that the payload could never hold reserves nothing.
+  EXPECT_ERROR(loadWithCount(kMaxBatchCiphertexts),
+               "truncated ciphertext batch payload: a count of 1048576 "
+               "ciphertexts needs at least");
+}
+
+TEST_F(CiphertextBatches, RejectsBatchesOfOtherParameters) {
+  ContextPtr other = makeContext(1024, 257, {30, 30}, {30}, true); // t differs
+  std::vector<uint8_t> bytes = serialize(batch);
+  EXPECT_ERROR(deserializeCiphertextBatch(other, bytes.data(), bytes.size()),
+               "the ciphertext batch was made for other parameters");
+  EXPECT_ERROR(deserializeCiphertextBatch(nullptr, bytes.data(), bytes.size()),
+               "needs a context");
+}
+
+TEST_F(CiphertextBatches, RejectsAResidueOrComponentCountOutOfRange) {
+  std::vector<uint8_t> bytes = serialize(batch);
+  // Ciphertext 1, component 2, prime q_1, coefficient 3.
+  const size_t n = context->degree(), limbs = context->q().size();
+  putU64(bytes, bodyOffset(1) + 8 + ((2 * limbs + 1) * n + 3) * 8,
+         context->q().values()[1]);
+  recomputeChecksum(bytes);
+  EXPECT_ERROR(deserializeCiphertextBatch(context, bytes.data(), bytes.size()),
+               "ciphertext 1 component 2: residue " +
+                   std::to_string(context->q().values()[1]) +
+                   " of coefficient 3 is not below its prime q_1");
+
+  bytes = serialize(batch);
+  for (uint64_t components : {uint64_t(1), uint64_t(17)}) {
+    putU64(bytes, bodyOffset(2), components);
+    recomputeChecksum(bytes);
+    EXPECT_ERROR(
+        deserializeCiphertextBatch(context, bytes.data(), bytes.size()),
+        "ciphertext batch payload: ciphertext 2: " +
+            std::to_string(components) + " components, expected 2 to 16");
+  }
+}
+
+TEST_F(CiphertextBatches, RefusesToSaveAnEmptyOrMixedBatch) {
+  EXPECT_ERROR(serialize(std::vector<Ciphertext>{}),
+               "cannot serialize an empty ciphertext batch");
+  ContextPtr other = makeContext(1024, 257, {30, 30}, {30}, true);
+  std::vector<Ciphertext> mixed = batch;
+  mixed[2].context = other;
+  EXPECT_ERROR(serialize(mixed), "ciphertext 2 belongs to");
+  mixed[2].context = nullptr;
+  EXPECT_ERROR(serialize(mixed), "ciphertext 2 belongs to no context");
+  mixed[0].context = nullptr;
+  EXPECT_ERROR(serialize(mixed),
+               "cannot serialize a ciphertext batch without a context");
+  // Equal parameters in another Context object are the same parameters.
+  std::vector<uint8_t> parameters = serialize(*context);
+  std::vector<Ciphertext> equal = batch;
+  equal[1].context =
+      deserializeParameters(parameters.data(), parameters.size());
+  EXPECT_EQ(serialize(equal), serialize(batch));
+  std::vector<Ciphertext> malformed = batch;
+  malformed[1].data.pop_back();
+  EXPECT_ERROR(serialize(malformed),
+               "cannot serialize ciphertext 1 of the batch");
 }
 
 // Evaluation keys (a server's relinearization and Galois keys in one file) ------
@@ -586,6 +721,38 @@ TEST_F(SerializationFiles,
                "more than a parameter set can hold");
   EXPECT_ERROR(readObjectFile(write("ct.rf", serialize(ciphertext)), nullptr),
                "reading a ciphertext needs its parameter set");
+}
+
+TEST_F(SerializationFiles, ReadsABatchFileAndBoundsItsHeader) {
+  Prng prng = seededPrng(13);
+  std::vector<Ciphertext> batch = {ciphertext,
+                                   multiplyHps(ciphertext, ciphertext),
+                                   encryptSymmetric(secret, plaintext, prng)};
+  std::vector<uint8_t> bytes = serialize(batch);
+  std::vector<uint8_t> read = readObjectFile(write("batch.rf", bytes), context);
+  EXPECT_EQ(read, bytes);
+  std::vector<Ciphertext> loaded =
+      deserializeCiphertextBatch(context, read.data(), read.size());
+  ASSERT_EQ(loaded.size(), 3u);
+  EXPECT_EQ(loaded[1].data, batch[1].data);
+
+  // 2^20 ciphertexts of 16 components is the most a batch holds.
+  const uint64_t most = 8 + (uint64_t(1) << 20) * (8 + 16 * 2 * 1024 * 8);
+  std::vector<uint8_t> lying = bytes;
+  putU64(lying, 24, most + 1);
+  EXPECT_ERROR(readObjectFile(write("huge.rf", lying), context),
+               "announces a " + std::to_string(most + 1) +
+                   "-byte payload, more than a ciphertext batch can hold "
+                   "under");
+  // Within the bound (64 GiB) a short file is read as far as it goes, the
+  // announced length never allocated; its deserializer calls it truncated.
+  putU64(lying, 24, uint64_t(1) << 36);
+  read = readObjectFile(write("short.rf", lying), context);
+  EXPECT_EQ(read, lying);
+  EXPECT_ERROR(deserializeCiphertextBatch(context, read.data(), read.size()),
+               "truncated ciphertext batch");
+  EXPECT_ERROR(readObjectFile(write("no-context.rf", bytes), nullptr),
+               "reading a ciphertext batch needs its parameter set");
 }
 
 TEST_F(SerializationFiles, ReadsNoFurtherThanTheAnnouncedPayload) {

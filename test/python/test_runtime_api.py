@@ -211,7 +211,7 @@ def test_an_int_encodes_into_every_slot_and_short_arrays_pad_with_zeros() -> Non
         (np.array([1.0]), TypeError, "integers"),
         (np.array([True]), TypeError, "integers"),
         (True, TypeError, "bool"),
-        (np.zeros((2, 2), dtype=np.int64), ValueError, "1-D"),
+        (np.zeros((2, 2, 2), dtype=np.int64), ValueError, "1-D"),
         ([], ValueError, "no slot values"),
         ([2**70], ValueError, "64 bits"),
     ],

@@ -9,6 +9,10 @@
 //   Program program = Program::load("build/mul.so");
 //   std::vector<Ciphertext> out = program.run({&x, &y}, &relinKey, nullptr);
 //
+// runBatch runs many instances of the circuit in one call: on the CPU driver
+// over worker threads, each with a replica of the program's buffers; on the
+// CUDA driver one instance after another (for now).
+//
 // Two drivers run the same program and give the same words, bit for bit:
 //  - Device::Cpu: buffers are host memory; the kernels are the reference code
 //    of this runtime and the schedule's generated loops run on the host.
@@ -126,6 +130,29 @@ public:
   /// call bind().
   std::vector<Ciphertext> run(const std::vector<ProgramInput> &inputs,
                               const RelinKey *relin, const GaloisKeys *galois);
+  /// Many instances of the circuit in one call: per instance, in order, the
+  /// outputs run(instances[i], relin, galois) gives, word for word. Keys are
+  /// bound once; every instance's inputs are checked before any instance
+  /// runs, so a bad one (named "instance i: ...") costs no work.
+  ///
+  /// The CPU driver spreads the instances over `threads` workers (0: one per
+  /// hardware thread; never more than there are instances): the calling
+  /// thread on this program's buffers and threads - 1 more, each on a
+  /// replica, a copy of the program's state loaded from the same manifest
+  /// and run function (its own buffers, the same keys bound). Replicas are
+  /// made on a batch's first need and kept for later batches, so the
+  /// program's memory (buffers, plans, tables) grows to as many copies as
+  /// the most workers a batch used. Workers take the next instance from a
+  /// shared counter; after a failure no further instance starts, and the
+  /// failure of the lowest instance is thrown here as an Error
+  /// "instance i: ..." (a replica that could not be made, as one saying so).
+  ///
+  /// The CUDA driver runs the instances one after another on the program
+  /// itself, whatever `threads` says (running instances side by side on the
+  /// GPU is a later step).
+  std::vector<std::vector<Ciphertext>>
+  runBatch(const std::vector<std::vector<ProgramInput>> &instances,
+           const RelinKey *relin, const GaloisKeys *galois, size_t threads = 0);
   /// The CUDA driver: run(inputs, relin, galois) with the outputs left on
   /// the GPU (copied out of the program's buffers into memory of their own),
   /// so that they can feed later runs without a host round trip.

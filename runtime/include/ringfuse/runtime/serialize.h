@@ -18,6 +18,9 @@
 //   ciphertext    u64 components (2..16), then components x |Q| x N residues
 //   evaluation keys  u8 relinearization key present (0/1), [a key switch key],
 //                 u8 Galois keys present (0/1), [the Galois keys' payload]
+//   ciphertext batch  u64 count (1..kMaxBatchCiphertexts), then per
+//                 ciphertext: u64 components (2..16), then components x |Q| x
+//                 N residues (a ciphertext's payload, count times)
 //   key switch key: u64 digits (= dnum), then per digit b_j, a_j over QP
 //
 // Polynomials use the in-memory layouts of bfv.h (limb-major). The fingerprint
@@ -55,7 +58,12 @@ enum class ObjectKind : uint32_t {
   Plaintext,
   Ciphertext,
   EvaluationKeys,
+  CiphertextBatch, // appended: kinds keep their numbers across builds
 };
+
+/// The most ciphertexts one batch file holds: far more than one call's batch
+/// needs, so that only a corrupt count exceeds it.
+inline constexpr uint64_t kMaxBatchCiphertexts = uint64_t(1) << 20;
 
 /// The keys a server needs to run a compiled circuit, in one file: a circuit
 /// without multiplications needs no relinearization key, one without
@@ -67,7 +75,7 @@ struct EvaluationKeys {
   std::optional<GaloisKeys> galois;
 };
 
-/// "parameter set", "secret key", ..., "Galois keys".
+/// "parameter set", "secret key", ..., "Galois keys", "ciphertext batch".
 std::string objectKindName(ObjectKind kind);
 
 std::vector<uint8_t> serialize(const Context &context); // parameters
@@ -78,6 +86,10 @@ std::vector<uint8_t> serialize(const PublicKey &key);
 std::vector<uint8_t> serialize(const RelinKey &key);
 std::vector<uint8_t> serialize(const GaloisKeys &keys);
 std::vector<uint8_t> serialize(const EvaluationKeys &keys);
+/// Many ciphertexts of one parameter set in one object (a batch's inputs or
+/// outputs); an empty batch, one of more than kMaxBatchCiphertexts or one
+/// that mixes parameter sets is an Error. Their component counts may differ.
+std::vector<uint8_t> serialize(const std::vector<Ciphertext> &batch);
 
 /// Rebuilds the context through Context::fromPrimes, so the security and
 /// prime checks run again; an insecure set loads only if it was saved as one.
@@ -97,6 +109,11 @@ GaloisKeys deserializeGaloisKeys(const ContextPtr &context, const uint8_t *data,
                                  size_t size);
 EvaluationKeys deserializeEvaluationKeys(const ContextPtr &context,
                                          const uint8_t *data, size_t size);
+/// Every check of deserializeCiphertext on each ciphertext, and a count that
+/// the payload holds exactly (errors name the ciphertext's index).
+std::vector<Ciphertext> deserializeCiphertextBatch(const ContextPtr &context,
+                                                   const uint8_t *data,
+                                                   size_t size);
 
 /// Reads just the header (for tools that must say what a file holds): checks
 /// the magic, the version and the kind, not the payload.
@@ -110,7 +127,11 @@ void writeFile(const std::string &path, const std::vector<uint8_t> &bytes);
 /// under `context` (null for a parameter set); more data after it is an
 /// error. So a device or pipe (/dev/zero, /dev/urandom) fails at the header
 /// and a lying header cannot make it read or allocate without bound. The
-/// object's own checks are its deserializer's. Errors name the path.
+/// payload is read in bounded chunks: memory grows with the bytes the file
+/// holds, never with the length its header announces (a batch's bound is
+/// terabytes), and a short file comes back short for its deserializer to
+/// call truncated. The object's own checks are its deserializer's. Errors
+/// name the path.
 std::vector<uint8_t> readObjectFile(const std::string &path,
                                     const ContextPtr &context);
 

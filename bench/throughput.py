@@ -1,0 +1,178 @@
+"""Throughput against the batch size K: HMult, one rotation, encryption and
+decryption, each as K instances in one batched call (`prog(batch, ...)`,
+`keys.encrypt(rows)`, `keys.decrypt(batch)`) and as K single calls.
+
+    python bench/throughput.py --device cpu --out bench/results/throughput-cpu-COMMIT.json
+    python bench/throughput.py --device cpu --quick          # two sets, K up to 8
+    python bench/throughput.py --plot bench/results/throughput-cpu-COMMIT.json
+
+Each figure is the median wall time of `--repeats` calls (after one warm-up
+call) of the whole Python call, inputs on the host, outputs back on the host;
+operations per second = K / that time. Every batched output is checked word
+for word against the single calls' before timing (HMult, rotation) or
+decrypted against the values (encryption, decryption).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "frontend"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import ringfuse as rf  # noqa: E402
+from benchlib import QUICK_SETS, SETS, T, params_of, report_header  # noqa: E402
+
+SIZES = (1, 2, 4, 8, 16, 32)
+QUICK_SIZES = (1, 2, 4, 8)
+SEED = bytes(range(32))
+
+
+@rf.circuit(plaintext_modulus=T)
+def hmult(x: rf.Encrypted, y: rf.Encrypted):
+    return x * y
+
+
+@rf.circuit(plaintext_modulus=T)
+def rotation(x: rf.Encrypted):
+    return x.rotate(1)
+
+
+def median_seconds(call: Callable[[], Any], repeats: int) -> float:
+    call()  # warm-up: the CPU driver's replicas, the CUDA graph
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def same_words(batch: rf.CiphertextBatch, singles: list[rf.Ciphertext]) -> None:
+    for k, single in enumerate(singles):
+        if not np.array_equal(batch[k].residues(), single.residues()):
+            raise AssertionError(f"instance {k} of the batch differs from its single call")
+
+
+def measure_set(log_n: int, log_q: int, log_p: int, device: str, sizes: tuple[int, ...],
+                repeats: int) -> list[dict[str, Any]]:
+    params = params_of(log_n, log_q, log_p)
+    cache = tempfile.mkdtemp(prefix="ringfuse-throughput-")
+    programs = {
+        "hmult": rf.compile(hmult, device, params=params, cache_dir=cache),
+        "rotation": rf.compile(rotation, device, params=params, cache_dir=cache),
+    }
+    keys = rf.KeySet.generate(params, galois_elements=programs["rotation"].galois_elements,
+                              seed=SEED)
+    for program in programs.values():
+        program.set_evaluation_keys(keys.relin_key, keys.galois_keys)
+    rng = np.random.default_rng(log_n)
+    records = []
+    for size in sizes:
+        rows = rng.integers(0, T, (size, params.poly_modulus_degree))
+        bx, by = keys.encrypt(rows), keys.encrypt(rows[::-1].copy())
+        calls: dict[str, tuple[Callable[[], Any], Callable[[], Any]]] = {
+            "hmult": (lambda: programs["hmult"](bx, by),
+                      lambda: [programs["hmult"](x, y) for x, y in zip(bx, by)]),
+            "rotation": (lambda: programs["rotation"](bx),
+                         lambda: [programs["rotation"](x) for x in bx]),
+            "encryption": (lambda: keys.encrypt(rows),
+                           lambda: [keys.encrypt(row) for row in rows]),
+            "decryption": (lambda: keys.decrypt(bx),
+                           lambda: [keys.decrypt(x) for x in bx]),
+        }
+        same_words(calls["hmult"][0](), calls["hmult"][1]())
+        same_words(calls["rotation"][0](), calls["rotation"][1]())
+        if not np.array_equal(keys.decrypt(calls["encryption"][0]()), rows):
+            raise AssertionError("the batch's encryption does not decrypt to its rows")
+        for operation, (batched, singles) in calls.items():
+            batch_s = median_seconds(batched, repeats)
+            single_s = median_seconds(singles, repeats)
+            record = {
+                "operation": operation, "log_n": log_n, "log_q": log_q, "log_p": log_p,
+                "k": size, "batch_s": round(batch_s, 6), "singles_s": round(single_s, 6),
+                "batch_per_s": round(size / batch_s, 1),
+                "singles_per_s": round(size / single_s, 1),
+            }
+            records.append(record)
+            print(f"({log_n}, {log_q}, {log_p}) {operation:10s} K={size:3d}  batch "
+                  f"{record['batch_per_s']:10.1f}/s  singles {record['singles_per_s']:10.1f}/s  "
+                  f"({single_s / batch_s:4.2f}x)", flush=True)
+    return records
+
+
+def plot(report_path: Path) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    report = json.loads(report_path.read_text())
+    records = report["records"]
+    operations = sorted({r["operation"] for r in records})
+    figure, axes = plt.subplots(1, len(operations), figsize=(4 * len(operations), 3.6),
+                                squeeze=False)
+    for axis, operation in zip(axes[0], operations):
+        for key in sorted({(r["log_n"], r["log_q"], r["log_p"]) for r in records}):
+            mine = [r for r in records if r["operation"] == operation
+                    and (r["log_n"], r["log_q"], r["log_p"]) == key]
+            axis.plot([r["k"] for r in mine], [r["batch_per_s"] for r in mine], marker="o",
+                      label=f"{key} batch")
+            axis.plot([r["k"] for r in mine], [r["singles_per_s"] for r in mine],
+                      linestyle="--", label=f"{key} singles")
+        axis.set_xscale("log", base=2)
+        axis.set_yscale("log")
+        axis.set_xlabel("K (instances per call)")
+        axis.set_title(operation)
+    axes[0][0].set_ylabel("operations per second")
+    axes[0][-1].legend(fontsize=6)
+    figure.suptitle(f"ringfuse throughput, {report['device']['name']}, {report['commit'][:7]}",
+                    fontsize=9)
+    figure.tight_layout()
+    out = report_path.with_suffix(".png")
+    figure.savefig(out, dpi=120)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    parser.add_argument("--quick", action="store_true", help="two sets, K up to 8")
+    parser.add_argument("--sets", type=int, default=len(SETS),
+                        help="the first this many parameter sets (default all)")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--out", type=Path, help="the JSON report to write")
+    parser.add_argument("--plot", type=Path, metavar="FILE", help="plot FILE and stop")
+    args = parser.parse_args()
+    if args.plot:
+        print(f"wrote {plot(args.plot)}")
+        return
+    sets = SETS[:QUICK_SETS] if args.quick else SETS[:args.sets]
+    sizes = QUICK_SIZES if args.quick else SIZES
+    records = []
+    for log_n, log_q, log_p in sets:
+        records += measure_set(log_n, log_q, log_p, args.device, sizes, args.repeats)
+    report = {
+        **report_header("throughput", args.device),
+        "method": ("wall time of whole Python calls, inputs and outputs on the host; median of "
+                   f"{args.repeats} calls after one warm-up; batched outputs checked word for "
+                   "word against single calls"),
+        "records": records,
+    }
+    if args.out:
+        args.out.write_text(json.dumps(report, indent=1))
+        print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
