@@ -24,6 +24,10 @@ namespace ringfuse::runtime {
 using namespace detail;
 
 namespace {
+/// A CUDA batch's default workers: each a host thread with a stream of its
+/// own, enough launches in flight to fill the GPU with small instances.
+constexpr size_t kCudaBatchWorkers = 8;
+
 /// A run whose inputs and keys were checked: the driver's run, the outputs
 /// checked.
 std::vector<Ciphertext> runPlaced(RfRuntime &s,
@@ -234,10 +238,9 @@ Program::runBatch(const std::vector<std::vector<ProgramInput>> &instances,
   if (instances.empty())
     return {};
   if (threads == 0)
-    threads = std::max<size_t>(1, std::thread::hardware_concurrency());
-  // The CUDA driver's instances share its stream and buffers (for now).
-  if (s.device == Device::Cuda)
-    threads = 1;
+    threads = s.device == Device::Cuda
+                  ? kCudaBatchWorkers
+                  : std::max<size_t>(1, std::thread::hardware_concurrency());
   const size_t workers = std::min(threads, instances.size());
   if (s.replicas.size() < workers - 1)
     s.replicas.resize(workers - 1);

@@ -9,9 +9,10 @@
 //   Program program = Program::load("build/mul.so");
 //   std::vector<Ciphertext> out = program.run({&x, &y}, &relinKey, nullptr);
 //
-// runBatch runs many instances of the circuit in one call: on the CPU driver
-// over worker threads, each with a replica of the program's buffers; on the
-// CUDA driver one instance after another (for now).
+// runBatch runs many instances of the circuit in one call over worker
+// threads, each with a replica of the program's state: on the CPU driver
+// each on a core, on the CUDA driver each on its own stream and device
+// memory, so that small instances run side by side on the GPU.
 //
 // Two drivers run the same program and give the same words, bit for bit:
 //  - Device::Cpu: buffers are host memory; the kernels are the reference code
@@ -135,8 +136,9 @@ public:
   /// bound once; every instance's inputs are checked before any instance
   /// runs, so a bad one (named "instance i: ...") costs no work.
   ///
-  /// The CPU driver spreads the instances over `threads` workers (0: one per
-  /// hardware thread; never more than there are instances): the calling
+  /// The instances are spread over `threads` workers (0: one per hardware
+  /// thread on the CPU driver, 8 on the CUDA driver; never
+  /// more than there are instances): the calling
   /// thread on this program's buffers and threads - 1 more, each on a
   /// replica, a copy of the program's state loaded from the same manifest
   /// and run function (its own buffers, the same keys bound). Replicas are
@@ -147,9 +149,9 @@ public:
   /// failure of the lowest instance is thrown here as an Error
   /// "instance i: ..." (a replica that could not be made, as one saying so).
   ///
-  /// The CUDA driver runs the instances one after another on the program
-  /// itself, whatever `threads` says (running instances side by side on the
-  /// GPU is a later step).
+  /// On the CUDA driver a replica has its own streams, device memory (keys
+  /// included) and captured graph; its host thread launches while the others'
+  /// kernels run. An instance dimension inside the kernels is a later step.
   std::vector<std::vector<Ciphertext>>
   runBatch(const std::vector<std::vector<ProgramInput>> &instances,
            const RelinKey *relin, const GaloisKeys *galois, size_t threads = 0);
