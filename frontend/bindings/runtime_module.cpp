@@ -279,6 +279,11 @@ PYBIND11_MODULE(_runtime, m) {
   m.def("encrypt_public", &encryptPublic, heavy);
   m.def("encrypt_symmetric", &encryptSymmetric, heavy);
   m.def("decrypt", &decrypt, heavy);
+  m.def("encrypt_public_batch", &encryptPublicBatch, heavy,
+        "encrypt_public of each plaintext on `threads` threads (0: all), the "
+        "ciphertexts of encrypting them one after another with `prng`.");
+  m.def("encrypt_symmetric_batch", &encryptSymmetricBatch, heavy);
+  m.def("decrypt_batch", &decryptBatch, heavy);
   m.def(
       "decrypt_behz",
       [](const SecretKey &secret, const Ciphertext &ciphertext) {

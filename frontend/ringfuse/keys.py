@@ -235,22 +235,30 @@ class KeySet:
             rows = np.asarray(values)
             if rows.shape[0] == 0:
                 raise ValueError("a batch holds at least one instance; got a (0, n) array")
-            return CiphertextBatch(
-                self.params, [self._encrypt_one(row, symmetric) for row in rows]
-            )
-        return self._encrypt_one(values, symmetric)
-
-    def _encrypt_one(self, values: Any, symmetric: bool) -> Ciphertext:
+            plaintexts = [self.encode(row)._native for row in rows]
+            if self.device == "cpu":
+                # On all cores; the ciphertexts of encrypting the rows in turn.
+                key = self._encryption_key(symmetric)
+                encrypt = (runtime().encrypt_symmetric_batch if symmetric
+                           else runtime().encrypt_public_batch)
+                natives = encrypt(key, plaintexts, self._prng, 0)
+            else:
+                natives = [self._encrypt_native(p, symmetric) for p in plaintexts]
+            return CiphertextBatch(self.params, [Ciphertext(self.params, n) for n in natives])
         plaintext = values if isinstance(values, Plaintext) else self.encode(values)
         self._check(plaintext, Plaintext)
-        rt = self._client
+        return Ciphertext(self.params, self._encrypt_native(plaintext._native, symmetric))
+
+    def _encryption_key(self, symmetric: bool) -> Any:
         if symmetric:
-            native = rt.encrypt_symmetric(self.secret_key._native, plaintext._native, self._prng)
-        else:
-            if self.public_key is None:
-                raise ValueError("this key set has no public key; pass symmetric=True")
-            native = rt.encrypt_public(self.public_key._native, plaintext._native, self._prng)
-        return Ciphertext(self.params, native)
+            return self.secret_key._native
+        if self.public_key is None:
+            raise ValueError("this key set has no public key; pass symmetric=True")
+        return self.public_key._native
+
+    def _encrypt_native(self, plaintext: Any, symmetric: bool) -> Any:
+        encrypt = self._client.encrypt_symmetric if symmetric else self._client.encrypt_public
+        return encrypt(self._encryption_key(symmetric), plaintext, self._prng)
 
     def decrypt_plaintext(self, ciphertext: Ciphertext, scaling: str = "hps") -> Plaintext:
         """The plaintext of a ciphertext: round(t/Q (c0 + c1 s)) by HPS's
@@ -274,6 +282,10 @@ class KeySet:
         k's. `scaling` as for `decrypt_plaintext`."""
         if isinstance(ciphertext, CiphertextBatch):
             self._check(ciphertext, CiphertextBatch)
+            if self.device == "cpu" and scaling == "hps":
+                natives = runtime().decrypt_batch(
+                    self.secret_key._native, [item._native for item in ciphertext], 0)
+                return np.stack([self.decode(Plaintext(self.params, n)) for n in natives])
             return np.stack([self.decrypt(item, scaling) for item in ciphertext])
         return self.decode(self.decrypt_plaintext(ciphertext, scaling))
 

@@ -13,12 +13,10 @@
 #include "run_checks.h"
 
 #include "ringfuse/runtime/error.h"
+#include "ringfuse/runtime/parallel.h"
 
 #include <algorithm>
-#include <atomic>
-#include <exception>
 #include <set>
-#include <thread>
 
 namespace ringfuse::runtime {
 using namespace detail;
@@ -46,78 +44,6 @@ std::vector<Ciphertext> runChecked(RfRuntime &s,
   return runPlaced(s, inputs);
 }
 
-/// The instances of one runBatch call, shared by its workers: each takes
-/// the next instance from a counter and runs it on its own state. Nothing
-/// escapes a worker; failures are kept for the caller's thread.
-class BatchRun {
-public:
-  explicit BatchRun(const std::vector<std::vector<ProgramInput>> &instances)
-      : instances_(instances), outputs_(instances.size()),
-        failures_(instances.size()) {}
-
-  /// Runs instances on `s` (checked already) until none is left or any
-  /// worker failed.
-  void work(RfRuntime &s) {
-    while (!stopped_.load()) {
-      const size_t i = next_.fetch_add(1);
-      if (i >= instances_.size())
-        return;
-      try {
-        outputs_[i] = runPlaced(s, instances_[i]);
-      } catch (...) {
-        failures_[i] = std::current_exception();
-        stopped_ = true;
-      }
-    }
-  }
-
-  /// A worker whose state could not be made: the batch stops, and the call
-  /// reports this rather than an instance.
-  void failToPrepare(std::exception_ptr failure) {
-    std::lock_guard<std::mutex> lock(prepareMutex_);
-    if (!prepareFailure_)
-      prepareFailure_ = failure;
-    stopped_ = true;
-  }
-
-  /// After every worker returned: the outputs, each under the program's own
-  /// context (a replica's outputs carry the replica's, an equal set), or
-  /// the first failure rethrown: a replica's, else the lowest instance's,
-  /// named.
-  std::vector<std::vector<Ciphertext>> take(const RfRuntime &s) {
-    if (prepareFailure_)
-      rethrowNamed(prepareFailure_,
-                   "a batch worker's replica of the program could not be "
-                   "made: ");
-    for (size_t i = 0; i < failures_.size(); ++i)
-      if (failures_[i])
-        rethrowNamed(failures_[i], "instance " + std::to_string(i) + ": ");
-    for (std::vector<Ciphertext> &outputs : outputs_)
-      for (Ciphertext &output : outputs)
-        output.context = s.context;
-    return std::move(outputs_);
-  }
-
-private:
-  /// An exception of the standard hierarchy becomes an Error that says
-  /// where it happened; anything else goes on as it is.
-  [[noreturn]] static void rethrowNamed(const std::exception_ptr &failure,
-                                        const std::string &where) {
-    try {
-      std::rethrow_exception(failure);
-    } catch (const std::exception &e) {
-      throw Error(where + e.what());
-    }
-  }
-
-  const std::vector<std::vector<ProgramInput>> &instances_;
-  std::vector<std::vector<Ciphertext>> outputs_;
-  std::vector<std::exception_ptr> failures_; // per instance
-  std::atomic<size_t> next_{0};
-  std::atomic<bool> stopped_{false};
-  std::mutex prepareMutex_;
-  std::exception_ptr prepareFailure_;
-};
 } // namespace
 
 const char *deviceName(Device device) {
@@ -237,46 +163,40 @@ Program::runBatch(const std::vector<std::vector<ProgramInput>> &instances,
   }
   if (instances.empty())
     return {};
-  if (threads == 0)
-    threads = s.device == Device::Cuda
-                  ? kCudaBatchWorkers
-                  : std::max<size_t>(1, std::thread::hardware_concurrency());
-  const size_t workers = std::min(threads, instances.size());
+  const size_t workers = workersFor(
+      instances.size(),
+      threads == 0 && s.device == Device::Cuda ? kCudaBatchWorkers : threads);
   if (s.replicas.size() < workers - 1)
     s.replicas.resize(workers - 1);
-
-  BatchRun batch(instances);
-  // Worker w > 0 runs on replica w - 1, making it first if it is missing:
+  // Worker w > 0 runs on replica w - 1, making it on its first instance:
   // loading builds the plans and tables, work worth spreading too.
-  auto replicaWorker = [&](size_t w) {
-    RfRuntime *replica = nullptr;
-    try {
-      std::unique_ptr<RfRuntime> &slot = s.replicas[w - 1];
-      if (!slot)
-        slot = std::move(fromFunctions(s.manifestFunction, s.runFunction,
-                                       s.device, s.library)
-                             .state_);
-      slot->boundKeys = s.boundKeys; // checked by bindKeys above
-      replica = slot.get();
-    } catch (...) {
-      batch.failToPrepare(std::current_exception());
-      return;
+  auto stateOf = [&](size_t w) -> RfRuntime & {
+    if (w == 0)
+      return s;
+    std::unique_ptr<RfRuntime> &replica = s.replicas[w - 1];
+    if (!replica) {
+      try {
+        replica = std::move(fromFunctions(s.manifestFunction, s.runFunction,
+                                          s.device, s.library)
+                                .state_);
+      } catch (const std::exception &e) {
+        throw Error(std::string("a replica of the program for a batch "
+                                "worker could not be made: ") +
+                    e.what());
+      }
     }
-    batch.work(*replica);
+    replica->boundKeys = s.boundKeys; // checked by bindKeys above
+    return *replica;
   };
-  std::vector<std::thread> pool;
-  pool.reserve(workers - 1); // so that only starting a thread can fail below
-  for (size_t w = 1; w < workers; ++w) {
-    try {
-      pool.emplace_back(replicaWorker, w);
-    } catch (const std::exception &) {
-      break; // no more threads to be had: fewer workers take the instances
-    }
-  }
-  batch.work(s);
-  for (std::thread &thread : pool)
-    thread.join();
-  return batch.take(s);
+  std::vector<std::vector<Ciphertext>> outputs(instances.size());
+  parallelFor(instances.size(), workers, "instance", [&](size_t w, size_t i) {
+    outputs[i] = runPlaced(stateOf(w), instances[i]);
+  });
+  // A replica's outputs carry its own context, an equal parameter set.
+  for (std::vector<Ciphertext> &instance : outputs)
+    for (Ciphertext &output : instance)
+      output.context = s.context;
+  return outputs;
 }
 
 std::vector<DeviceCiphertext>

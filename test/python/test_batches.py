@@ -156,3 +156,21 @@ def test_batches_that_do_not_fit_are_refused(cache_dir: Path) -> None:
         rf.CiphertextBatch.from_ciphertexts([three[0], foreign[0]])
     with pytest.raises(ValueError, match="belongs to"):
         keys.decrypt(foreign)
+
+
+def test_a_batch_encrypts_as_its_rows_one_after_another(cache_dir: Path) -> None:
+    """On all cores, and still the ciphertexts of encrypting the rows in turn
+    with the key set's randomness (same seed, same words)."""
+    program, _ = program_and_keys(cache_dir)
+    rows = random_rows(program, 6, 12)
+    for symmetric in (False, True):
+        batch_keys = rf.KeySet.generate(program.params, seed=SEED)
+        single_keys = rf.KeySet.generate(program.params, seed=SEED)
+        batch = batch_keys.encrypt(rows, symmetric=symmetric)
+        for k, row in enumerate(rows):
+            single = single_keys.encrypt(row, symmetric=symmetric)
+            np.testing.assert_array_equal(batch[k].residues(), single.residues())
+        # Both key sets' randomness is left in one place.
+        np.testing.assert_array_equal(batch_keys.encrypt(rows[0]).residues(),
+                                      single_keys.encrypt(rows[0]).residues())
+        np.testing.assert_array_equal(batch_keys.decrypt(batch), rows)

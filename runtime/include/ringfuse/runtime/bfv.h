@@ -106,6 +106,25 @@ Ciphertext encryptPublic(const PublicKey &key, const Plaintext &plaintext,
 Ciphertext encryptSymmetric(const SecretKey &key, const Plaintext &plaintext,
                             Prng &prng);
 Plaintext decrypt(const SecretKey &key, const Ciphertext &ciphertext);
+
+/// Many encryptions on `threads` threads (0: one per hardware thread): word
+/// for word the ciphertexts of encrypting the plaintexts one after another
+/// with `prng` (each encryption draws the same number of sampling domains,
+/// so instance k takes the domains the k-th single call would have drawn),
+/// and `prng` is left where that sequence leaves it. A failure names its
+/// instance ("instance k: ...").
+std::vector<Ciphertext>
+encryptPublicBatch(const PublicKey &key,
+                   const std::vector<Plaintext> &plaintexts, Prng &prng,
+                   size_t threads);
+std::vector<Ciphertext>
+encryptSymmetricBatch(const SecretKey &key,
+                      const std::vector<Plaintext> &plaintexts, Prng &prng,
+                      size_t threads);
+/// decrypt of each ciphertext, on `threads` threads (0: all).
+std::vector<Plaintext> decryptBatch(const SecretKey &key,
+                                    const std::vector<Ciphertext> &ciphertexts,
+                                    size_t threads);
 /// SEAL's invariant noise budget: bits(Q) - bits(||[t (c0 + c1 s + ...)]_Q||) - 1,
 /// at least 0.
 int noiseBudget(const SecretKey &key, const Ciphertext &ciphertext);

@@ -241,6 +241,19 @@ public:
 
   /// The domain for the next sampling call (0, 1, 2, ...).
   uint64_t nextDomain() { return nextDomain_++; }
+  /// The domain nextDomain() gives next, without taking it.
+  uint64_t peekDomain() const { return nextDomain_; }
+  /// A copy that hands out domains from `domain` on: samples are functions
+  /// of (seed, domain, index), so a batch can give instance k the domains
+  /// the k-th of a sequence of single calls would have drawn, and run the
+  /// instances in any order.
+  Prng startingAt(uint64_t domain) const {
+    Prng copy = *this;
+    copy.nextDomain_ = domain;
+    return copy;
+  }
+  /// Skips `count` domains (handed to copies).
+  void skip(uint64_t count) { nextDomain_ += count; }
   const ChaChaKey &key() const { return key_; }
   const Seed &seed() const { return seed_; }
 
