@@ -232,10 +232,7 @@ class Program:
         instances = self._batch_size(bound)
         if instances is not None:
             return self._run_batch(bound, instances, progress)
-        outputs = [
-            Ciphertext(self.params, native)
-            for native in self._run(self._native.run, args, kwargs)
-        ]
+        outputs = [Ciphertext(self.params, native) for native in self._run(self._native.run, bound)]
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
     # -- batches -------------------------------------------------------------
@@ -291,9 +288,7 @@ class Program:
                 per_instance, self._batch_inputs(parameter, value, instances)
             ):
                 inputs.extend(native)
-        self._require_keys()
-        relin = None if self._relin_key is None else self._relin_key._native
-        galois = None if self._galois_keys is None else self._galois_keys._native
+        relin, galois = self._bound_keys()
         # One call runs them all; with a progress bar, calls of a few rounds
         # of the cores each, so that it moves.
         step = instances
@@ -334,22 +329,32 @@ class Program:
             )
         outputs = [
             GpuCiphertext(self.params, native)
-            for native in self._run(self._native.run_on_device, args, kwargs)
+            for native in self._run(
+                self._native.run_on_device, self._bind_arguments(args, kwargs)
+            )
         ]
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
-    def _run(self, run: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
-        native_inputs = self._native_arguments(args, kwargs)
+    def _run(self, run: Any, bound: list[Any]) -> list[Any]:
+        """`run` (the native run or run_on_device) on the bound arguments."""
+        native_inputs = self._native_bound_arguments(bound)
+        return list(run(native_inputs, *self._bound_keys()))
+
+    def _bound_keys(self) -> tuple[Any, Any]:
+        """The runtime's relinearization and Galois keys of the last binding."""
         self._require_keys()
         relin = None if self._relin_key is None else self._relin_key._native
         galois = None if self._galois_keys is None else self._galois_keys._native
-        return list(run(native_inputs, relin, galois))
+        return relin, galois
 
     def _native_arguments(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
         """The runtime inputs of a call's arguments, checked, in the manifest's
         order (a benchmark binds them once with the native time_runs)."""
+        return self._native_bound_arguments(self._bind_arguments(args, kwargs))
+
+    def _native_bound_arguments(self, bound: list[Any]) -> list[Any]:
         native_inputs = []
-        for parameter, value in zip(self.parameters, self._bind_arguments(args, kwargs)):
+        for parameter, value in zip(self.parameters, bound):
             native_inputs.extend(self._native_inputs(parameter, value))
         return native_inputs
 
