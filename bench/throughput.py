@@ -2,15 +2,20 @@
 decryption, each as K instances in one batched call (`prog(batch, ...)`,
 `keys.encrypt(rows)`, `keys.decrypt(batch)`) and as K single calls.
 
-    python bench/throughput.py --device cpu --out bench/results/throughput-cpu-COMMIT.json
+    python bench/throughput.py --device cuda --out bench/results/throughput-h200-COMMIT.json
     python bench/throughput.py --device cpu --quick          # two sets, K up to 8
-    python bench/throughput.py --plot bench/results/throughput-cpu-COMMIT.json
+    python bench/throughput.py --plot bench/results/throughput-h200-COMMIT.json
 
-Each figure is the median wall time of `--repeats` calls (after one warm-up
-call) of the whole Python call, inputs on the host, outputs back on the host;
-operations per second = K / that time. Every batched output is checked word
-for word against the single calls' before timing (HMult, rotation) or
-decrypted against the values (encryption, decryption).
+"streamed" (batch_per_s) is the median wall time of `--repeats` calls (after
+one warm-up call) of the whole Python call, inputs on the host, outputs back
+on the host; operations per second = K / that time. On the CUDA driver,
+"resident" is K over the median replay of the chunk's graph with its inputs
+already in device memory (Program.time_batch: CUDA events, 3 warm-up and 20
+timed replays), and "link" the rate the host link allows: the link's copy
+rates (pinned memory, measured in the same run) over an instance's input and
+output bytes, the two directions overlapping. Every batched output is
+checked word for word against the single calls' before timing (HMult,
+rotation) or decrypted against the values (encryption, decryption).
 """
 
 from __future__ import annotations
@@ -34,7 +39,9 @@ import ringfuse as rf  # noqa: E402
 from benchlib import QUICK_SETS, SETS, T, params_of, report_header  # noqa: E402
 
 SIZES = (1, 2, 4, 8, 16, 32)
+CUDA_SIZES = (1, 4, 16, 64, 128, 256)
 QUICK_SIZES = (1, 2, 4, 8)
+LINK_BYTES = 64 << 20
 SEED = bytes(range(32))
 
 
@@ -64,8 +71,28 @@ def same_words(batch: rf.CiphertextBatch, singles: list[rf.Ciphertext]) -> None:
             raise AssertionError(f"instance {k} of the batch differs from its single call")
 
 
+def host_link() -> dict[str, float]:
+    """The host link's copy rates, bytes per second, each way."""
+    native = rf._native.runtime()
+    return {"to_device": native.host_link_bytes_per_second(LINK_BYTES, True),
+            "from_device": native.host_link_bytes_per_second(LINK_BYTES, False)}
+
+
+def resident_per_s(program: rf.Program, inputs: list[rf.Ciphertext], size: int) -> float:
+    """K over the median replay of a chunk of K instances, inputs in device memory."""
+    times = program._native.time_batch([x._native for x in inputs], size, 3, 20)
+    return size / (statistics.median(times) * 1e-6)
+
+
+def link_per_s(link: dict[str, float], inputs: int, outputs: int, words: int) -> float:
+    """Instances a second the host link carries: inputs up, outputs down, at once."""
+    up = link["to_device"] / (inputs * words * 8)
+    down = link["from_device"] / (outputs * words * 8)
+    return min(up, down)
+
+
 def measure_set(log_n: int, log_q: int, log_p: int, device: str, sizes: tuple[int, ...],
-                repeats: int) -> list[dict[str, Any]]:
+                repeats: int, link: dict[str, float] | None) -> list[dict[str, Any]]:
     params = params_of(log_n, log_q, log_p)
     cache = tempfile.mkdtemp(prefix="ringfuse-throughput-")
     programs = {
@@ -95,6 +122,8 @@ def measure_set(log_n: int, log_q: int, log_p: int, device: str, sizes: tuple[in
         same_words(calls["rotation"][0](), calls["rotation"][1]())
         if not np.array_equal(keys.decrypt(calls["encryption"][0]()), rows):
             raise AssertionError("the batch's encryption does not decrypt to its rows")
+        # A ciphertext's words (2 components over Q).
+        words = bx[0].residues().size
         for operation, (batched, singles) in calls.items():
             batch_s = median_seconds(batched, repeats)
             single_s = median_seconds(singles, repeats)
@@ -104,10 +133,21 @@ def measure_set(log_n: int, log_q: int, log_p: int, device: str, sizes: tuple[in
                 "batch_per_s": round(size / batch_s, 1),
                 "singles_per_s": round(size / single_s, 1),
             }
+            extra = ""
+            if link is not None and operation in programs:
+                inputs = [bx[0], by[0]] if operation == "hmult" else [bx[0]]
+                record["resident_per_s"] = round(
+                    resident_per_s(programs[operation], inputs, size), 1)
+                record["link_per_s"] = round(link_per_s(link, len(inputs), 1, words), 1)
+                bound = min(record["resident_per_s"], record["link_per_s"])
+                record["streamed_share"] = round(record["batch_per_s"] / bound, 3)
+                extra = (f"  resident {record['resident_per_s']:10.1f}/s  link "
+                         f"{record['link_per_s']:10.1f}/s  streamed/bound "
+                         f"{record['streamed_share']:.2f}")
             records.append(record)
             print(f"({log_n}, {log_q}, {log_p}) {operation:10s} K={size:3d}  batch "
                   f"{record['batch_per_s']:10.1f}/s  singles {record['singles_per_s']:10.1f}/s  "
-                  f"({single_s / batch_s:4.2f}x)", flush=True)
+                  f"({single_s / batch_s:4.2f}x){extra}", flush=True)
     return records
 
 
@@ -123,12 +163,18 @@ def plot(report_path: Path) -> Path:
     figure, axes = plt.subplots(1, len(operations), figsize=(4 * len(operations), 3.6),
                                 squeeze=False)
     for axis, operation in zip(axes[0], operations):
-        for key in sorted({(r["log_n"], r["log_q"], r["log_p"]) for r in records}):
+        for index, key in enumerate(sorted({(r["log_n"], r["log_q"], r["log_p"])
+                                            for r in records})):
+            color = f"C{index}"
             mine = [r for r in records if r["operation"] == operation
                     and (r["log_n"], r["log_q"], r["log_p"]) == key]
-            axis.plot([r["k"] for r in mine], [r["batch_per_s"] for r in mine], marker="o",
-                      label=f"{key} batch")
-            axis.plot([r["k"] for r in mine], [r["singles_per_s"] for r in mine],
+            ks = [r["k"] for r in mine]
+            axis.plot(ks, [r["batch_per_s"] for r in mine], marker="o", color=color,
+                      label=f"{key} streamed")
+            if all("resident_per_s" in r for r in mine):
+                axis.plot(ks, [r["resident_per_s"] for r in mine], marker="^", color=color,
+                          linestyle=":", label=f"{key} resident")
+            axis.plot(ks, [r["singles_per_s"] for r in mine], color=color,
                       linestyle="--", label=f"{key} singles")
         axis.set_xscale("log", base=2)
         axis.set_yscale("log")
@@ -158,15 +204,22 @@ def main() -> None:
         print(f"wrote {plot(args.plot)}")
         return
     sets = SETS[:QUICK_SETS] if args.quick else SETS[:args.sets]
-    sizes = QUICK_SIZES if args.quick else SIZES
+    sizes = QUICK_SIZES if args.quick else CUDA_SIZES if args.device == "cuda" else SIZES
+    link = host_link() if args.device == "cuda" else None
+    if link:
+        print(f"host link: {link['to_device'] / 1e9:.1f} GB/s to the GPU, "
+              f"{link['from_device'] / 1e9:.1f} GB/s from it", flush=True)
     records = []
     for log_n, log_q, log_p in sets:
-        records += measure_set(log_n, log_q, log_p, args.device, sizes, args.repeats)
+        records += measure_set(log_n, log_q, log_p, args.device, sizes, args.repeats, link)
     report = {
         **report_header("throughput", args.device),
-        "method": ("wall time of whole Python calls, inputs and outputs on the host; median of "
-                   f"{args.repeats} calls after one warm-up; batched outputs checked word for "
-                   "word against single calls"),
+        "method": ("streamed: wall time of whole Python calls, inputs and outputs on the host; "
+                   f"median of {args.repeats} calls after one warm-up; resident (CUDA): K over "
+                   "the median of 20 replays of the chunk's graph, CUDA events; link: the host "
+                   "link's measured copy rates over an instance's bytes; batched outputs checked "
+                   "word for word against single calls"),
+        "host_link_bytes_per_s": link,
         "records": records,
     }
     if args.out:

@@ -373,6 +373,10 @@ PYBIND11_MODULE(_runtime, m) {
                              [](const DeviceCiphertext &c) { return hold(c.context); })
       .def_property_readonly("size", [](const DeviceCiphertext &c) { return c.size; });
   m.def("upload_ciphertext", &uploadCiphertext, py::call_guard<py::gil_scoped_release>());
+  m.def("host_link_bytes_per_second", &hostLinkBytesPerSecond, py::arg("bytes"),
+        py::arg("to_device"), py::arg("repeats") = 7,
+        py::call_guard<py::gil_scoped_release>(),
+        "The host link's copy rate (pinned memory, CUDA events, median).");
   m.def("download_ciphertext", &downloadCiphertext,
         py::call_guard<py::gil_scoped_release>());
 
@@ -437,20 +441,29 @@ PYBIND11_MODULE(_runtime, m) {
       .def(
           "run_batch",
           [](Program &p, const py::sequence &instances, const RelinKey *relin,
-             const GaloisKeys *galois, size_t threads) {
+             const GaloisKeys *galois, size_t threads,
+             const py::object &progress) {
             std::vector<py::object> held;
             std::vector<std::vector<ProgramInput>> native =
                 programInstances(instances, held);
+            BatchProgress report;
+            if (!progress.is_none())
+              report = [&progress](size_t finished) {
+                py::gil_scoped_acquire acquire;
+                progress(finished);
+              };
             py::gil_scoped_release release;
-            return p.runBatch(native, relin, galois, threads);
+            return p.runBatch(native, relin, galois, threads, report);
           },
           py::arg("instances"), py::arg("relin_key") = py::none(),
           py::arg("galois_keys") = py::none(), py::arg("threads") = 0,
+          py::arg("progress") = py::none(),
           "Runs the circuit once per instance (a list of inputs, as run takes "
           "them); per instance, the list of output Ciphertexts run would give. "
-          "The CPU driver spreads the instances over `threads` threads (0: "
-          "one per hardware thread); the CUDA driver runs them one after "
-          "another.")
+          "The CUDA driver runs chunks of instances in each launch; the CPU "
+          "driver spreads them over `threads` threads (0: one per hardware "
+          "thread). `progress`, if given, is called with the number of "
+          "instances finished as they finish.")
       .def(
           "run_on_device",
           [](Program &p, const py::sequence &inputs, const RelinKey *relin,
@@ -476,5 +489,19 @@ PYBIND11_MODULE(_runtime, m) {
           "For benchmarks: binds the inputs once, runs the schedule `warmup` "
           "times, then `iterations` timed times; each timed run's duration in "
           "microseconds (CUDA events around a graph replay, or steady_clock "
-          "on the CPU). Keys must be bound already (by a run with keys).");
+          "on the CPU). Keys must be bound already (by a run with keys).")
+      .def(
+          "time_batch",
+          [](Program &p, const py::sequence &inputs, size_t count,
+             size_t warmup, size_t iterations) {
+            std::vector<py::object> held;
+            std::vector<ProgramInput> native = programInputs(inputs, held);
+            py::gil_scoped_release release;
+            return p.timeBatch(native, count, warmup, iterations);
+          },
+          py::arg("inputs"), py::arg("count"), py::arg("warmup"),
+          py::arg("iterations"),
+          "time_runs for `count` instances of the inputs in each launch (the "
+          "CUDA driver): each replay's duration in microseconds, the inputs "
+          "resident in GPU memory.");
 }

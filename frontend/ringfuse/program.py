@@ -8,7 +8,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -289,17 +288,13 @@ class Program:
             ):
                 inputs.extend(native)
         relin, galois = self._bound_keys()
-        # One call runs them all; with a progress bar, calls of a few rounds
-        # of the cores each, so that it moves.
-        step = instances
-        if progress:
-            step = max(os.cpu_count() or 1, -(-instances // 100))
-        results: list[list[Any]] = []
         with _progress_bar(progress, instances, self.name) as bar:
-            for first in range(0, instances, step):
-                chunk = per_instance[first:first + step]
-                results.extend(self._native.run_batch(chunk, relin, galois, 0))
-                bar.update(len(chunk))
+            def report(finished: int) -> None:
+                bar.update(finished - bar.n)
+
+            results = self._native.run_batch(
+                per_instance, relin, galois, 0, report if progress else None
+            )
         batches = tuple(
             CiphertextBatch(self.params, [Ciphertext(self.params, outputs[j]) for outputs in results])
             for j in range(self.num_outputs)

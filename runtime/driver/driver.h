@@ -42,6 +42,8 @@ public:
   virtual void *stream() = 0;
   /// RfKernels::check_launch, after each generated kernel's launch.
   virtual void checkLaunch(const char *kernel, int cudaError) = 0;
+  /// RfKernels::instances: those the kernels now launched compute.
+  virtual RfInstances instances() const { return {1, 0}; }
 
   /// Whether runs take inputs already in GPU memory (DeviceCiphertext).
   virtual bool takesDeviceInputs() const = 0;
@@ -60,6 +62,24 @@ public:
                                        size_t warmup, size_t iterations) = 0;
   /// Whether runs replay a captured graph.
   virtual bool replaysGraph() const = 0;
+
+  /// Whether runBatch runs many instances in each launch (else a batch is
+  /// the program's replicas running side by side: Program::runBatch).
+  virtual bool runsInstances() const { return false; }
+  /// Instances' inputs in, the schedule over them, their outputs out, in
+  /// order; each finished instance is reported to `progress` (may be empty).
+  /// The inputs and keys were checked.
+  virtual std::vector<std::vector<Ciphertext>>
+  runBatch(const std::vector<std::vector<ProgramInput>> &,
+           const BatchProgress &) {
+    throw Error("this driver runs a batch's instances one by one");
+  }
+  /// Program::timeBatch: `count` instances of `inputs` in one launch each
+  /// run, the graph's replays timed.
+  virtual std::vector<double> timeBatch(const std::vector<ProgramInput> &,
+                                        size_t, size_t, size_t) {
+    throw Error("timing batches in one launch needs the CUDA driver");
+  }
 };
 
 /// The driver of `s`, a program whose manifest is loaded: it places the

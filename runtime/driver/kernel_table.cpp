@@ -41,6 +41,8 @@ void checkLaunchService(RfRuntime *s, const char *kernel, int cudaError) {
   s->driver->checkLaunch(kernel, cudaError);
 }
 
+RfInstances instancesService(RfRuntime *s) { return s->driver->instances(); }
+
 // Regions need nothing of a driver: the CPU runs their kernels in order, and
 // the CUDA driver's dataflow already runs independent launches side by side.
 // They run even after a kernel failed, so that a region's end is still seen.
@@ -71,11 +73,8 @@ void concurrentEndService(RfRuntime *s) {
 #include "ringfuse/runtime/kernel_catalog.def"
 
 const RfKernels kKernels = {
-    bufferService,
-    moduliService,
-    streamService,
-    checkLaunchService,
-    concurrentBeginService,
+    bufferService,        moduliService,    streamService,
+    checkLaunchService,   instancesService, concurrentBeginService,
     concurrentEndService,
 #define RF_KERNEL(name, ...) name##Entry,
 #include "ringfuse/runtime/kernel_catalog.def"

@@ -36,4 +36,8 @@ Ciphertext downloadCiphertext(const DeviceCiphertext &) {
   builtWithoutCuda("no ciphertexts in GPU memory");
 }
 
+double hostLinkBytesPerSecond(size_t, bool, int) {
+  builtWithoutCuda("no host link to measure");
+}
+
 } // namespace ringfuse::runtime

@@ -15,6 +15,8 @@
 #include "program_state.h"
 
 #include <deque>
+#include <map>
+#include <utility>
 #include <vector>
 
 namespace ringfuse::runtime::detail {
@@ -29,6 +31,22 @@ public:
 private:
   std::deque<Plaintext> prepared_; // stable addresses for inputs_
   std::vector<ProgramInput> inputs_;
+};
+
+/// DriverInputs of a batch's instances: a plaintext that several instances
+/// share (one object) is prepared once.
+class PreparedBatch {
+public:
+  PreparedBatch(const RfRuntime &s,
+                const std::vector<std::vector<ProgramInput>> &instances);
+  const std::vector<std::vector<ProgramInput>> &inputs() const {
+    return inputs_;
+  }
+
+private:
+  std::deque<Plaintext> prepared_;
+  std::map<std::pair<const Plaintext *, size_t>, const Plaintext *> byInput_;
+  std::vector<std::vector<ProgramInput>> inputs_;
 };
 
 /// The words of `plaintext` (N coefficients mod t) prepared as `layout` says.

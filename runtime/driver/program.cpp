@@ -149,7 +149,7 @@ std::vector<Ciphertext> Program::run(const std::vector<ProgramInput> &inputs,
 std::vector<std::vector<Ciphertext>>
 Program::runBatch(const std::vector<std::vector<ProgramInput>> &instances,
                   const RelinKey *relin, const GaloisKeys *galois,
-                  size_t threads) {
+                  size_t threads, const BatchProgress &progress) {
   std::lock_guard<std::mutex> lock(state_->mutex);
   RfRuntime &s = *state_;
   bindKeys(s, relin, galois);
@@ -163,6 +163,15 @@ Program::runBatch(const std::vector<std::vector<ProgramInput>> &instances,
   }
   if (instances.empty())
     return {};
+  if (s.driver->runsInstances()) {
+    s.driver->placeKeys(/*force=*/false);
+    PreparedBatch prepared(s, instances);
+    std::vector<std::vector<Ciphertext>> outputs =
+        s.driver->runBatch(prepared.inputs(), progress);
+    for (const std::vector<Ciphertext> &instance : outputs)
+      checkOutputs(s, instance);
+    return outputs;
+  }
   const size_t workers = workersFor(
       instances.size(),
       threads == 0 && s.device == Device::Cuda ? kCudaBatchWorkers : threads);
@@ -189,8 +198,16 @@ Program::runBatch(const std::vector<std::vector<ProgramInput>> &instances,
     return *replica;
   };
   std::vector<std::vector<Ciphertext>> outputs(instances.size());
+  std::mutex reporting;
+  size_t finished = 0;
+  const size_t every = std::max<size_t>(1, instances.size() / 8);
   parallelFor(instances.size(), workers, "instance", [&](size_t w, size_t i) {
     outputs[i] = runPlaced(stateOf(w), instances[i]);
+    if (!progress)
+      return;
+    std::lock_guard<std::mutex> lock(reporting);
+    if (++finished % every == 0 || finished == instances.size())
+      progress(finished);
   });
   // A replica's outputs carry its own context, an equal parameter set.
   for (std::vector<Ciphertext> &instance : outputs)
@@ -221,6 +238,16 @@ std::vector<double> Program::timeRuns(const std::vector<ProgramInput> &inputs,
   state_->driver->placeKeys(/*force=*/false);
   return state_->driver->timeRuns(DriverInputs(*state_, inputs).inputs(),
                                   warmup, iterations);
+}
+
+std::vector<double> Program::timeBatch(const std::vector<ProgramInput> &inputs,
+                                       size_t count, size_t warmup,
+                                       size_t iterations) {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  checkRun(*state_, inputs);
+  state_->driver->placeKeys(/*force=*/false);
+  return state_->driver->timeBatch(DriverInputs(*state_, inputs).inputs(),
+                                   count, warmup, iterations);
 }
 
 bool Program::replaysGraph() const {

@@ -17,8 +17,10 @@ namespace {
 template <bool MMA>
 __global__ void __launch_bounds__(tileThreads(MMA), tileBlocksPerSm(MMA))
     convertKernel(ConvertPlan plan, const uint64_t *in, uint64_t *out, size_t n,
-                  unsigned tile) {
+                  unsigned tile, size_t stride) {
   extern __shared__ uint128_t tileMemory[];
+  in = ofInstance(in, stride);
+  out = ofInstance(out, stride);
   const Tile t(tileMemory, tile, conversionShape(plan), MMA);
   const size_t first = size_t(blockIdx.x) * tile;
   awaitPreviousKernel();
@@ -39,8 +41,11 @@ __global__ void __launch_bounds__(tileThreads(MMA), tileBlocksPerSm(MMA))
 /// has no correction product.
 template <int ROWS, bool EXACT>
 __global__ void convertColumnsKernel(ConvertPlan plan, const uint64_t *in,
-                                     uint64_t *out, size_t n, int perGroup) {
+                                     uint64_t *out, size_t n, int perGroup,
+                                     size_t stride) {
   const size_t c = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  in = ofInstance(in, stride);
+  out = ofInstance(out, stride);
   awaitPreviousKernel();
   allowNextKernel();
   if (c >= n)
@@ -91,14 +96,14 @@ __global__ void convertColumnsKernel(ConvertPlan plan, const uint64_t *in,
 } // namespace
 
 void launchConvert(const ConvertPlan &plan, size_t n, const uint64_t *in,
-                   uint64_t *out, cudaStream_t stream) {
+                   uint64_t *out, cudaStream_t stream, Instances instances) {
   // BEHZ's corrected conversions stay on the tiles.
   if (plan.mmaWeights == nullptr &&
       (plan.method == RF_CONVERT_FAST || plan.method == RF_CONVERT_EXACT) &&
       columnsFit(plan.fromSize, plan.productsPerSum, n)) {
     auto launch = [&](auto kernel) {
-      launchColumns("convertColumnsKernel", kernel, n, plan.missingSize,
-                    stream, plan, in, out, n);
+      launchColumns("convertColumnsKernel", kernel, n, plan.missingSize, stream,
+                    instances, plan, in, out, n);
     };
     const bool exact = plan.method == RF_CONVERT_EXACT;
     withColumnRows(plan.fromSize, [&](auto rows) {
@@ -111,7 +116,8 @@ void launchConvert(const ConvertPlan &plan, size_t n, const uint64_t *in,
   }
   launchTiled("convertKernel", convertKernel<false>, convertKernel<true>,
               plan.mmaWeights != nullptr, plan.fromSize,
-              shapedTile(conversionShape(plan)), n, in, out, stream, plan);
+              shapedTile(conversionShape(plan)), n, in, out, stream, instances,
+              plan);
 }
 
 } // namespace ringfuse::runtime::cuda

@@ -13,22 +13,15 @@ namespace {
 
 constexpr unsigned kThreads = 256;
 
-dim3 gridFor(size_t threads, unsigned rows = 1) {
-  return dim3(static_cast<unsigned>((threads + kThreads - 1) / kThreads), rows);
-}
-
-/// The CPU driver's key_switch_inner_product for one word of the basis: both
-/// sums in digit order. A digit may be an output's buffer: its word is read
-/// before the outputs' word is written, by this thread alone. The products
-/// are summed in 128 bits and reduced once per kKeySwitchDigitsPerSum digits,
-/// so a thread's loads do not wait on reductions.
 __global__ void keySwitchKernel(KeySwitchPlan plan, uint64_t *out0,
-                                uint64_t *out1, size_t n) {
+                                uint64_t *out1, size_t n, size_t stride) {
   const KeySwitchKeyView &key = plan.key;
   const size_t words = size_t(key.limbs) * n;
   const size_t w = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (w >= words)
     return;
+  // The instance's digits, addend and outputs (the key is shared).
+  const size_t at = size_t(blockIdx.z) * stride;
   const int keyLimb = key.keyLimb(int(w / n));
   const size_t keyWord = size_t(keyLimb) * n + w % n;
   const Modulus m = key.moduli[keyLimb];
@@ -37,7 +30,7 @@ __global__ void keySwitchKernel(KeySwitchPlan plan, uint64_t *out0,
     const int last = ::min(plan.digits, first + kKeySwitchDigitsPerSum);
 #pragma unroll 4
     for (int j = first; j < last; ++j) {
-      const uint64_t d = plan.digitData[j][w];
+      const uint64_t d = plan.digitData[j][at + w];
       const uint64_t *b = key.key + size_t(2 * j) * key.componentWords;
       const uint64_t *a = b + key.componentWords;
       sum0 += static_cast<uint128_t>(d) * b[keyWord];
@@ -48,21 +41,24 @@ __global__ void keySwitchKernel(KeySwitchPlan plan, uint64_t *out0,
   }
   const RfKeySwitchAddend &addend = plan.addend;
   if (int(w / n) < addend.limbs) {
-    const uint64_t scale = addend.scales[w / n];
-    sum0 = addScaled(sum0, addend.addend0[w], scale, m);
-    sum1 = addScaled(sum1, addend.addend1[w], scale, m);
+    const uint64_t scale = addend.scales[at + w / n];
+    sum0 = addScaled(sum0, addend.addend0[at + w], scale, m);
+    sum1 = addScaled(sum1, addend.addend1[at + w], scale, m);
   }
-  out0[w] = static_cast<uint64_t>(sum0);
-  out1[w] = static_cast<uint64_t>(sum1);
+  out0[at + w] = static_cast<uint64_t>(sum0);
+  out1[at + w] = static_cast<uint64_t>(sum1);
 }
 
 } // namespace
 
 void launchKeySwitchInnerProduct(const KeySwitchPlan &plan, size_t n,
                                  uint64_t *out0, uint64_t *out1,
-                                 cudaStream_t stream) {
-  keySwitchKernel<<<gridFor(size_t(plan.key.limbs) * n), kThreads, 0, stream>>>(
-      plan, out0, out1, n);
+                                 cudaStream_t stream, Instances instances) {
+  const size_t words = size_t(plan.key.limbs) * n;
+  const dim3 grid(static_cast<unsigned>((words + kThreads - 1) / kThreads), 1,
+                  instances.count);
+  keySwitchKernel<<<grid, kThreads, 0, stream>>>(plan, out0, out1, n,
+                                                 instances.stride);
   checkLaunch("keySwitchKernel");
 }
 

@@ -13,8 +13,10 @@ namespace {
 /// n words of `from` into each of `limbs` limbs of `to`.
 template <typename Word>
 __global__ void broadcastLimb(const Word *from, Word *to, size_t n,
-                              unsigned limbs) {
+                              unsigned limbs, size_t stride) {
   const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  from = ofInstance(from, stride);
+  to = ofInstance(to, stride);
   if (i < n)
     for (unsigned limb = 0; limb < limbs; ++limb)
       to[limb * n + i] = from[i];
@@ -25,7 +27,8 @@ __global__ void broadcastLimb(const Word *from, Word *to, size_t n,
 /// N) they are copied into every limb first.
 template <typename Word, bool FORWARD>
 void launchNtt(const BasicNttPlan<Word> &plan, size_t n, const NttShape &shape,
-               Word *data, cudaStream_t stream, const Word *oneLimb = nullptr) {
+               Word *data, cudaStream_t stream, const Word *oneLimb,
+               Instances instances) {
   if (plan.limbCount == 0)
     return;
   const unsigned logN = log2Exact(n);
@@ -34,30 +37,34 @@ void launchNtt(const BasicNttPlan<Word> &plan, size_t n, const NttShape &shape,
     throw Error("NTT shape not supported: " + why);
   if (oneLimb && shape.logN1 == 0) {
     constexpr unsigned kThreads = 256;
-    broadcastLimb<<<static_cast<unsigned>((n + kThreads - 1) / kThreads),
+    broadcastLimb<<<dim3(static_cast<unsigned>((n + kThreads - 1) / kThreads),
+                         1, instances.count),
                     kThreads, 0, stream>>>(
-        oneLimb, data, n, static_cast<unsigned>(plan.limbCount));
+        oneLimb, data, n, static_cast<unsigned>(plan.limbCount),
+        instances.stride);
     checkLaunch("broadcastLimb");
     oneLimb = nullptr;
   }
   const unsigned logN2 = logN - shape.logN1;
+  const size_t stride = instances.stride;
   const RowLauncher<Word, FORWARD, InPlaceRows<Word>> row{
-      plan, shape.logN1, shape.otStages, {data}, stream};
+      plan,           shape.logN1,     shape.otStages,
+      {data, stride}, instances.count, stream};
   if constexpr (FORWARD) {
     if (oneLimb) {
       const ColumnLauncher<Word, true, OneLimbColumns<Word>> column{
-          plan, logN, {data, oneLimb}, 1, stream};
+          plan, logN, {data, oneLimb, stride}, instances.count, stream};
       dispatch(kColumnLogs, shape.logN1, shape.radix, column, kEveryRadix);
     } else if (shape.logN1 > 0) {
       const ColumnLauncher<Word, true, InPlaceColumns<Word>> column{
-          plan, logN, {data}, 1, stream};
+          plan, logN, {data, stride}, instances.count, stream};
       dispatch(kColumnLogs, shape.logN1, shape.radix, column, kEveryRadix);
     }
     dispatch(kRowLogs, logN2, shape.radix, row, kEveryRadix);
   } else {
     dispatch(kRowLogs, logN2, shape.radix, row, kEveryRadix);
     const ColumnLauncher<Word, false, InPlaceColumns<Word>> column{
-        plan, logN, {data}, 1, stream};
+        plan, logN, {data, stride}, instances.count, stream};
     if (shape.logN1 > 0)
       dispatch(kColumnLogs, shape.logN1, shape.radix, column, kEveryRadix);
   }
@@ -101,39 +108,42 @@ template NttLimb32 makeNttLimb<uint32_t>(uint32_t, const ShoupConstant32 *,
 template <typename Word>
 void launchNttForward(const BasicNttPlan<Word> &plan, size_t n,
                       const NttShape &shape, Word *data, cudaStream_t stream,
-                      const Word *oneLimb) {
-  launchNtt<Word, true>(plan, n, shape, data, stream, oneLimb);
+                      const Word *oneLimb, Instances instances) {
+  launchNtt<Word, true>(plan, n, shape, data, stream, oneLimb, instances);
 }
 
 template <typename Word>
 void launchNttInverse(const BasicNttPlan<Word> &plan, size_t n,
-                      const NttShape &shape, Word *data, cudaStream_t stream) {
-  launchNtt<Word, false>(plan, n, shape, data, stream);
+                      const NttShape &shape, Word *data, cudaStream_t stream,
+                      Instances instances) {
+  launchNtt<Word, false>(plan, n, shape, data, stream, nullptr, instances);
 }
 
 template void launchNttForward<uint64_t>(const NttPlan &, size_t,
                                          const NttShape &, uint64_t *,
-                                         cudaStream_t, const uint64_t *);
+                                         cudaStream_t, const uint64_t *,
+                                         Instances);
 template void launchNttInverse<uint64_t>(const NttPlan &, size_t,
                                          const NttShape &, uint64_t *,
-                                         cudaStream_t);
+                                         cudaStream_t, Instances);
 template void launchNttForward<uint32_t>(const NttPlan32 &, size_t,
                                          const NttShape &, uint32_t *,
-                                         cudaStream_t, const uint32_t *);
+                                         cudaStream_t, const uint32_t *,
+                                         Instances);
 template void launchNttInverse<uint32_t>(const NttPlan32 &, size_t,
                                          const NttShape &, uint32_t *,
-                                         cudaStream_t);
+                                         cudaStream_t, Instances);
 
 void launchNttForward(const NttPlan &plan, size_t n, uint64_t *data,
                       cudaStream_t stream) {
   launchNtt<uint64_t, true>(plan, n, defaultNttShape(8, log2Exact(n)), data,
-                            stream);
+                            stream, nullptr, {});
 }
 
 void launchNttInverse(const NttPlan &plan, size_t n, uint64_t *data,
                       cudaStream_t stream) {
   launchNtt<uint64_t, false>(plan, n, defaultNttShape(8, log2Exact(n)), data,
-                             stream);
+                             stream, nullptr, {});
 }
 
 } // namespace ringfuse::runtime::cuda

@@ -24,7 +24,8 @@ namespace {
 
 // Launching ----------------------------------------------------------------
 
-/// The column step over `batches` (grid z) of plan's limbs.
+/// The column step over `batches` (grid z: the Io's sources of each
+/// instance) of plan's limbs.
 template <typename Word, bool FORWARD, unsigned LOG_M, unsigned R, typename Io>
 void launchColumnSized(const BasicNttPlan<Word> &plan, unsigned logN, Io io,
                        unsigned batches, cudaStream_t stream) {
@@ -98,12 +99,15 @@ bool withConstant(std::integer_sequence<unsigned, Values...>, unsigned value,
           ...);
 }
 
+/// The row step over plan's limbs of each of `instances` instances (grid z).
 template <typename Word, bool FORWARD, unsigned LOG_M, unsigned R, typename Io>
 void launchRowSized(const BasicNttPlan<Word> &plan, unsigned logN1,
-                    unsigned otStages, Io io, cudaStream_t stream) {
+                    unsigned otStages, Io io, unsigned instances,
+                    cudaStream_t stream) {
   const unsigned rows =
       rowsPerBlock(sizeof(Word), logN1, LOG_M, R, Io::kBlockThreads);
-  const dim3 grid((1u << logN1) / rows, static_cast<unsigned>(plan.limbCount));
+  const dim3 grid((1u << logN1) / rows, static_cast<unsigned>(plan.limbCount),
+                  instances);
   const unsigned threads = rows * ((1u << LOG_M) / R);
   const size_t bytes = rowSharedBytes(sizeof(Word), LOG_M, rows, otStages);
   auto launch = [&](auto otConstant) {
@@ -149,10 +153,12 @@ template <typename Word, bool FORWARD, typename Io> struct RowLauncher {
   const BasicNttPlan<Word> &plan;
   unsigned logN1, otStages;
   Io io;
+  unsigned instances;
   cudaStream_t stream;
 
   template <unsigned LOG, unsigned R> void launch() const {
-    launchRowSized<Word, FORWARD, LOG, R>(plan, logN1, otStages, io, stream);
+    launchRowSized<Word, FORWARD, LOG, R>(plan, logN1, otStages, io, instances,
+                                          stream);
   }
 };
 

@@ -205,13 +205,17 @@ transform(unsigned j, BeforeFirstLoad beforeFirstLoad, FirstLoad firstLoad,
 
 // Where the column step reads and writes ------------------------------------
 
-/// Limb y at data + y N, in place.
+// Every Io below runs its launch's instances (Instances, ntt.cuh): instance
+// z's words are `stride` words after instance z - 1's.
+
+/// Limb y at data + y N, in place; instance blockIdx.z.
 template <typename Word> struct InPlaceColumns {
   static constexpr bool kInPlace = true;
   Word *data;
+  size_t stride = 0;
 
   __device__ Word *output(unsigned limb, unsigned logN) const {
-    return data + (size_t(limb) << logN);
+    return ofInstance(data, stride) + (size_t(limb) << logN);
   }
 };
 
@@ -220,25 +224,34 @@ template <typename Word> struct OneLimbColumns {
   static constexpr bool kInPlace = false;
   Word *data;
   const Word *oneLimb;
+  size_t stride = 0;
 
   __device__ Word *output(unsigned limb, unsigned logN) const {
-    return data + (size_t(limb) << logN);
+    return ofInstance(data, stride) + (size_t(limb) << logN);
   }
-  __device__ const Word *input(unsigned, unsigned) const { return oneLimb; }
+  __device__ const Word *input(unsigned, unsigned) const {
+    return ofInstance(oneLimb, stride);
+  }
 };
 
-/// A fused NTT's sources, source blockIdx.z each (see NttSources).
+/// A fused NTT's sources: blockIdx.z is source z % count of instance z /
+/// count (see NttSources).
 struct SourceColumns {
   static constexpr bool kInPlace = false;
   NttSources sources;
+  size_t stride = 0;
 
+  __device__ unsigned source() const { return blockIdx.z % sources.count; }
+  __device__ size_t instanceAt() const {
+    return size_t(blockIdx.z / sources.count) * stride;
+  }
   __device__ uint64_t *output(unsigned limb, unsigned logN) const {
-    return sources.scratch[blockIdx.z] + (size_t(limb) << logN);
+    return sources.scratch[source()] + instanceAt() + (size_t(limb) << logN);
   }
   __device__ const uint64_t *input(unsigned limb, unsigned logN) const {
-    return sources.oneLimb[blockIdx.z]
-               ? sources.sources[blockIdx.z]
-               : sources.sources[blockIdx.z] + (size_t(limb) << logN);
+    const unsigned t = source();
+    return sources.sources[t] + instanceAt() +
+           (sources.oneLimb[t] ? 0 : size_t(limb) << logN);
   }
 };
 
@@ -251,6 +264,7 @@ template <typename Word> struct InPlaceRows {
   static constexpr unsigned kMinThreadsPerSm = 0; // no bound
   static constexpr unsigned kBlockThreads = kRowStepThreads;
   Word *data;
+  size_t stride = 0;
 };
 
 /// The rows of a fused forward NTT's sources, transformed one source after
@@ -268,14 +282,17 @@ struct SourceRows {
   static constexpr unsigned kBlockThreads = 64;
   NttSources sources;
   bool afterColumns;
+  size_t stride = 0;
 
-  /// Limb `limb` of source t, as the first round reads it.
+  /// Limb `limb` of source t of the block's instance, as the first round
+  /// reads it.
   __device__ const uint64_t *firstRound(int t, unsigned limb,
                                         size_t limbWords) const {
+    const size_t at = size_t(blockIdx.z) * stride;
     if (afterColumns)
-      return sources.scratch[t] + limb * limbWords;
-    return sources.oneLimb[t] ? sources.sources[t]
-                              : sources.sources[t] + limb * limbWords;
+      return sources.scratch[t] + at + limb * limbWords;
+    return sources.oneLimb[t] ? sources.sources[t] + at
+                              : sources.sources[t] + at + limb * limbWords;
   }
 };
 
@@ -478,7 +495,9 @@ __global__ void __launch_bounds__(
   const unsigned rowInBlock = threadIdx.x / kThreadsPerRow;
   const unsigned j = threadIdx.x % kThreadsPerRow;
   const unsigned rowInLimb = (firstRow + rowInBlock) << LOG_M;
-  const size_t rowOffset = size_t(blockIdx.y) * limbWords + rowInLimb;
+  // The rows' words: blockIdx.z is the instance (io.stride words apart).
+  const size_t rowOffset = size_t(blockIdx.z) * io.stride +
+                           size_t(blockIdx.y) * limbWords + rowInLimb;
   const unsigned rowSlot = rowInBlock << LOG_M;
 
   const RowTwiddles<Word, kOtFrom> twiddles{rowPowers + (rowInBlock << LOG_M),
@@ -567,7 +586,8 @@ __global__ void __launch_bounds__(
       reduceSums();
       const RfKeySwitchAddend &addend = io.addend;
       if (int(blockIdx.y) < addend.limbs) {
-        const uint64_t scale = addend.scales[blockIdx.y];
+        const uint64_t scale =
+            addend.scales[size_t(blockIdx.z) * io.stride + blockIdx.y];
 #pragma unroll
         for (unsigned slot = 0; slot < R; ++slot) {
           const size_t i = rowOffset + at[slot];

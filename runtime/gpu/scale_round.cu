@@ -28,9 +28,12 @@ __device__ __forceinline__ void roundTile(const Tile &t, unsigned tile,
 template <bool MMA>
 __global__ void __launch_bounds__(tileThreads(MMA), tileBlocksPerSm(MMA))
     scaleRoundKernel(ScaleRoundPlanView plan, const uint64_t *addend,
-                     const uint64_t *in, uint64_t *out, size_t n,
-                     unsigned tile) {
+                     const uint64_t *in, uint64_t *out, size_t n, unsigned tile,
+                     size_t stride) {
   extern __shared__ uint128_t tileMemory[];
+  addend = ofInstance(addend, stride);
+  in = ofInstance(in, stride);
+  out = ofInstance(out, stride);
   const Tile t(tileMemory, tile, scaleRoundShape(plan, addend != nullptr), MMA);
   const size_t first = size_t(blockIdx.x) * tile;
   awaitPreviousKernel();
@@ -52,8 +55,11 @@ __global__ void __launch_bounds__(tileThreads(MMA), tileBlocksPerSm(MMA))
 __global__ void scaleRoundByOnePrimeKernel(ScaleRoundPlanView plan,
                                            const uint64_t *addend,
                                            const uint64_t *in, uint64_t *out,
-                                           size_t n) {
+                                           size_t n, size_t stride) {
   const size_t c = 2 * (size_t(blockIdx.x) * blockDim.x + threadIdx.x);
+  addend = ofInstance(addend, stride);
+  in = ofInstance(in, stride);
+  out = ofInstance(out, stride);
   awaitPreviousKernel();
   allowNextKernel();
   if (c >= n)
@@ -90,8 +96,10 @@ template <bool MMA>
 __global__ void __launch_bounds__(tileThreads(MMA), tileBlocksPerSm(MMA))
     scaleRoundConvertKernel(ScaleRoundPlanView scale, ConvertPlan convert,
                             const uint64_t *in, uint64_t *out, size_t n,
-                            unsigned tile) {
+                            unsigned tile, size_t stride) {
   extern __shared__ uint128_t tileMemory[];
+  in = ofInstance(in, stride);
+  out = ofInstance(out, stride);
   const TileShape roundingShape = scaleRoundShape(scale, false);
   const Tile rounding(tileMemory, tile, roundingShape, MMA);
   const Tile conversion(reinterpret_cast<unsigned char *>(tileMemory) +
@@ -122,8 +130,11 @@ template <int ROWS>
 __global__ void scaleRoundColumnsKernel(ScaleRoundPlanView plan,
                                         const uint64_t *addend,
                                         const uint64_t *in, uint64_t *out,
-                                        size_t n, int perGroup) {
+                                        size_t n, int perGroup, size_t stride) {
   const size_t c = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  addend = ofInstance(addend, stride);
+  in = ofInstance(in, stride);
+  out = ofInstance(out, stride);
   awaitPreviousKernel();
   allowNextKernel();
   if (c >= n)
@@ -181,10 +192,12 @@ __global__ void scaleRoundColumnsKernel(ScaleRoundPlanView plan,
 /// The CPU driver's scale_up for coefficient j: floor(Q/t) m +
 /// floor((2 (Q mod t) m + t) / 2t) mod each output prime.
 __global__ void scaleUpKernel(ScaleUpPlanView plan, const uint64_t *in,
-                              uint64_t *out, size_t n) {
+                              uint64_t *out, size_t n, size_t stride) {
   const size_t j = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (j >= n)
     return;
+  in = ofInstance(in, stride);
+  out = ofInstance(out, stride);
   const uint64_t m = in[j];
   const uint64_t correction = static_cast<uint64_t>(
       (2 * static_cast<uint128_t>(plan.qModT) * m + plan.t) /
@@ -200,14 +213,15 @@ __global__ void scaleUpKernel(ScaleUpPlanView plan, const uint64_t *in,
 
 void launchScaleRound(const ScaleRoundPlanView &plan, size_t n,
                       const uint64_t *in, uint64_t *out, cudaStream_t stream,
-                      const uint64_t *addend) {
+                      const uint64_t *addend, Instances instances) {
   requireTileAligned("scaleRoundKernel", addend);
   if (plan.divisorSize == 1 && plan.divisorScale == nullptr && n % 2 == 0) {
     requireTileAligned("scaleRoundByOnePrimeKernel", in);
     requireTileAligned("scaleRoundByOnePrimeKernel", out);
-    launchDependent("scaleRoundByOnePrimeKernel", scaleRoundByOnePrimeKernel,
-                    gridFor(n / 2, static_cast<unsigned>(plan.outputSize)),
-                    kThreads, 0, stream, plan, addend, in, out, n);
+    launchDependent(
+        "scaleRoundByOnePrimeKernel", scaleRoundByOnePrimeKernel,
+        gridFor(n / 2, static_cast<unsigned>(plan.outputSize), instances),
+        kThreads, 0, stream, plan, addend, in, out, n, instances.stride);
     return;
   }
   // A fast floor (BEHZ) stays on the tiles.
@@ -216,7 +230,8 @@ void launchScaleRound(const ScaleRoundPlanView &plan, size_t n,
     withColumnRows(plan.divisorSize, [&](auto rows) {
       launchColumns("scaleRoundColumnsKernel",
                     scaleRoundColumnsKernel<decltype(rows)::value>, n,
-                    plan.outputSize, stream, plan, addend, in, out, n);
+                    plan.outputSize, stream, instances, plan, addend, in, out,
+                    n);
     });
     return;
   }
@@ -224,13 +239,13 @@ void launchScaleRound(const ScaleRoundPlanView &plan, size_t n,
               scaleRoundKernel<true>, plan.mmaOmega != nullptr,
               plan.divisorSize,
               shapedTile(scaleRoundShape(plan, addend != nullptr)), n, in, out,
-              stream, plan, addend);
+              stream, instances, plan, addend);
 }
 
 void launchScaleRoundConvert(const ScaleRoundPlanView &scale,
                              const ConvertPlan &convert, size_t n,
                              const uint64_t *in, uint64_t *out,
-                             cudaStream_t stream) {
+                             cudaStream_t stream, Instances instances) {
   // The rounding's tile, then the conversion's.
   auto bothTiles = [&](unsigned tile, bool mma) {
     return conversionTileOffset(scaleRoundShape(scale, false), mma, tile) +
@@ -240,12 +255,13 @@ void launchScaleRoundConvert(const ScaleRoundPlanView &scale,
               scaleRoundConvertKernel<true>,
               scale.mmaOmega != nullptr && convert.mmaWeights != nullptr,
               scale.divisorSize + convert.fromSize, bothTiles, n, in, out,
-              stream, scale, convert);
+              stream, instances, scale, convert);
 }
 
 void launchScaleUp(const ScaleUpPlanView &plan, size_t n, const uint64_t *in,
-                   uint64_t *out, cudaStream_t stream) {
-  scaleUpKernel<<<gridFor(n), kThreads, 0, stream>>>(plan, in, out, n);
+                   uint64_t *out, cudaStream_t stream, Instances instances) {
+  scaleUpKernel<<<gridFor(n, 1, instances), kThreads, 0, stream>>>(
+      plan, in, out, n, instances.stride);
   checkLaunch("scaleUpKernel");
 }
 

@@ -24,8 +24,9 @@ namespace {
 
 constexpr unsigned kThreads = 256;
 
-dim3 gridFor(size_t threads, unsigned rows = 1) {
-  return dim3(static_cast<unsigned>((threads + kThreads - 1) / kThreads), rows);
+dim3 gridFor(size_t threads, unsigned rows, Instances instances) {
+  return dim3(static_cast<unsigned>((threads + kThreads - 1) / kThreads), rows,
+              instances.count);
 }
 
 // Base conversion, scale-and-round, scale-up ----------------------------------

@@ -364,14 +364,15 @@ void requireTileAligned(const char *name, const void *buffer) {
     throw Error(std::string(name) + ": buffers must be 16-byte aligned");
 }
 
-/// Launches a tiled kernel over n coefficients (its parameters: the plans,
-/// in, out, n and the tile's width) as chooseTiled says; `rows` are the
-/// words a tile holds per coefficient, named if none fits.
+/// Launches a tiled kernel over n coefficients for each instance (its
+/// parameters: the plans, in, out, n, the tile's width and the instances'
+/// stride) as chooseTiled says; `rows` are the words a tile holds per
+/// coefficient, named if none fits.
 template <typename Kernel, typename BytesOf, typename... Plans>
 void launchTiled(const char *name, Kernel cudaCores, Kernel tensorCores,
                  bool planned, int rows, BytesOf bytesOf, size_t n,
                  const uint64_t *in, uint64_t *out, cudaStream_t stream,
-                 const Plans &...plans) {
+                 Instances instances, const Plans &...plans) {
   requireTileAligned(name, in);
   requireTileAligned(name, out);
   const TiledLaunch<Kernel> launch =
@@ -379,9 +380,11 @@ void launchTiled(const char *name, Kernel cudaCores, Kernel tensorCores,
   if (launch.tile == 0)
     throw Error(std::string(name) + ": a basis of " + std::to_string(rows) +
                 " limbs does not fit the kernel's shared memory");
-  launchDependent(name, launch.kernel,
-                  dim3(static_cast<unsigned>(n / launch.tile)), launch.threads,
-                  launch.bytes, stream, plans..., in, out, n, launch.tile);
+  launchDependent(
+      name, launch.kernel,
+      dim3(static_cast<unsigned>(n / launch.tile), 1, instances.count),
+      launch.threads, launch.bytes, stream, plans..., in, out, n, launch.tile,
+      instances.stride);
 }
 
 /// A tile of that shape.
@@ -417,19 +420,21 @@ template <typename F> void withColumnRows(int rows, F f) {
               std::to_string(rows));
 }
 
-/// A column kernel over n coefficients and `outputs` output limbs. Below
+/// A column kernel over n coefficients and `outputs` output limbs for each
+/// instance (its last parameters: perGroup, the instances' stride). Below
 /// 2^16 coefficients a thread takes at most four outputs (three times the
 /// threads for a digit's nine): at logN 15 that was fastest, at logN 16 all
 /// of them in one thread.
 template <typename Kernel, typename... Args>
 void launchColumns(const char *name, Kernel kernel, size_t n, int outputs,
-                   cudaStream_t stream, Args... args) {
+                   cudaStream_t stream, Instances instances, Args... args) {
   constexpr unsigned kColumnThreads = 128;
   const int perGroup = n >= 65536 ? std::max(outputs, 1) : 4;
   const unsigned groups = unsigned((std::max(outputs, 1) + perGroup - 1) / perGroup);
-  launchDependent(name, kernel,
-                  dim3(static_cast<unsigned>(n / kColumnThreads), groups),
-                  kColumnThreads, 0, stream, args..., perGroup);
+  launchDependent(
+      name, kernel,
+      dim3(static_cast<unsigned>(n / kColumnThreads), groups, instances.count),
+      kColumnThreads, 0, stream, args..., perGroup, instances.stride);
 }
 
 } // namespace

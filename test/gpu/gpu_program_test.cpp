@@ -18,6 +18,7 @@
 #include "ringfuse/runtime/ntt.h"
 #include "ringfuse/runtime/program.h"
 
+#include "device_steps.h"
 #include "handwritten_programs.h"
 #include "ringfuse/gpu/kernels.cuh"
 #include "test_support.h"
@@ -30,111 +31,11 @@
 namespace ringfuse::runtime {
 namespace {
 using namespace handwritten;
+using Host = HostSteps;
+using Gpu = DeviceSteps;
 using testing::randomBelow;
 using testing::seededPrng;
 using testing::errorOf;
-
-// Elementwise steps as kernels ------------------------------------------------
-
-/// One thread per residue i of limbs * N words, as emitted CUDA does.
-template <typename Body, typename... Buffers>
-__global__ void elementwiseKernel(Body body, const RfModulus *moduli,
-                                  size_t words, Buffers... buffers) {
-  const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= words)
-    return;
-  const size_t limb = i / kN;
-  const Modulus q(moduli[limb]);
-  body(q, i, buffers...);
-}
-
-__global__ void copyKernel(const uint64_t *from, size_t words, uint64_t *to) {
-  const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < words)
-    to[i] = from[i];
-}
-
-__global__ void fillKernel(uint64_t *to, size_t words, uint64_t value) {
-  const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < words)
-    to[i] = value;
-}
-
-// Device lambdas would need --extended-lambda; functors of the shared bodies.
-struct AddBody {
-  __device__ void operator()(const Modulus &q, size_t i, const uint64_t *a,
-                             const uint64_t *b, uint64_t *out) const {
-    addBody(q, i, a, b, out);
-  }
-};
-struct MultiplyBody {
-  __device__ void operator()(const Modulus &q, size_t i, const uint64_t *a,
-                             const uint64_t *b, uint64_t *out) const {
-    multiplyBody(q, i, a, b, out);
-  }
-};
-struct TensorBody {
-  __device__ void operator()(const Modulus &q, size_t i, const uint64_t *x0,
-                             const uint64_t *x1, const uint64_t *y0,
-                             const uint64_t *y1, uint64_t *t0, uint64_t *t1,
-                             uint64_t *t2) const {
-    tensorBody(q, i, x0, x1, y0, y1, t0, t1, t2);
-  }
-};
-
-unsigned blocksFor(size_t words) {
-  return static_cast<unsigned>((words + 255) / 256);
-}
-
-cudaStream_t streamOf(RfRuntime *rt, const RfKernels *k) {
-  return static_cast<cudaStream_t>(k->stream(rt));
-}
-
-/// The CUDA driver's steps: a kernel per step on the program's stream, each
-/// launch checked through the driver as emitted code does.
-struct DeviceSteps {
-  template <typename Body, typename... Buffers>
-  static void elementwise(RfRuntime *rt, const RfKernels *k, const char *name,
-                          int basis, int limbs, Buffers... buffers) {
-    const size_t words = size_t(limbs) * kN;
-    elementwiseKernel<<<blocksFor(words), 256, 0, streamOf(rt, k)>>>(
-        Body{}, k->moduli(rt, basis), words, buffers...);
-    k->check_launch(rt, name, static_cast<int>(cudaGetLastError()));
-  }
-
-  static void add(RfRuntime *rt, const RfKernels *k, int basis, int limbs,
-                  const uint64_t *a, const uint64_t *b, uint64_t *out) {
-    elementwise<AddBody>(rt, k, "add", basis, limbs, a, b, out);
-  }
-
-  static void multiply(RfRuntime *rt, const RfKernels *k, int basis, int limbs,
-                       const uint64_t *a, const uint64_t *b, uint64_t *out) {
-    elementwise<MultiplyBody>(rt, k, "multiply", basis, limbs, a, b, out);
-  }
-
-  static void tensor(RfRuntime *rt, const RfKernels *k, int basis, int limbs,
-                     const uint64_t *x0, const uint64_t *x1, const uint64_t *y0,
-                     const uint64_t *y1, uint64_t *t0, uint64_t *t1,
-                     uint64_t *t2) {
-    elementwise<TensorBody>(rt, k, "tensor", basis, limbs, x0, x1, y0, y1, t0,
-                            t1, t2);
-  }
-
-  static void copy(RfRuntime *rt, const RfKernels *k, const uint64_t *from,
-                   size_t words, uint64_t *to) {
-    copyKernel<<<blocksFor(words), 256, 0, streamOf(rt, k)>>>(from, words, to);
-    k->check_launch(rt, "copy", static_cast<int>(cudaGetLastError()));
-  }
-
-  static void fill(RfRuntime *rt, const RfKernels *k, uint64_t *to,
-                   size_t words, uint64_t value) {
-    fillKernel<<<blocksFor(words), 256, 0, streamOf(rt, k)>>>(to, words, value);
-    k->check_launch(rt, "fill", static_cast<int>(cudaGetLastError()));
-  }
-};
-
-using Host = HostSteps;
-using Gpu = DeviceSteps;
 
 // Comparing
 // ---------------------------------------------------------------------

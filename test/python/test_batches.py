@@ -102,6 +102,24 @@ def test_a_progress_bar_on_request_gives_the_same_words(cache_dir: Path) -> None
             np.testing.assert_array_equal(a[k].residues(), b[k].residues())
 
 
+def test_a_batch_larger_than_a_chunk_gives_the_single_runs_words(cache_dir: Path) -> None:
+    """300 instances: on the CUDA driver, chunks of 256 and 44 instances a launch
+    on two regions in turn, a graph for each size; threads on the CPU."""
+    program, keys = program_and_keys(cache_dir)
+    instances = 300
+    bx = keys.encrypt(random_rows(program, instances, 12))
+    by = keys.encrypt(random_rows(program, instances, 13))
+    w = random_rows(program, instances, 14)
+    shown = io.StringIO()
+    with redirect_stderr(shown):
+        first, second = program(bx, by, w=w, progress=True)
+    assert f"{instances}/{instances}" in shown.getvalue()
+    for k in range(0, instances, 7):
+        single = program(bx[k], by[k], w=w[k])
+        np.testing.assert_array_equal(first[k].residues(), single[0].residues())
+        np.testing.assert_array_equal(second[k].residues(), single[1].residues())
+
+
 def test_encrypt_rows_and_decrypt_a_batch(cache_dir: Path) -> None:
     program, keys = program_and_keys(cache_dir)
     values = np.arange(12).reshape(3, 4)

@@ -247,6 +247,8 @@ private:
     const size_t parts = (steps.size() + kStepsPerPart - 1) / kStepsPerPart;
     const char *stream = cuda_ ? "  cudaStream_t stream = "
                                  "static_cast<cudaStream_t>(k->stream(rt));\n"
+                                 "  const RfInstances instances = "
+                                 "k->instances(rt);\n"
                                : "";
     auto text = [&](ArrayRef<std::string> part) {
       return stream + llvm::join(part, "");
@@ -545,17 +547,22 @@ private:
     const int basis = basisOf(op.getOuts()[0]);
     const size_t words = type.getBasis().size() * size_t(n_);
     if (cuda_) {
+      // Grid z is the instance: its buffers are `stride` words after the
+      // previous instance's (RfInstances); the constants are shared.
       SmallVector<std::string> call = {"q", "limb", "i"};
-      call.append(bufferArguments);
+      for (const std::string &argument : bufferArguments)
+        call.push_back(argument + " + at");
       call.append(tables);
-      k << "__global__ void " << name << "_kernel(const RfModulus *moduli, "
+      k << "__global__ void " << name << "_kernel(const RfModulus *moduli, size_t stride, "
         << llvm::join(bufferParameters, ", ") << ") {\n"
         << "  const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;\n"
         << "  if (i >= " << words << ") return;\n"
         << "  const size_t limb = i / N;\n"
+        << "  const size_t at = size_t(blockIdx.z) * stride;\n"
         << "  const Modulus q(moduli[limb]);\n"
         << "  " << name << "(" << llvm::join(call, ", ") << ");\n}\n";
-      os << llvm::formatv("  {0}_kernel<<<{1}, 256, 0, stream>>>(k->moduli(rt, {2}), {3});\n"
+      os << llvm::formatv("  {0}_kernel<<<dim3({1}, 1, instances.count), 256, 0, stream>>>("
+                          "k->moduli(rt, {2}), instances.stride, {3});\n"
                           "  k->check_launch(rt, \"{0}\", static_cast<int>(cudaGetLastError()));\n",
                           name, (words + 255) / 256, basis, llvm::join(buffers, ", "));
     } else {

@@ -75,8 +75,10 @@ CudaDriver::CudaDriver(RfRuntime &s) : s_(s), device_(currentDevice()) {
   TableImage measure(0);
   placeTables(s, twiddles, measure);
 
-  // The rest of the allocation, after the tables.
-  size_t offset = measure.size();
+  // The rest of the allocation, after the tables: the buffers, spare and
+  // scratch (one instance's region), then the keys.
+  const size_t regionStart = measure.size();
+  size_t offset = regionStart;
   std::vector<size_t> bufferOffsets;
   for (size_t words : s.bufferWords) {
     bufferOffsets.push_back(offset);
@@ -93,6 +95,11 @@ CudaDriver::CudaDriver(RfRuntime &s) : s_(s), device_(currentDevice()) {
     scratchWords = std::max(scratchWords, plan.outputModuli.size() * n);
   const size_t scratchOffset = offset;
   offset = alignUp(offset + scratchWords * sizeof(uint64_t));
+  for (size_t at : bufferOffsets)
+    layout_.buffers.push_back(at - regionStart);
+  layout_.spare = spareOffset - regionStart;
+  layout_.scratch = scratchOffset - regionStart;
+  layout_.bytes = offset - regionStart;
   keyWords_ = 2 * c.dnum() * qpWords;
   const size_t keysOffset = offset;
   offset =
@@ -145,6 +152,7 @@ CudaDriver::CudaDriver(RfRuntime &s) : s_(s), device_(currentDevice()) {
       stagingWords += qWords;
     }
   }
+  stagingWords_ = stagingWords;
   pinned_ = cuda::PinnedMemory(
       std::max<size_t>(stagingWords, 1) * sizeof(uint64_t),
       "the program's inputs and outputs");
@@ -264,14 +272,24 @@ void CudaDriver::finishSchedule() {
 /// (a call the emitted code makes that capture does not allow, say) leaves
 /// the program running eagerly, as on its first run.
 void CudaDriver::captureSchedule() {
+  cuda::Graph captured = captureGraph(graphProblem_);
+  if (!captured) {
+    graphDisabled_ = true;
+    return;
+  }
+  graph_ = std::move(captured);
+}
+
+/// The schedule, as the buffers and instances now are, captured into a
+/// graph; an empty one and the reason when that fails.
+cuda::Graph CudaDriver::captureGraph(std::string &problem) {
   cudaGetLastError(); // nothing stale may be blamed on a captured launch
   cudaError_t begin =
       cudaStreamBeginCapture(stream_.get(), cudaStreamCaptureModeThreadLocal);
   if (begin != cudaSuccess) {
     cudaGetLastError();
-    graphDisabled_ = true;
-    graphProblem_ = "cudaStreamBeginCapture: " + describe(begin);
-    return;
+    problem = "cudaStreamBeginCapture: " + describe(begin);
+    return {};
   }
   s_.failed = false;
   s_.error.clear();
@@ -279,7 +297,7 @@ void CudaDriver::captureSchedule() {
   finishSchedule();
   cudaGraph_t graph = nullptr;
   cudaError_t end = cudaStreamEndCapture(stream_.get(), &graph);
-  std::string problem;
+  problem.clear();
   if (s_.failed)
     problem = "capturing the schedule: " + s_.error;
   else if (end != cudaSuccess || !graph)
@@ -295,11 +313,9 @@ void CudaDriver::captureSchedule() {
     cudaGetLastError();
     s_.failed = false;
     s_.error.clear();
-    graphDisabled_ = true;
-    graphProblem_ = problem;
-    return;
+    return {};
   }
-  graph_ = std::move(captured);
+  return captured;
 }
 
 /// Runs the schedule on the stream: eagerly, or by replaying its graph.

@@ -17,6 +17,14 @@
 // captures the schedule into a CUDA graph, and every later run replays it
 // (the copies in and out stay outside the graph).
 //
+// A batch (runBatch, cuda_batches.cu) runs many instances in each launch:
+// a Region holds `capacity` copies of the buffers, spare and scratch, each
+// `stride` words after the last, so every kernel finds instance z's words at
+// instance 0's plus z * stride (cuda::Instances). A batch goes through in
+// chunks of at most a region's capacity, two regions taking turns so that a
+// chunk's copies overlap the other's kernels; each region replays a graph
+// per chunk size.
+//
 //===----------------------------------------------------------------------===//
 #ifndef RINGFUSE_RUNTIME_DRIVER_CUDA_CUDA_DRIVER_H
 #define RINGFUSE_RUNTIME_DRIVER_CUDA_CUDA_DRIVER_H
@@ -103,6 +111,9 @@ public:
 
   void *stream() override { return stream_.get(); }
   void checkLaunch(const char *kernel, int cudaError) override;
+  RfInstances instances() const override {
+    return {instances_.count, instances_.stride};
+  }
 
   bool takesDeviceInputs() const override { return true; }
   void placeKeys(bool force) override;
@@ -112,8 +123,17 @@ public:
   std::vector<double> timeRuns(const std::vector<ProgramInput> &inputs,
                                size_t warmup, size_t iterations) override;
   bool replaysGraph() const override { return static_cast<bool>(graph_); }
+  bool runsInstances() const override;
+  std::vector<std::vector<Ciphertext>>
+  runBatch(const std::vector<std::vector<ProgramInput>> &instances,
+           const BatchProgress &progress) override;
+  std::vector<double> timeBatch(const std::vector<ProgramInput> &inputs,
+                                size_t count, size_t warmup,
+                                size_t iterations) override;
 
 private:
+  struct Region;
+  class InRegion;
   // Dataflow (cuda_kernels.cu).
   cudaStream_t beginLaunch(Accesses accesses);
   void endLaunch();
@@ -139,8 +159,19 @@ private:
   void runSchedule();
   void runScheduleChecked();
   void captureSchedule();
+  cuda::Graph captureGraph(std::string &problem);
   void finishSchedule();
   void finishRun(const std::string &when);
+
+  // Batches (cuda_batches.cu).
+  unsigned chunkCapacity(size_t instances) const;
+  Region &regionFor(size_t index, unsigned capacity);
+  void restoreConstants(cudaStream_t stream);
+  void stageInputs(Region &region, const std::vector<ProgramInput> &inputs,
+                   unsigned instance);
+  void enqueueChunk(Region &region, unsigned count, bool replay);
+  void collectChunk(Region &region,
+                    std::vector<std::vector<Ciphertext>> &outputs);
 
   RfRuntime &s_;
   int device_ = 0;
@@ -175,12 +206,24 @@ private:
   size_t nextSide_ = 0;
   static constexpr size_t kNone = ~size_t(0);
 
+  /// Where the buffers, spare and scratch lie, from the start of their
+  /// region (the words one instance needs), and the region's size.
+  struct RegionLayout {
+    std::vector<size_t> buffers;
+    size_t spare = 0, scratch = 0, bytes = 0;
+  } layout_;
+  /// What the kernels launched now compute: one instance, or a region's.
+  cuda::Instances instances_;
+  std::vector<std::unique_ptr<Region>> regions_; // batches' (two at most)
+
   uint64_t *scratch_ = nullptr; // an output staged when it overlaps the input
   uint64_t *keys_ = nullptr;    // key k at keys_ + k * keyWords_
   size_t keyWords_ = 0;
 
-  // Pinned staging: word offsets of each input / output component.
+  // Pinned staging: word offsets of each input / output component, within
+  // stagingWords_ words an instance.
   std::vector<std::vector<size_t>> inputStaging_, outputStaging_;
+  size_t stagingWords_ = 0;
 
   /// What was uploaded to each key slot: the key object and where its words
   /// were, so that an unchanged binding is not copied again.
@@ -195,6 +238,36 @@ private:
   cuda::Graph graph_;
   bool graphDisabled_ = false; // capture failed: runs stay eager
   std::string graphProblem_;
+};
+
+/// `capacity` instances' buffers, spare and scratch (a stride of
+/// RegionLayout::bytes), their pinned staging, the stream of their copies
+/// and replays, and the graphs of the chunk sizes run on them so far.
+struct CudaDriver::Region {
+  Region(const RegionLayout &layout, size_t stagingWords, unsigned capacity)
+      : capacity(capacity),
+        memory(layout.bytes * capacity,
+               "a batch of " + std::to_string(capacity) + " instances"),
+        staging(std::max<size_t>(stagingWords, 1) * sizeof(uint64_t) * capacity,
+                "the inputs and outputs of a batch's chunk") {}
+
+  uint64_t *at(size_t offset) const {
+    return reinterpret_cast<uint64_t *>(memory.get() + offset);
+  }
+  uint64_t *staged(size_t instance, size_t stagingWords, size_t offset) const {
+    return reinterpret_cast<uint64_t *>(staging.get()) +
+           instance * stagingWords + offset;
+  }
+
+  unsigned capacity;
+  cuda::DeviceMemory memory;
+  cuda::PinnedMemory staging;
+  cuda::Stream stream;
+  cuda::Event done;
+  std::map<unsigned, cuda::Graph> graphs;
+  // The chunk in flight: its first instance and size (0: none).
+  size_t first = 0;
+  unsigned count = 0;
 };
 
 /// Device memory for a ciphertext of `components` components over Q.

@@ -135,8 +135,12 @@ Accesses CudaDriver::inToOut(Span in, Span out, bool overlapping) const {
 /// The staged output back where the schedule asked for it.
 void CudaDriver::copyFromScratch(uint64_t *out, size_t words,
                                  cudaStream_t stream) {
-  cuda::check(cudaMemcpyAsync(out, scratch_, words * sizeof(uint64_t),
-                              cudaMemcpyDeviceToDevice, stream),
+  // Each instance's: the instances' buffers and scratch are equally apart.
+  const size_t pitch =
+      std::max<size_t>(instances_.stride, words) * sizeof(uint64_t);
+  cuda::check(cudaMemcpy2DAsync(out, pitch, scratch_, pitch,
+                                words * sizeof(uint64_t), instances_.count,
+                                cudaMemcpyDeviceToDevice, stream),
               "copying a staged output into place");
 }
 
@@ -147,9 +151,11 @@ void CudaDriver::nttLaunch(const NttCall &call, int basis, uint64_t *data,
   const Span words{data, basisWords(&s_, basis)};
   cudaStream_t stream = beginLaunch({{words}, {words}});
   if (forward)
-    cuda::launchNttForward(plans_.ntt[basis], s_.n, call.shape, data, stream);
+    cuda::launchNttForward(plans_.ntt[basis], s_.n, call.shape, data, stream,
+                           static_cast<const uint64_t *>(nullptr), instances_);
   else
-    cuda::launchNttInverse(plans_.ntt[basis], s_.n, call.shape, data, stream);
+    cuda::launchNttInverse(plans_.ntt[basis], s_.n, call.shape, data, stream,
+                           instances_);
   endLaunch();
 }
 
@@ -164,6 +170,8 @@ void CudaDriver::ntt_inverse(const NttCall &call, RfRuntime *, int basis,
 }
 
 void CudaDriver::dgtLaunch(int basis, uint64_t *data, bool forward) {
+  if (instances_.count != 1)
+    throw Error("the DGT transforms one instance a launch"); // runsInstances
   const Span words{data, basisWords(&s_, basis)};
   cudaStream_t stream = beginLaunch({{words}, {words}});
   if (forward)
@@ -188,7 +196,8 @@ void CudaDriver::ntt_forward_from(const NttCall &call, RfRuntime *, int basis,
                                   uint64_t *out, int, int, int) {
   cudaStream_t stream = beginLaunch({{{in, basisWords(&s_, in_basis)}},
                                      {{out, basisWords(&s_, basis)}}});
-  cuda::launchNttForward(plans_.ntt[basis], s_.n, call.shape, out, stream, in);
+  cuda::launchNttForward(plans_.ntt[basis], s_.n, call.shape, out, stream, in,
+                         instances_);
   endLaunch();
 }
 
@@ -197,7 +206,8 @@ void CudaDriver::convert(const ConvertCall &call, RfRuntime *, int plan,
   uint64_t *target = targetOf(call.overlapping, out);
   cudaStream_t stream = beginLaunch(
       inToOut({in, call.inWords}, {out, call.outWords}, call.overlapping));
-  cuda::launchConvert(plans_.converters[plan], s_.n, in, target, stream);
+  cuda::launchConvert(plans_.converters[plan], s_.n, in, target, stream,
+                      instances_);
   if (call.overlapping)
     copyFromScratch(out, call.outWords, stream);
   endLaunch();
@@ -218,11 +228,11 @@ void CudaDriver::launchScaleRoundCall(int index, const ScaleRoundCall &call,
   const int converter = call.entry->converter;
   if (converter < 0)
     cuda::launchScaleRound(plans_.scaleRounds[index], s_.n, in, target, stream,
-                           addend);
+                           addend, instances_);
   else
     cuda::launchScaleRoundConvert(plans_.scaleRounds[index],
                                   plans_.converters[converter], s_.n, in,
-                                  target, stream);
+                                  target, stream, instances_);
   if (call.overlapping)
     copyFromScratch(out, call.outWords, stream);
   endLaunch();
@@ -245,7 +255,8 @@ void CudaDriver::scale_up(const ScaleUpCall &call, RfRuntime *, int plan,
   uint64_t *target = targetOf(call.overlapping, out);
   cudaStream_t stream = beginLaunch(
       inToOut({in, s_.n}, {out, call.limbs * s_.n}, call.overlapping));
-  cuda::launchScaleUp(plans_.scaleUps[plan], s_.n, in, target, stream);
+  cuda::launchScaleUp(plans_.scaleUps[plan], s_.n, in, target, stream,
+                      instances_);
   if (call.overlapping)
     copyFromScratch(out, call.limbs * s_.n, stream);
   endLaunch();
@@ -258,7 +269,7 @@ void CudaDriver::automorphism(const AutomorphismCall &call, RfRuntime *,
   cudaStream_t stream = beginLaunch({{{in, words}}, {{out, words}}});
   cuda::launchAutomorphism(plans_.basisModuli[basis],
                            static_cast<int>(call.basis->moduli.size()), s_.n,
-                           galois_element, in, out, stream);
+                           galois_element, in, out, stream, instances_);
   endLaunch();
 }
 
@@ -270,7 +281,7 @@ void CudaDriver::automorphism_evaluation(const AutomorphismCall &call,
   cudaStream_t stream = beginLaunch({{{in, words}}, {{out, words}}});
   cuda::launchEvaluationAutomorphism(
       static_cast<int>(call.basis->moduli.size()), s_.n, galois_element, in,
-      out, stream);
+      out, stream, instances_);
   endLaunch();
 }
 
@@ -316,7 +327,7 @@ void CudaDriver::key_switch_inner_product(const KeySwitchCall &call,
   }
   addendAccesses(call.addend, accesses);
   cudaStream_t stream = beginLaunch(std::move(accesses));
-  cuda::launchKeySwitchInnerProduct(plan, s_.n, out0, out1, stream);
+  cuda::launchKeySwitchInnerProduct(plan, s_.n, out0, out1, stream, instances_);
   endLaunch();
 }
 
@@ -348,8 +359,8 @@ void CudaDriver::ntt_key_switch(const NttKeySwitchCall &call, RfRuntime *,
   cudaStream_t stream = beginLaunch(std::move(accesses));
   cuda::launchNttKeySwitch(keyView(key, call.keySwitch), plans_.ntt[basis],
                            s_.n, call.shape,
-                           sourcesOf(digits, scratch, call.oneLimb), out0,
-                           out1, call.keySwitch.addend, stream);
+                           sourcesOf(digits, scratch, call.oneLimb), out0, out1,
+                           call.keySwitch.addend, stream, instances_);
   endLaunch();
 }
 
@@ -375,7 +386,7 @@ void CudaDriver::ntt_products(const NttProductsCall &call, RfRuntime *,
   cudaStream_t stream = beginLaunch(std::move(accesses));
   cuda::launchNttProducts(plans_.ntt[basis], s_.n, call.shape,
                           sourcesOf(factors, scratch, call.oneLimb), products,
-                          stream);
+                          stream, instances_);
   endLaunch();
 }
 
@@ -407,7 +418,7 @@ void CudaDriver::sum_of_products(const SumOfProductsCall &call, RfRuntime *,
     sums.second[t] = call.second[t];
   }
   cudaStream_t stream = beginLaunch(std::move(accesses));
-  cuda::launchSumOfProducts(sums, s_.n, stream);
+  cuda::launchSumOfProducts(sums, s_.n, stream, instances_);
   endLaunch();
 }
 

@@ -30,14 +30,17 @@ module {
 // CHECK: __constant__ uint64_t elementwise_0_constant0[] = {3, 3};
 // CHECK: RF_HOST_DEVICE inline void elementwise_0(const Modulus &q, size_t limb, size_t i, const uint64_t *in0, const uint64_t *in1, uint64_t *out0, const uint64_t *constant0) {
 // CHECK: ringfuse::runtime::mulMod(v2, constant0[limb], q)
-// CHECK: __global__ void elementwise_0_kernel(const RfModulus *moduli, const uint64_t *in0, const uint64_t *in1, uint64_t *out0) {
+// CHECK: __global__ void elementwise_0_kernel(const RfModulus *moduli, size_t stride, const uint64_t *in0, const uint64_t *in1, uint64_t *out0) {
 // CHECK-NEXT: const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
 // CHECK-NEXT: if (i >= 32) return;
+// Grid z is the instance, its buffers `stride` words after the last's.
+// CHECK: const size_t at = size_t(blockIdx.z) * stride;
 // The driver's moduli carry their Barrett constants: no division per thread.
 // CHECK: const Modulus q(moduli[limb]);
-// CHECK-NEXT: elementwise_0(q, limb, i, in0, in1, out0, elementwise_0_constant0);
+// CHECK-NEXT: elementwise_0(q, limb, i, in0 + at, in1 + at, out0 + at, elementwise_0_constant0);
 // CHECK: cudaStream_t stream = static_cast<cudaStream_t>(k->stream(rt));
-// CHECK: elementwise_0_kernel<<<1, 256, 0, stream>>>(k->moduli(rt, 0), b[0], b[1], b[2]);
+// CHECK-NEXT: const RfInstances instances = k->instances(rt);
+// CHECK: elementwise_0_kernel<<<dim3(1, 1, instances.count), 256, 0, stream>>>(k->moduli(rt, 0), instances.stride, b[0], b[1], b[2]);
 // CHECK-NEXT: k->check_launch(rt, "elementwise_0", static_cast<int>(cudaGetLastError()));
 // No transform: 0, 0, 0 leaves the shape to the driver.
 // CHECK: k->ntt_forward(rt, 0, b[2], 0, 0, 0);

@@ -9,10 +9,10 @@
 //   Program program = Program::load("build/mul.so");
 //   std::vector<Ciphertext> out = program.run({&x, &y}, &relinKey, nullptr);
 //
-// runBatch runs many instances of the circuit in one call over worker
-// threads, each with a replica of the program's state: on the CPU driver
-// each on a core, on the CUDA driver each on its own stream and device
-// memory, so that small instances run side by side on the GPU.
+// runBatch runs many instances of the circuit in one call: on the CUDA
+// driver every kernel computes a chunk of instances in one launch; on the
+// CPU driver (and for programs whose transforms are DGTs) worker threads
+// run them, each on a replica of the program's state.
 //
 // Two drivers run the same program and give the same words, bit for bit:
 //  - Device::Cpu: buffers are host memory; the kernels are the reference code
@@ -42,6 +42,7 @@
 #include "ringfuse/runtime/program_abi.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <variant>
@@ -62,9 +63,17 @@ struct DeviceCiphertext {
 DeviceCiphertext uploadCiphertext(const Ciphertext &ciphertext);
 Ciphertext downloadCiphertext(const DeviceCiphertext &ciphertext);
 
+/// The host link's copy rate in bytes per second, to the GPU or from it:
+/// the median of `repeats` copies of `bytes` between pinned host memory and
+/// device memory, timed with CUDA events (CUDA builds; otherwise an Error).
+double hostLinkBytesPerSecond(size_t bytes, bool toDevice, int repeats = 7);
+
 /// One input of a run, in the manifest's input order.
 using ProgramInput =
     std::variant<const Ciphertext *, const Plaintext *, const DeviceCiphertext *>;
+
+/// Told how many instances of a batch have finished so far, as they do.
+using BatchProgress = std::function<void(size_t finished)>;
 
 /// Where a program's buffers live and its kernels run.
 enum class Device { Cpu, Cuda };
@@ -136,8 +145,18 @@ public:
   /// bound once; every instance's inputs are checked before any instance
   /// runs, so a bad one (named "instance i: ...") costs no work.
   ///
-  /// The instances are spread over `threads` workers (0: one per hardware
-  /// thread on the CPU driver, 8 on the CUDA driver; never
+  /// On the CUDA driver (`threads` is then ignored) each kernel computes a
+  /// chunk of instances in one launch, their buffers side by side in a
+  /// region of device memory made for the batch's chunk size and kept: as
+  /// many instances a chunk as fit a quarter of the free device memory (at
+  /// most 256), so a batch of any size goes through. Two regions take turns,
+  /// the copies of one chunk overlapping the kernels of the other, and each
+  /// replays a graph captured for its chunk size. `progress`, if given, is
+  /// told the instances finished after each chunk (every 1/8 or so of the
+  /// batch elsewhere).
+  ///
+  /// Elsewhere the instances are spread over `threads` workers (0: one per
+  /// hardware thread on the CPU driver, 8 on the CUDA driver; never
   /// more than there are instances): the calling
   /// thread on this program's buffers and threads - 1 more, each on a
   /// replica, a copy of the program's state loaded from the same manifest
@@ -149,12 +168,12 @@ public:
   /// failure of the lowest instance is thrown here as an Error
   /// "instance i: ..." (a replica that could not be made, as one saying so).
   ///
-  /// On the CUDA driver a replica has its own streams, device memory (keys
-  /// included) and captured graph; its host thread launches while the others'
-  /// kernels run. An instance dimension inside the kernels is a later step.
+  /// On the CUDA driver (a program with DGTs) a replica has its own streams,
+  /// device memory (keys included) and captured graph.
   std::vector<std::vector<Ciphertext>>
   runBatch(const std::vector<std::vector<ProgramInput>> &instances,
-           const RelinKey *relin, const GaloisKeys *galois, size_t threads = 0);
+           const RelinKey *relin, const GaloisKeys *galois, size_t threads = 0,
+           const BatchProgress &progress = {});
   /// The CUDA driver: run(inputs, relin, galois) with the outputs left on
   /// the GPU (copied out of the program's buffers into memory of their own),
   /// so that they can feed later runs without a host round trip.
@@ -176,6 +195,11 @@ public:
   /// (the same work); no outputs are read back.
   std::vector<double> timeRuns(const std::vector<ProgramInput> &inputs,
                                size_t warmup, size_t iterations);
+  /// timeRuns for a chunk of `count` instances of `inputs` in each launch
+  /// (the CUDA driver; an Error elsewhere): the time of each replay of the
+  /// chunk's graph, its inputs resident in device memory.
+  std::vector<double> timeBatch(const std::vector<ProgramInput> &inputs,
+                                size_t count, size_t warmup, size_t iterations);
 
   /// The CUDA driver: true once the schedule has been captured into a CUDA
   /// graph that runs replay (from the second successful run on). Always

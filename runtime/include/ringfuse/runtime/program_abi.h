@@ -29,7 +29,7 @@
 extern "C" {
 #endif
 
-#define RINGFUSE_PROGRAM_ABI_VERSION 19
+#define RINGFUSE_PROGRAM_ABI_VERSION 20
 
 /* A modulus with its Barrett constant floor((2^128 - 1) / value), laid out as
  * runtime/modarith.h's Modulus (which converts from it). */
@@ -180,6 +180,14 @@ typedef struct RfKeySwitchAddend {
 
 typedef struct RfRuntime RfRuntime; /* opaque: the loaded program's state */
 
+/* The instances every kernel of a run computes (a grid's z on the GPU):
+ * instance z's buffers are instance 0's (what `buffer` hands out) plus z *
+ * stride words. One, stride 0, for a single run and on the CPU driver. */
+typedef struct RfInstances {
+  unsigned count;
+  size_t stride;
+} RfInstances;
+
 /* What a schedule calls: the driver's services, then the library kernels of
  * kernel_catalog.def, one entry each (`basis`, `plan` and `key` are manifest
  * indices). */
@@ -201,6 +209,9 @@ typedef struct RfKernels {
    * The program reads the error itself because it may link its own copy of
    * the CUDA runtime. A no-op for the CPU driver. */
   void (*check_launch)(RfRuntime *, const char *kernel, int cuda_error);
+  /* The run's instances, for the grids of emitted CUDA's generated kernels
+   * (the library kernels take them from the driver). */
+  RfInstances (*instances)(RfRuntime *);
   /* The library kernels called between concurrent_begin and concurrent_end
    * touch disjoint buffers and may run at the same time (the CPU driver runs
    * them in order; the CUDA driver runs every library kernel as soon as the

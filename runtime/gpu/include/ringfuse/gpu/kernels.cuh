@@ -240,30 +240,35 @@ static_assert(sizeof(SumOfProducts) + sizeof(size_t) <= 4096,
 
 /// out must not overlap in (the driver stages overlapping outputs).
 void launchConvert(const ConvertPlan &plan, size_t n, const uint64_t *in,
-                   uint64_t *out, cudaStream_t stream);
+                   uint64_t *out, cudaStream_t stream,
+                   Instances instances = {});
 /// With an addend (over the output's basis, overlapping neither in nor
 /// out), out = the rounding + addend.
 void launchScaleRound(const ScaleRoundPlanView &plan, size_t n,
                       const uint64_t *in, uint64_t *out, cudaStream_t stream,
-                      const uint64_t *addend = nullptr);
+                      const uint64_t *addend = nullptr,
+                      Instances instances = {});
 /// launchScaleRound into the kept basis, then launchConvert (exact, every
 /// target limb missing) of the result, in one kernel.
 void launchScaleRoundConvert(const ScaleRoundPlanView &scale,
                              const ConvertPlan &convert, size_t n,
                              const uint64_t *in, uint64_t *out,
-                             cudaStream_t stream);
+                             cudaStream_t stream, Instances instances = {});
 void launchScaleUp(const ScaleUpPlanView &plan, size_t n, const uint64_t *in,
-                   uint64_t *out, cudaStream_t stream);
+                   uint64_t *out, cudaStream_t stream,
+                   Instances instances = {});
 void launchAutomorphism(const Modulus *moduli, int limbs, size_t n,
                         uint64_t galoisElement, const uint64_t *in,
-                        uint64_t *out, cudaStream_t stream);
+                        uint64_t *out, cudaStream_t stream,
+                        Instances instances = {});
 /// The automorphism in evaluation form (a permutation; no moduli needed).
 void launchEvaluationAutomorphism(int limbs, size_t n, uint64_t galoisElement,
                                   const uint64_t *in, uint64_t *out,
-                                  cudaStream_t stream);
+                                  cudaStream_t stream,
+                                  Instances instances = {});
 void launchKeySwitchInnerProduct(const KeySwitchPlan &plan, size_t n,
                                  uint64_t *out0, uint64_t *out1,
-                                 cudaStream_t stream);
+                                 cudaStream_t stream, Instances instances = {});
 /// key_switch_inner_product of the digits' forward NTTs (plan: the key's
 /// basis), its sums taken in the NTT's last step instead of from NTT outputs
 /// written out (ntt.cu). out0 and out1 overlap no source or scratch.
@@ -271,18 +276,18 @@ void launchNttKeySwitch(const KeySwitchKeyView &key, const NttPlan &plan,
                         size_t n, const NttShape &shape,
                         const NttSources &digits, uint64_t *out0,
                         uint64_t *out1, const RfKeySwitchAddend &addend,
-                        cudaStream_t stream);
+                        cudaStream_t stream, Instances instances = {});
 /// The products of the factors' forward NTTs, taken in the NTT's last step
 /// instead of from NTT outputs written out (ntt.cu). No output overlaps a
 /// source or scratch.
 void launchNttProducts(const NttPlan &plan, size_t n, const NttShape &shape,
                        const NttSources &factors, const NttProducts &products,
-                       cudaStream_t stream);
+                       cudaStream_t stream, Instances instances = {});
 /// One thread per word of the basis, every output's word by
 /// sumOfProductsWord, as the CPU driver computes it. No output overlaps a
 /// factor or another output.
 void launchSumOfProducts(const SumOfProducts &sums, size_t n,
-                         cudaStream_t stream);
+                         cudaStream_t stream, Instances instances = {});
 
 } // namespace ringfuse::runtime::cuda
 

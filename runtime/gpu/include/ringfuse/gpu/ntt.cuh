@@ -78,6 +78,25 @@ using runtime::defaultNttShape;
 using runtime::isSupportedNttShape;
 using runtime::NttShape;
 
+/// The instances one launch runs (its grid's z): a program run for many
+/// instances at once keeps one copy of its buffers per instance, instance z's
+/// `stride` words after instance z - 1's, so a kernel finds instance z's
+/// words at instance 0's address plus z * stride. Tables, plans and keys are
+/// shared. The default is one instance, the buffers as given.
+struct Instances {
+  unsigned count = 1;
+  size_t stride = 0; // words
+};
+
+#ifdef __CUDACC__
+/// `words` (instance 0's) of the block's instance (blockIdx.z); null stays
+/// null.
+template <typename T>
+__device__ __forceinline__ T *ofInstance(T *words, size_t stride) {
+  return words ? words + size_t(blockIdx.z) * stride : words;
+}
+#endif
+
 /// In place on plan.limbCount limbs of n words each (limb i at data + i n).
 /// Throws Error for an unsupported shape or a failed launch. Given oneLimb
 /// (n words, overlapping no limb of data), the forward transform reads it
@@ -87,10 +106,11 @@ using runtime::NttShape;
 template <typename Word>
 void launchNttForward(const BasicNttPlan<Word> &plan, size_t n,
                       const NttShape &shape, Word *data, cudaStream_t stream,
-                      const Word *oneLimb = nullptr);
+                      const Word *oneLimb = nullptr, Instances instances = {});
 template <typename Word>
 void launchNttInverse(const BasicNttPlan<Word> &plan, size_t n,
-                      const NttShape &shape, Word *data, cudaStream_t stream);
+                      const NttShape &shape, Word *data, cudaStream_t stream,
+                      Instances instances = {});
 
 /// The default shape for n.
 void launchNttForward(const NttPlan &plan, size_t n, uint64_t *data,
