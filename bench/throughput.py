@@ -197,6 +197,7 @@ def main() -> None:
     parser.add_argument("--sets", type=int, default=len(SETS),
                         help="the first this many parameter sets (default all)")
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--sizes", type=int, nargs="+", help="the batch sizes K to measure")
     parser.add_argument("--out", type=Path, help="the JSON report to write")
     parser.add_argument("--plot", type=Path, metavar="FILE", help="plot FILE and stop")
     args = parser.parse_args()
@@ -205,6 +206,7 @@ def main() -> None:
         return
     sets = SETS[:QUICK_SETS] if args.quick else SETS[:args.sets]
     sizes = QUICK_SIZES if args.quick else CUDA_SIZES if args.device == "cuda" else SIZES
+    sizes = tuple(args.sizes) if args.sizes else sizes
     link = host_link() if args.device == "cuda" else None
     if link:
         print(f"host link: {link['to_device'] / 1e9:.1f} GB/s to the GPU, "

@@ -22,14 +22,15 @@
 namespace ringfuse::runtime::detail {
 
 /// The inputs a driver binds: the caller's, with each prepared plaintext
-/// replaced by a plaintext holding its |Q| * N prepared words.
+/// replaced by a plaintext holding its |Q| * N prepared words: those of the
+/// program's last run when its coefficients are the same
+/// (RfRuntime::preparedInputs), else prepared now and kept for the next.
 class DriverInputs {
 public:
-  DriverInputs(const RfRuntime &s, const std::vector<ProgramInput> &inputs);
+  DriverInputs(RfRuntime &s, const std::vector<ProgramInput> &inputs);
   const std::vector<ProgramInput> &inputs() const { return inputs_; }
 
 private:
-  std::deque<Plaintext> prepared_; // stable addresses for inputs_
   std::vector<ProgramInput> inputs_;
 };
 

@@ -153,23 +153,21 @@ Program::runBatch(const std::vector<std::vector<ProgramInput>> &instances,
   std::lock_guard<std::mutex> lock(state_->mutex);
   RfRuntime &s = *state_;
   bindKeys(s, relin, galois);
-  // All of them before any runs: a bad instance costs no work.
-  for (size_t i = 0; i < instances.size(); ++i) {
-    try {
-      checkRun(s, instances[i]);
-    } catch (const Error &e) {
-      throw Error("instance " + std::to_string(i) + ": " + e.what());
-    }
-  }
   if (instances.empty())
     return {};
+  // All of them before any runs, on all cores: a bad instance costs no work.
+  if (!s.keyElements.empty() && !s.boundKeys.front())
+    bindKeys(s, nullptr, nullptr); // never bound: throws the missing key
+  const size_t cores = workersFor(instances.size(), 0);
+  parallelFor(instances.size(), cores, "instance",
+              [&](size_t, size_t i) { checkInputs(s, instances[i]); });
   if (s.driver->runsInstances()) {
     s.driver->placeKeys(/*force=*/false);
     PreparedBatch prepared(s, instances);
     std::vector<std::vector<Ciphertext>> outputs =
         s.driver->runBatch(prepared.inputs(), progress);
-    for (const std::vector<Ciphertext> &instance : outputs)
-      checkOutputs(s, instance);
+    parallelFor(outputs.size(), cores, "instance",
+                [&](size_t, size_t i) { checkOutputs(s, outputs[i]); });
     return outputs;
   }
   const size_t workers = workersFor(

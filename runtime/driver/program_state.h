@@ -137,6 +137,16 @@ struct RfRuntime {
   // before the code they point into goes.
   std::vector<std::unique_ptr<RfRuntime>> replicas;
 
+  // Per prepared plaintext input (DriverInputs): the coefficients it was
+  // last given and their prepared words, which a run given the same
+  // coefficients again reuses (a matrix-vector product's diagonals, say).
+  struct PreparedInput {
+    std::vector<uint64_t> given;
+    ringfuse::runtime::Plaintext prepared;
+    uint64_t generation = 0; // one more each time it is prepared anew
+  };
+  std::map<size_t, PreparedInput> preparedInputs;
+
   std::mutex mutex; // one run at a time: the buffers are shared
   bool concurrent = false; // between concurrent_begin and concurrent_end
   bool failed = false;

@@ -436,6 +436,23 @@ def test_merged_diagonals_at_a_fixed_n(compiled: Compiled, rows: int, cols: int)
     check_product(keys, program(w=matrix, x=keys.encrypt(x)), matrix, x)
 
 
+@pytest.mark.needs_compiler
+def test_a_matrix_given_again_is_reused_and_one_changed_in_place_is_not(compiled: Compiled):
+    # The encodings (Python) and prepared words (runtime) of the last matrix
+    # are kept: an equal array reuses them, one changed in place between
+    # calls, or of another dtype, must not.
+    program, keys = compiled(MATRICES[(8, 8)])
+    rng = np.random.default_rng(88)
+    matrix, x = rng.integers(0, T, (8, 8)), rng.integers(0, T, 8)
+    ciphertext = keys.encrypt(x)
+    check_product(keys, program(w=matrix, x=ciphertext), matrix, x)
+    check_product(keys, program(w=matrix.copy(), x=ciphertext), matrix, x)
+    matrix[3, 5] = (matrix[3, 5] + 1) % T
+    check_product(keys, program(w=matrix, x=ciphertext), matrix, x)
+    narrow = (matrix % 100).astype(np.int16)
+    check_product(keys, program(w=narrow, x=ciphertext), narrow.astype(np.int64), x)
+
+
 @rf.circuit(plaintext_modulus=T, poly_modulus_degree=64)
 def block_product(w: rf.PlainMatrix[40, 50], xs: rf.Encrypted[2]):
     return w @ xs

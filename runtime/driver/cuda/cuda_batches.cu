@@ -14,6 +14,7 @@
 #include "../kernel_table.h"
 
 #include "ringfuse/gpu/timing_events.cuh"
+#include "ringfuse/runtime/parallel.h"
 
 #include <algorithm>
 #include <cstring>
@@ -37,16 +38,6 @@ constexpr size_t kFreeMemoryShare = 4;
 
 /// A region's pinned staging at most (inputs and outputs of its chunk).
 constexpr size_t kMaxStagingBytes = size_t(512) << 20;
-
-/// Constant words into every instance's copy of their buffer, zeros after
-/// them: a schedule may use a constant's buffer as scratch.
-__global__ void restoreConstantKernel(const uint64_t *words, size_t count,
-                                      uint64_t *buffer, size_t bufferWords,
-                                      size_t stride) {
-  const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < bufferWords)
-    buffer[size_t(blockIdx.y) * stride + i] = i < count ? words[i] : 0;
-}
 
 } // namespace
 
@@ -130,22 +121,6 @@ CudaDriver::Region &CudaDriver::regionFor(size_t index, unsigned capacity) {
   return *region;
 }
 
-/// Every constant into each instance of the region entered (InRegion).
-void CudaDriver::restoreConstants(cudaStream_t stream) {
-  constexpr unsigned kThreads = 256;
-  for (size_t k = 0; k < s_.constants.size(); ++k) {
-    const ConstantData &constant = s_.constants[k];
-    const size_t words = s_.bufferWords[constant.buffer];
-    restoreConstantKernel<<<dim3(static_cast<unsigned>((words + kThreads - 1) /
-                                                       kThreads),
-                                 instances_.count),
-                            kThreads, 0, stream>>>(
-        plans_.constantWords[k], constant.words.size(),
-        s_.bufferData[constant.buffer], words, instances_.stride);
-    check(cudaGetLastError(), "restoring constant " + std::to_string(k));
-  }
-}
-
 /// One instance's inputs into its place in the region's pinned staging.
 void CudaDriver::stageInputs(Region &region,
                              const std::vector<ProgramInput> &inputs,
@@ -175,7 +150,7 @@ void CudaDriver::enqueueChunk(Region &region, unsigned count, bool replay) {
   const cudaStream_t stream = replay ? region.stream.get() : stream_.get();
   const size_t stagingPitch = stagingWords_ * sizeof(uint64_t);
   const size_t stride = instances_.stride * sizeof(uint64_t);
-  restoreConstants(stream);
+  copyWithin(constantCopies(), stream); // in every instance
   for (size_t v = 0; v < s_.inputs.size(); ++v) {
     const ValueLayout &layout = s_.inputs[v];
     const size_t bytes = valueWords(s_, layout) * sizeof(uint64_t);
@@ -217,7 +192,8 @@ void CudaDriver::enqueueChunk(Region &region, unsigned count, bool replay) {
   region.count = count;
 }
 
-/// Waits for the region's chunk and takes its outputs out of the staging.
+/// Waits for the region's chunk and takes its outputs out of the staging,
+/// on all cores.
 void CudaDriver::collectChunk(Region &region,
                               std::vector<std::vector<Ciphertext>> &outputs) {
   const unsigned count = std::exchange(region.count, 0);
@@ -228,19 +204,22 @@ void CudaDriver::collectChunk(Region &region,
                 "; after a fault in a kernel, the process's CUDA context "
                 "stays unusable");
   const size_t qWords = s_.context->q().size() * s_.n;
-  for (unsigned i = 0; i < count; ++i) {
-    std::vector<Ciphertext> &instance = outputs[region.first + i];
-    for (size_t v = 0; v < s_.outputs.size(); ++v) {
-      const ValueLayout &layout = s_.outputs[v];
-      Ciphertext ct{s_.context, layout.components,
-                    std::vector<uint64_t>(layout.components * qWords)};
-      for (size_t k = 0; k < layout.components; ++k)
-        std::memcpy(ct.component(k),
-                    region.staged(i, stagingWords_, outputStaging_[v][k]),
-                    qWords * sizeof(uint64_t));
-      instance.push_back(std::move(ct));
-    }
-  }
+  parallelFor(
+      count, workersFor(count, 0), "instance",
+      [&](size_t, size_t i) {
+        std::vector<Ciphertext> &instance = outputs[region.first + i];
+        for (size_t v = 0; v < s_.outputs.size(); ++v) {
+          // A value's components are staged one after another.
+          const ValueLayout &layout = s_.outputs[v];
+          const uint64_t *words =
+              region.staged(i, stagingWords_, outputStaging_[v][0]);
+          instance.push_back(
+              Ciphertext{s_.context, layout.components,
+                         std::vector<uint64_t>(
+                             words, words + layout.components * qWords)});
+        }
+      },
+      region.first);
 }
 
 std::vector<std::vector<Ciphertext>>
@@ -271,8 +250,13 @@ CudaDriver::runBatch(const std::vector<std::vector<ProgramInput>> &instances,
       region.first = c * capacity;
       const unsigned count = static_cast<unsigned>(
           std::min<size_t>(capacity, total - region.first));
-      for (unsigned i = 0; i < count; ++i)
-        stageInputs(region, instances[region.first + i], i);
+      parallelFor(
+          count, workersFor(count, 0), "instance",
+          [&](size_t, size_t i) {
+            stageInputs(region, instances[region.first + i],
+                        static_cast<unsigned>(i));
+          },
+          region.first);
       InRegion entered(*this, region, count);
       // A graph once the kernels have run eagerly (their first launches set
       // what capture may not).

@@ -23,15 +23,21 @@ using cuda::describe;
 using cuda::mebibytes;
 
 DeviceCiphertext allocateDeviceCiphertext(const ContextPtr &context,
-                                          size_t components) {
+                                          size_t components,
+                                          cudaStream_t stream) {
   const size_t bytes =
       components * context->q().size() * context->degree() * sizeof(uint64_t);
   void *memory = nullptr;
-  check(cudaMalloc(&memory, bytes), "allocating a ciphertext in GPU memory");
-  return DeviceCiphertext{
-      context, components,
-      std::shared_ptr<uint64_t>(static_cast<uint64_t *>(memory),
-                                [](uint64_t *p) { cudaFree(p); })};
+  // From the device's stream-ordered pool: no cudaMalloc, and no cudaFree,
+  // which waits for the whole device, per ciphertext. Freed on the null
+  // stream when the last holder lets go: every run that read the words had
+  // finished before it returned.
+  check(cudaMallocAsync(&memory, bytes, stream),
+        "allocating a ciphertext in GPU memory");
+  return DeviceCiphertext{context, components,
+                          std::shared_ptr<uint64_t>(
+                              static_cast<uint64_t *>(memory),
+                              [](uint64_t *p) { cudaFreeAsync(p, nullptr); })};
 }
 
 namespace {
@@ -50,6 +56,14 @@ int currentDevice() {
   int device = 0;
   check(cudaGetDevice(&device), "reading the current CUDA device");
   check(cudaSetDevice(device), "selecting the CUDA device");
+  // The pool of run outputs (allocateDeviceCiphertext) keeps what is freed
+  // for the next allocation instead of handing it back at each synchronize.
+  cudaMemPool_t pool = nullptr;
+  check(cudaDeviceGetDefaultMemPool(&pool, device),
+        "reading the device's memory pool");
+  uint64_t keep = ~uint64_t(0);
+  check(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep),
+        "keeping the device's memory pool");
   return device;
 }
 
@@ -209,43 +223,42 @@ void CudaDriver::placeKeys(bool force) {
     uploaded_[k] = {s_.boundKeys[k], wordsOf(s_.boundKeys[k])};
 }
 
+/// Each constant's words into its buffer, zeros after them: a schedule may
+/// reuse a constant's buffer as scratch.
+std::vector<WordCopy> CudaDriver::constantCopies() const {
+  std::vector<WordCopy> copies;
+  for (size_t k = 0; k < s_.constants.size(); ++k) {
+    const ConstantData &constant = s_.constants[k];
+    copies.push_back({plans_.constantWords[k], s_.bufferData[constant.buffer],
+                      constant.words.size(), s_.bufferWords[constant.buffer]});
+  }
+  return copies;
+}
+
 /// The constants and the inputs onto the device (on the stream; not waited
-/// for).
+/// for): host inputs through pinned memory, so the copies are asynchronous;
+/// the constants and the inputs already on the GPU in one launch.
 void CudaDriver::bindInputs(const std::vector<ProgramInput> &inputs) {
   check(cudaSetDevice(device_), "selecting the CUDA device");
   uint64_t *pinned = reinterpret_cast<uint64_t *>(pinned_.get());
   const cudaStream_t stream = stream_.get();
-
-  // Constants again (a schedule may reuse a constant's buffer as scratch),
-  // then the inputs, through pinned memory so the copies are asynchronous.
-  for (size_t k = 0; k < s_.constants.size(); ++k) {
-    const ConstantData &constant = s_.constants[k];
-    uint64_t *buffer = s_.bufferData[constant.buffer];
-    const size_t count = constant.words.size();
-    if (count)
-      check(cudaMemcpyAsync(buffer, plans_.constantWords[k],
-                            count * sizeof(uint64_t), cudaMemcpyDeviceToDevice,
-                            stream),
-            "restoring constant " + std::to_string(k));
-    check(cudaMemsetAsync(buffer + count, 0,
-                          (s_.bufferWords[constant.buffer] - count) *
-                              sizeof(uint64_t),
-                          stream),
-          "restoring constant " + std::to_string(k));
-  }
+  std::vector<WordCopy> copies = constantCopies();
   for (size_t v = 0; v < inputs.size(); ++v) {
     const ValueLayout &layout = s_.inputs[v];
     for (size_t k = 0; k < layout.components; ++k) {
       const size_t words = valueWords(s_, layout);
       if (const auto *onDevice =
               std::get_if<const DeviceCiphertext *>(&inputs[v])) {
-        // Already on the GPU: one device-to-device copy, no host round trip.
-        check(cudaMemcpyAsync(s_.bufferData[layout.buffers[k]],
-                              (*onDevice)->words.get() + k * words,
-                              words * sizeof(uint64_t),
-                              cudaMemcpyDeviceToDevice, stream),
-              "copying input " + std::to_string(v) + " within the GPU");
+        copies.push_back({(*onDevice)->words.get() + k * words,
+                          s_.bufferData[layout.buffers[k]], words});
         continue;
+      }
+      if (layout.prepared) {
+        const Plaintext &given = *std::get<const Plaintext *>(inputs[v]);
+        if (const uint64_t *kept = keptOnDevice(v, given)) {
+          copies.push_back({kept, s_.bufferData[layout.buffers[k]], words});
+          continue;
+        }
       }
       const uint64_t *source =
           layout.plaintext
@@ -259,6 +272,35 @@ void CudaDriver::bindInputs(const std::vector<ProgramInput> &inputs) {
             "copying input " + std::to_string(v) + " to the GPU");
     }
   }
+  copyWithin(copies, stream);
+}
+
+/// Prepared plaintext input `input`'s words in device memory, uploaded
+/// when they were prepared anew since the last run (RfRuntime's
+/// preparedInputs); null for words that are not the program's kept ones, or
+/// past the memory the kept inputs may take.
+const uint64_t *CudaDriver::keptOnDevice(size_t input, const Plaintext &given) {
+  constexpr size_t kMaxDeviceInputBytes = size_t(1) << 30;
+  auto prepared = s_.preparedInputs.find(input);
+  if (prepared == s_.preparedInputs.end() ||
+      &prepared->second.prepared != &given)
+    return nullptr;
+  const std::vector<uint64_t> &words = given.coefficients;
+  DeviceInput &kept = deviceInputs_[input];
+  if (kept.words.size() != words.size()) {
+    const size_t bytes = words.size() * sizeof(uint64_t);
+    if (deviceInputBytes_ + bytes > kMaxDeviceInputBytes)
+      return nullptr;
+    kept.words = cuda::DeviceArray<uint64_t>(words.size(), stream_.get(),
+                                             "a prepared plaintext input");
+    kept.generation = 0;
+    deviceInputBytes_ += bytes;
+  }
+  if (kept.generation != prepared->second.generation) {
+    kept.words.upload(words.data(), words.size(), "a prepared plaintext input");
+    kept.generation = prepared->second.generation;
+  }
+  return kept.words.data();
 }
 
 /// A schedule's end: a region left open is an error. The program's stream
@@ -400,18 +442,18 @@ CudaDriver::runOnDevice(const std::vector<ProgramInput> &inputs) {
   // buffers are reused by the next run).
   std::vector<DeviceCiphertext> outputs;
   for (const ValueLayout &layout : s_.outputs)
-    outputs.push_back(allocateDeviceCiphertext(s_.context, layout.components));
+    outputs.push_back(
+        allocateDeviceCiphertext(s_.context, layout.components, stream_.get()));
   bindInputs(inputs);
   runScheduleChecked();
+  std::vector<WordCopy> copies;
   for (size_t v = 0; v < s_.outputs.size(); ++v) {
     const ValueLayout &layout = s_.outputs[v];
     for (size_t k = 0; k < layout.components; ++k)
-      check(cudaMemcpyAsync(outputs[v].words.get() + k * qWords,
-                            s_.bufferData[layout.buffers[k]],
-                            qWords * sizeof(uint64_t),
-                            cudaMemcpyDeviceToDevice, stream_.get()),
-            "keeping output " + std::to_string(v) + " on the GPU");
+      copies.push_back({s_.bufferData[layout.buffers[k]],
+                        outputs[v].words.get() + k * qWords, qWords});
   }
+  copyWithin(copies, stream_.get());
   finishRun("");
   ++successfulRuns_;
   return outputs;
@@ -464,8 +506,8 @@ DeviceCiphertext uploadCiphertext(const Ciphertext &ciphertext) {
     throw Error("malformed ciphertext: " + std::to_string(ciphertext.size) +
                 " components in " + std::to_string(ciphertext.data.size()) +
                 " words");
-  DeviceCiphertext copy =
-      detail::allocateDeviceCiphertext(ciphertext.context, ciphertext.size);
+  DeviceCiphertext copy = detail::allocateDeviceCiphertext(
+      ciphertext.context, ciphertext.size, nullptr);
   cuda::check(cudaMemcpy(copy.words.get(), ciphertext.data.data(),
                          ciphertext.data.size() * sizeof(uint64_t),
                          cudaMemcpyHostToDevice),

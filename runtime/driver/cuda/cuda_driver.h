@@ -51,6 +51,14 @@ struct Accesses {
   std::vector<Span> reads, writes;
 };
 
+/// A copy within the GPU: `words` words from `from` to `to`, then zeros up
+/// to `total` words (CudaDriver::copyWithin).
+struct WordCopy {
+  const uint64_t *from;
+  uint64_t *to;
+  size_t words, total = 0;
+};
+
 /// Every table and buffer of the allocation starts at a multiple of 256 bytes.
 inline size_t alignUp(size_t bytes) {
   constexpr size_t kAlignment = 256;
@@ -155,7 +163,10 @@ private:
   void dgtLaunch(int basis, uint64_t *data, bool forward);
 
   // Runs (cuda_driver.cu).
+  void copyWithin(const std::vector<WordCopy> &copies, cudaStream_t stream);
+  std::vector<WordCopy> constantCopies() const;
   void bindInputs(const std::vector<ProgramInput> &inputs);
+  const uint64_t *keptOnDevice(size_t input, const Plaintext &given);
   void runSchedule();
   void runScheduleChecked();
   void captureSchedule();
@@ -166,7 +177,6 @@ private:
   // Batches (cuda_batches.cu).
   unsigned chunkCapacity(size_t instances) const;
   Region &regionFor(size_t index, unsigned capacity);
-  void restoreConstants(cudaStream_t stream);
   void stageInputs(Region &region, const std::vector<ProgramInput> &inputs,
                    unsigned instance);
   void enqueueChunk(Region &region, unsigned count, bool replay);
@@ -225,6 +235,16 @@ private:
   std::vector<std::vector<size_t>> inputStaging_, outputStaging_;
   size_t stagingWords_ = 0;
 
+  /// Per prepared plaintext input, its words in device memory as of a
+  /// generation of RfRuntime::preparedInputs: while that does not change,
+  /// a run copies them within the GPU instead of from the host.
+  struct DeviceInput {
+    cuda::DeviceArray<uint64_t> words;
+    uint64_t generation = 0;
+  };
+  std::map<size_t, DeviceInput> deviceInputs_;
+  size_t deviceInputBytes_ = 0; // at most kMaxDeviceInputBytes
+
   /// What was uploaded to each key slot: the key object and where its words
   /// were, so that an unchanged binding is not copied again.
   struct UploadedKey {
@@ -271,8 +291,11 @@ struct CudaDriver::Region {
 };
 
 /// Device memory for a ciphertext of `components` components over Q.
+/// Device memory for a ciphertext of `components` components over Q, from
+/// the device's stream-ordered pool, ready for work on `stream`.
 DeviceCiphertext allocateDeviceCiphertext(const ContextPtr &context,
-                                          size_t components);
+                                          size_t components,
+                                          cudaStream_t stream);
 
 } // namespace ringfuse::runtime::detail
 
