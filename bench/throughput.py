@@ -39,7 +39,8 @@ import ringfuse as rf  # noqa: E402
 from benchlib import QUICK_SETS, SETS, T, params_of, report_header  # noqa: E402
 
 SIZES = (1, 2, 4, 8, 16, 32)
-CUDA_SIZES = (1, 4, 16, 64, 128, 256)
+# 1024: four chunks of 256, the copies of one overlapping the next's kernels.
+CUDA_SIZES = (1, 4, 16, 64, 256, 1024)
 QUICK_SIZES = (1, 2, 4, 8)
 LINK_BYTES = 64 << 20
 SEED = bytes(range(32))
@@ -99,8 +100,10 @@ def measure_set(log_n: int, log_q: int, log_p: int, device: str, sizes: tuple[in
         "hmult": rf.compile(hmult, device, params=params, cache_dir=cache),
         "rotation": rf.compile(rotation, device, params=params, cache_dir=cache),
     }
+    # On the GPU's driver, the keys (and so encryption and decryption) are
+    # the GPU client's: its batches run chunks of rows a launch.
     keys = rf.KeySet.generate(params, galois_elements=programs["rotation"].galois_elements,
-                              seed=SEED)
+                              seed=SEED, device=device)
     for program in programs.values():
         program.set_evaluation_keys(keys.relin_key, keys.galois_keys)
     rng = np.random.default_rng(log_n)
@@ -134,7 +137,8 @@ def measure_set(log_n: int, log_q: int, log_p: int, device: str, sizes: tuple[in
                 "singles_per_s": round(size / single_s, 1),
             }
             extra = ""
-            if link is not None and operation in programs:
+            # A chunk is at most 256 instances a launch (Program.time_batch).
+            if link is not None and operation in programs and size <= 256:
                 inputs = [bx[0], by[0]] if operation == "hmult" else [bx[0]]
                 record["resident_per_s"] = round(
                     resident_per_s(programs[operation], inputs, size), 1)
@@ -211,9 +215,14 @@ def main() -> None:
     if link:
         print(f"host link: {link['to_device'] / 1e9:.1f} GB/s to the GPU, "
               f"{link['from_device'] / 1e9:.1f} GB/s from it", flush=True)
-    records = []
+    records: list[dict[str, Any]] = []
     for log_n, log_q, log_p in sets:
         records += measure_set(log_n, log_q, log_p, args.device, sizes, args.repeats, link)
+        write_report(args, link, records)  # after each set: a long run keeps what it measured
+
+
+def write_report(args: argparse.Namespace, link: dict[str, float] | None,
+                 records: list[dict[str, Any]]) -> None:
     report = {
         **report_header("throughput", args.device),
         "method": ("streamed: wall time of whole Python calls, inputs and outputs on the host; "

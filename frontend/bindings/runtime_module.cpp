@@ -323,6 +323,39 @@ PYBIND11_MODULE(_runtime, m) {
   m.def("gpu_encrypt_public", &gpu::encryptPublic, heavy);
   m.def("gpu_encrypt_symmetric", &gpu::encryptSymmetric, heavy);
   m.def("gpu_decrypt", &gpu::decrypt, heavy);
+  // Batches: rows of slot values (a 2-D array) encoded and encrypted, and
+  // ciphertexts decrypted and decoded into rows, chunks of rows a launch.
+  auto rowsOf = [](const UInt64Array &rows) {
+    if (rows.ndim() != 2)
+      throw Error("a batch of slot values is a 2-D array of rows");
+    return std::pair<size_t, size_t>(rows.shape(0), rows.shape(1));
+  };
+  m.def("gpu_encrypt_public_slots_batch",
+        [rowsOf](const PublicKey &key, const UInt64Array &rows, Prng &prng) {
+          auto [count, width] = rowsOf(rows);
+          py::gil_scoped_release release;
+          return gpu::encryptPublicSlotsBatch(key, rows.data(), count, width,
+                                              prng);
+        });
+  m.def("gpu_encrypt_symmetric_slots_batch",
+        [rowsOf](const SecretKey &key, const UInt64Array &rows, Prng &prng) {
+          auto [count, width] = rowsOf(rows);
+          py::gil_scoped_release release;
+          return gpu::encryptSymmetricSlotsBatch(key, rows.data(), count, width,
+                                                 prng);
+        });
+  m.def("gpu_decrypt_slots_batch",
+        [](const SecretKey &key, const std::vector<const Ciphertext *> &cts) {
+          std::vector<uint64_t> slots;
+          {
+            py::gil_scoped_release release;
+            slots = gpu::decryptSlotsBatch(key, cts);
+          }
+          const size_t n = key.context ? key.context->degree() : 0;
+          UInt64Array array({cts.size(), n});
+          std::copy(slots.begin(), slots.end(), array.mutable_data());
+          return array;
+        });
   // Device times (microseconds) of the two operations' GPU work: inputs
   // uploaded once, each run a CUDA graph timed with CUDA events
   // (gpu_client.h). The last run is checked against the CPU reference.

@@ -235,6 +235,8 @@ class KeySet:
             rows = np.asarray(values)
             if rows.shape[0] == 0:
                 raise ValueError("a batch holds at least one instance; got a (0, n) array")
+            if self.device == "cuda" and self.params.batching:
+                return self._encrypt_rows_on_gpu(rows, symmetric)
             plaintexts = [self.encode(row)._native for row in rows]
             if self.device == "cpu":
                 # On all cores; the ciphertexts of encrypting the rows in turn.
@@ -248,6 +250,19 @@ class KeySet:
         plaintext = values if isinstance(values, Plaintext) else self.encode(values)
         self._check(plaintext, Plaintext)
         return Ciphertext(self.params, self._encrypt_native(plaintext._native, symmetric))
+
+    def _encrypt_rows_on_gpu(self, rows: np.ndarray, symmetric: bool) -> CiphertextBatch:
+        """Rows of slot values encoded and encrypted on the GPU, chunks of rows
+        a launch; the ciphertexts of encrypting the rows one after another."""
+        t, n = self.params.plaintext_modulus, self.params.poly_modulus_degree
+        if rows.shape[1] > n:
+            raise ValueError(f"{rows.shape[1]} slot values a row do not fit: there are {n}")
+        residues = as_residues(rows.reshape(-1), t, rows.size, "slot values").reshape(rows.shape)
+        key = self._encryption_key(symmetric)
+        encrypt = (runtime().gpu_encrypt_symmetric_slots_batch if symmetric
+                   else runtime().gpu_encrypt_public_slots_batch)
+        natives = encrypt(key, residues, self._prng)
+        return CiphertextBatch(self.params, [Ciphertext(self.params, c) for c in natives])
 
     def _encryption_key(self, symmetric: bool) -> Any:
         if symmetric:
@@ -286,6 +301,11 @@ class KeySet:
                 natives = runtime().decrypt_batch(
                     self.secret_key._native, [item._native for item in ciphertext], 0)
                 return np.stack([self.decode(Plaintext(self.params, n)) for n in natives])
+            if (self.device == "cuda" and scaling == "hps" and self.params.batching
+                    and all(item.size == 2 for item in ciphertext)):
+                slots = runtime().gpu_decrypt_slots_batch(
+                    self.secret_key._native, [item._native for item in ciphertext])
+                return slots.astype(np.int64)
             return np.stack([self.decrypt(item, scaling) for item in ciphertext])
         return self.decode(self.decrypt_plaintext(ciphertext, scaling))
 

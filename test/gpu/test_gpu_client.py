@@ -126,6 +126,39 @@ def test_gpu_encryptions_are_the_cpu_encryptions(params: rf.Params, symmetric: b
         np.testing.assert_array_equal(cpu.decrypt(ct_gpu), values)
 
 
+@pytest.mark.parametrize("symmetric", [False, True], ids=["public", "symmetric"])
+def test_gpu_batches_encrypt_and_decrypt_as_single_calls(params: rf.Params, symmetric: bool) -> None:
+    # A batch on the GPU (chunks of rows a launch) gives the ciphertexts the
+    # CPU's batch and a sequence of single calls give, and decrypts them back.
+    cpu, gpu = keygen(params, "cpu"), keygen(params, "cuda")
+    singles = keygen(params, "cuda")
+    rows = np.stack([values_for(params, seed) for seed in range(9)])
+    batch_gpu = gpu.encrypt(rows, symmetric=symmetric)
+    batch_cpu = cpu.encrypt(rows, symmetric=symmetric)
+    assert len(batch_gpu) == len(rows)
+    for k, row in enumerate(rows):
+        single = singles.encrypt(row, symmetric=symmetric)
+        np.testing.assert_array_equal(batch_gpu[k].residues(), single.residues())
+        np.testing.assert_array_equal(batch_gpu[k].residues(), batch_cpu[k].residues())
+    # The Prngs stay in step after the batch (all three encrypt once more).
+    after = values_for(params, 99)
+    after_gpu = gpu.encrypt(after, symmetric=symmetric).residues()
+    np.testing.assert_array_equal(after_gpu, singles.encrypt(after, symmetric=symmetric).residues())
+    np.testing.assert_array_equal(after_gpu, cpu.encrypt(after, symmetric=symmetric).residues())
+    np.testing.assert_array_equal(gpu.decrypt(batch_cpu), rows)
+    np.testing.assert_array_equal(cpu.decrypt(batch_gpu), rows)
+    # Rows of fewer values than slots: the rest are zeros, as for single calls.
+    short = rows[:3, : params.poly_modulus_degree // 2 + 3]
+    for got, want in zip(gpu.encrypt(short, symmetric=symmetric),
+                         cpu.encrypt(short, symmetric=symmetric), strict=True):
+        np.testing.assert_array_equal(got.residues(), want.residues())
+    if params.batching:
+        with pytest.raises(ValueError, match="do not fit"):
+            gpu.encrypt(np.zeros((2, params.poly_modulus_degree + 1), dtype=np.int64))
+        with pytest.raises(ValueError, match="plaintext modulus"):
+            gpu.encrypt(np.full((2, 4), params.plaintext_modulus))
+
+
 def test_gpu_encryption_of_a_cpu_plaintext_under_cpu_keys(
     key_pair: tuple[rf.KeySet, rf.KeySet]
 ) -> None:

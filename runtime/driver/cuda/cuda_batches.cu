@@ -114,9 +114,13 @@ CudaDriver::Region &CudaDriver::regionFor(size_t index, unsigned capacity) {
   if (!region || region->capacity < capacity) {
     region.reset(); // its memory first, so that the new one may take it
     region = std::make_unique<Region>(layout_, stagingWords_, capacity);
-    // Cleared, as the program's own buffers are at load.
-    check(cudaMemset(region->memory.get(), 0, layout_.bytes * capacity),
+    // Cleared, as the program's own buffers are at load, and waited for:
+    // the chunks run on other streams (a plain cudaMemset would go to the
+    // null stream, which does not order the driver's non-blocking ones).
+    check(cudaMemsetAsync(region->memory.get(), 0, layout_.bytes * capacity,
+                          stream_.get()),
           "clearing a batch's buffers");
+    check(cudaStreamSynchronize(stream_.get()), "clearing a batch's buffers");
   }
   return *region;
 }

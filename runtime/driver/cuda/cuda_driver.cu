@@ -512,6 +512,11 @@ DeviceCiphertext uploadCiphertext(const Ciphertext &ciphertext) {
                          ciphertext.data.size() * sizeof(uint64_t),
                          cudaMemcpyHostToDevice),
               "copying a ciphertext to the GPU");
+  // A copy from pageable memory may return before its DMA ends, and runs
+  // read the words from non-blocking streams that the null stream does not
+  // order: wait for it here.
+  cuda::check(cudaStreamSynchronize(nullptr),
+              "copying a ciphertext to the GPU");
   return copy;
 }
 

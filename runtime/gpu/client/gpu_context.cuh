@@ -25,6 +25,32 @@ using cuda::check;
 
 /// One Context's tables on the device, uploaded once. The stream is the
 /// first member, so it outlives the arrays freed on it.
+/// The device region and pinned staging of a parameter set's batches of
+/// encryptions and decryptions (client_batches.cu), kept for the next batch
+/// and grown when one needs more.
+struct BatchWorkspace {
+  cuda::DeviceMemory region;
+  cuda::PinnedMemory staging;
+  size_t regionBytes = 0, stagingBytes = 0;
+
+  uint64_t *device() const {
+    return reinterpret_cast<uint64_t *>(region.get());
+  }
+  uint64_t *host() const { return reinterpret_cast<uint64_t *>(staging.get()); }
+  void reserve(size_t deviceBytes, size_t hostBytes) {
+    if (deviceBytes > regionBytes) {
+      region = cuda::DeviceMemory(); // the old one first: the new may need it
+      region = cuda::DeviceMemory(deviceBytes, "a batch of encryptions");
+      regionBytes = deviceBytes;
+    }
+    if (hostBytes > stagingBytes) {
+      staging = cuda::PinnedMemory();
+      staging = cuda::PinnedMemory(hostBytes, "a batch's staging");
+      stagingBytes = hostBytes;
+    }
+  }
+};
+
 class GpuContext {
 public:
   explicit GpuContext(const Context &c);
@@ -38,6 +64,7 @@ public:
   DeviceArray<Modulus> qpModuli;
   DeviceArray<uint64_t> qpValues, pModQValues;
   DeviceArray<uint32_t> slotPositions;
+  BatchWorkspace batches;
 
 private:
   cuda::NttLimb uploadTwiddles(const NttTables &tables);

@@ -53,6 +53,26 @@ Ciphertext encryptSymmetric(const SecretKey &key, const Plaintext &plaintext,
                             Prng &prng);
 Plaintext decrypt(const SecretKey &key, const Ciphertext &ciphertext);
 
+/// Batches: encodeSlots then encryptPublic (encryptSymmetric) of each of
+/// `rows` rows of `width` slot values (rows back to back): ciphertext k is,
+/// word for word, what the k-th of a sequence of those single calls gives,
+/// and `prng` ends where that sequence leaves it. Every kernel takes a chunk
+/// of rows (up to 1024, as a quarter of the free device memory allows) in
+/// one launch.
+std::vector<Ciphertext> encryptPublicSlotsBatch(const PublicKey &key,
+                                                const uint64_t *values,
+                                                size_t rows, size_t width,
+                                                Prng &prng);
+std::vector<Ciphertext> encryptSymmetricSlotsBatch(const SecretKey &key,
+                                                   const uint64_t *values,
+                                                   size_t rows, size_t width,
+                                                   Prng &prng);
+/// decrypt then decodeSlots of each (2-component) ciphertext: N slot values
+/// per ciphertext, back to back, in the batch's chunks.
+std::vector<uint64_t>
+decryptSlotsBatch(const SecretKey &key,
+                  const std::vector<const Ciphertext *> &ciphertexts);
+
 /// Device times of encryptPublic's and decrypt's GPU work, in microseconds,
 /// one per timed run. The inputs (key, plaintext / ciphertext) are uploaded
 /// once and every working buffer is allocated before timing; each of the
@@ -121,6 +141,21 @@ inline Ciphertext encryptSymmetric(const SecretKey &, const Plaintext &,
   detail::builtWithoutCuda();
 }
 inline Plaintext decrypt(const SecretKey &, const Ciphertext &) {
+  detail::builtWithoutCuda();
+}
+inline std::vector<Ciphertext> encryptPublicSlotsBatch(const PublicKey &,
+                                                       const uint64_t *, size_t,
+                                                       size_t, Prng &) {
+  detail::builtWithoutCuda();
+}
+inline std::vector<Ciphertext> encryptSymmetricSlotsBatch(const SecretKey &,
+                                                          const uint64_t *,
+                                                          size_t, size_t,
+                                                          Prng &) {
+  detail::builtWithoutCuda();
+}
+inline std::vector<uint64_t>
+decryptSlotsBatch(const SecretKey &, const std::vector<const Ciphertext *> &) {
   detail::builtWithoutCuda();
 }
 inline std::vector<double> timeEncryptPublic(const PublicKey &,
