@@ -175,9 +175,10 @@ def plot(report_path: Path) -> Path:
             ks = [r["k"] for r in mine]
             axis.plot(ks, [r["batch_per_s"] for r in mine], marker="o", color=color,
                       label=f"{key} streamed")
-            if all("resident_per_s" in r for r in mine):
-                axis.plot(ks, [r["resident_per_s"] for r in mine], marker="^", color=color,
-                          linestyle=":", label=f"{key} resident")
+            resident = [r for r in mine if "resident_per_s" in r]
+            if resident:
+                axis.plot([r["k"] for r in resident], [r["resident_per_s"] for r in resident],
+                          marker="^", color=color, linestyle=":", label=f"{key} resident")
             axis.plot(ks, [r["singles_per_s"] for r in mine], color=color,
                       linestyle="--", label=f"{key} singles")
         axis.set_xscale("log", base=2)
