@@ -305,7 +305,7 @@ class KeySet:
                     and all(item.size == 2 for item in ciphertext)):
                 slots = runtime().gpu_decrypt_slots_batch(
                     self.secret_key._native, [item._native for item in ciphertext])
-                return slots.astype(np.int64)
+                return slots.view(np.int64)  # slots below t: the same bits
             return np.stack([self.decrypt(item, scaling) for item in ciphertext])
         return self.decode(self.decrypt_plaintext(ciphertext, scaling))
 

@@ -67,4 +67,8 @@ def as_residues(values: Any, modulus: int, capacity: int, what: str) -> npt.NDAr
             f"{what} must be in [0, {modulus}) (the plaintext modulus); found {bad}. "
             f"Reduce them first, e.g. np.mod(values, {modulus})"
         )
+    # In [0, modulus): a 64-bit array's bits are its uint64 residues, no copy
+    # needed (a batch of rows is megabytes).
+    if array.dtype.itemsize == 8:
+        return np.ascontiguousarray(array).view(np.uint64)
     return array.astype(np.uint64)
