@@ -17,9 +17,10 @@ from .batch import CiphertextBatch
 from .circuit import Circuit, Encrypted, Plain, PlainMatrix, Trace, TraceError, circuit, trace
 from .compile import compile
 from .driver import CompilerError
-from .keys import KeySet, load_evaluation_keys
+from .keys import EvaluationKeys, KeySet, load_evaluation_keys
 from .objects import (
     Ciphertext,
+    ExposedSecretKey,
     GaloisKeys,
     GpuCiphertext,
     Plaintext,
@@ -39,6 +40,8 @@ __all__ = [
     "Circuit",
     "CompilerError",
     "Encrypted",
+    "EvaluationKeys",
+    "ExposedSecretKey",
     "GaloisKeys",
     "GpuCiphertext",
     "KeySet",

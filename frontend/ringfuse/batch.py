@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
-from typing import overload
+from typing import Any, overload
 
 from ._native import runtime
 from .objects import Ciphertext
@@ -88,5 +88,15 @@ class CiphertextBatch:
         natives = runtime().deserialize_ciphertext_batch(context, data)
         return cls(params, [Ciphertext(params, native) for native in natives])
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # As saved: one file's bytes, checked again when unpickled.
+        data = runtime().serialize_ciphertext_batch([c._native for c in self._ciphertexts])
+        return _unpickle_batch, (self.params, data)
+
     def __repr__(self) -> str:
         return f"<rf.CiphertextBatch of {len(self)}, {self.params!r}>"
+
+
+def _unpickle_batch(params: Params, data: bytes) -> CiphertextBatch:
+    natives = runtime().deserialize_ciphertext_batch(params._context, data)
+    return CiphertextBatch(params, [Ciphertext(params, native) for native in natives])

@@ -40,8 +40,9 @@ from typing import Any
 
 from . import driver
 from ._native import runtime
-from .circuit import Circuit, Trace, trace
+from .circuit import Circuit, InputKind, Trace, trace
 from .driver import CompilerError
+from .parameter_kinds import TracedParameter
 from .params import Params
 from .program import Program
 
@@ -525,6 +526,42 @@ def build_library(source_path: Path, cache: Cache, *, target: str = "cpu") -> Pa
     finally:
         Path(temporary).unlink(missing_ok=True)
     return library
+
+
+def program_from_source(
+    source: str,
+    device: str,
+    name: str,
+    inputs: tuple[tuple[str, InputKind], ...],
+    num_outputs: int,
+    parameters: tuple[TracedParameter, ...],
+) -> Program:
+    """A pickled program on this machine: its emitted source into the cache,
+    built (or found built), loaded for `device` and checked against what its
+    trace said."""
+    check_target(device)
+    cache = Cache.at()
+    key = hashlib.sha256(source.encode()).hexdigest()
+    source_path = cache.entry("sources", key, SOURCE_SUFFIX[device])
+    if not source_path.exists():
+        write_atomically(source_path, source.encode())
+    library_path = build_library(source_path, cache, target=device)
+    if device == "cuda" and not runtime().cuda_available():
+        raise RuntimeError(
+            f"program {name} was pickled for target='cuda', and this machine has no usable "
+            f"CUDA device (the program was built: {library_path})"
+        )
+    program = Program(
+        runtime().Program.load(str(library_path), device),
+        name=name,
+        inputs=inputs,
+        num_outputs=num_outputs,
+        source_path=source_path,
+        library_path=library_path,
+        parameters=parameters,
+    )
+    program._check_matches_trace()
+    return program
 
 
 def run_cxx(command: list[str], source_path: Path) -> None:

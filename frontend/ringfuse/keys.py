@@ -137,6 +137,41 @@ def _prng(seed: bytes | None) -> Any:
     return runtime().Prng.from_seed(seed)
 
 
+class EvaluationKeys:
+    """The public part of a key set: what a server needs to run circuits
+    (`prog.set_evaluation_keys(ek)`) and encrypt (`public_key`), and nothing
+    secret. Pickles (with its parameter set) to send it to workers.
+
+    >>> ek = keys.evaluation_keys()
+    >>> prog.set_evaluation_keys(ek)
+    """
+
+    def __init__(
+        self,
+        params: Params,
+        public_key: PublicKey | None = None,
+        relin_key: RelinKey | None = None,
+        galois_keys: GaloisKeys | None = None,
+    ) -> None:
+        for key, kind in ((public_key, PublicKey), (relin_key, RelinKey),
+                          (galois_keys, GaloisKeys)):
+            if key is None:
+                continue
+            if not isinstance(key, kind):
+                raise TypeError(f"expected an rf.{kind.__name__}, got {type(key).__name__}")
+            if key.params != params:
+                raise ValueError(f"the {kind.__name__} belongs to other parameters than {params!r}")
+        self.params = params
+        self.public_key = public_key
+        self.relin_key = relin_key
+        self.galois_keys = galois_keys
+
+    def __repr__(self) -> str:
+        held = [name for name, key in (("public", self.public_key), ("relin", self.relin_key),
+                                       ("galois", self.galois_keys)) if key is not None]
+        return f"<rf.EvaluationKeys {', '.join(held) or 'none'}, {self.params!r}>"
+
+
 class KeySet:
     """The keys of one parameter set and what a client does with them.
 
@@ -314,6 +349,18 @@ class KeySet:
         the ciphertext no longer decrypts reliably."""
         self._check(ciphertext, Ciphertext)
         return int(runtime().noise_budget(self.secret_key._native, ciphertext._native))
+
+    def evaluation_keys(self) -> EvaluationKeys:
+        """The public, relinearization and Galois keys, without the secret key:
+        what to send (or pickle) to a server."""
+        return EvaluationKeys(self.params, self.public_key, self.relin_key, self.galois_keys)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        raise TypeError(
+            "an rf.KeySet holds the secret key and is not pickled: send "
+            "keys.evaluation_keys() to servers; to send the secret key on "
+            "purpose, pickle keys.secret_key.exposed()"
+        )
 
     def save_evaluation_keys(self, path: str | os.PathLike[str]) -> None:
         """Writes what a server needs to run circuits, and nothing secret: the

@@ -1,7 +1,10 @@
 """The runtime's objects for Python: ciphertexts, plaintexts and keys.
 
 Each can be saved to a file and loaded back for the same parameter set; a file
-of another kind, of other parameters, truncated or corrupted is an error.
+of another kind, of other parameters, truncated or corrupted is an error. They
+pickle through the same format (with their parameter set), so they travel to
+other processes and machines; a secret key only when asked for
+(`SecretKey.exposed()`).
 """
 
 from __future__ import annotations
@@ -46,6 +49,10 @@ class _RuntimeObject:
         data = runtime().read_object_file(os.fspath(path), params._context)
         native_class = getattr(runtime(), cls._native_name)
         return cls(params, native_class.deserialize(params._context, data))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The saved file's bytes, checked again as a loaded file's are.
+        return _unpickle_object, (type(self), self.params, self._native.serialize())
 
 
 class Ciphertext(_RuntimeObject):
@@ -106,6 +113,10 @@ class GpuCiphertext:
     def to_host(self) -> Ciphertext:
         return Ciphertext(self.params, runtime().download_ciphertext(self._native))
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # GPU memory does not travel: it pickles as its host copy, an rf.Ciphertext.
+        return self.to_host().__reduce__()
+
     def __repr__(self) -> str:
         return f"<rf.GpuCiphertext {self.size} components, {self.params!r}>"
 
@@ -131,6 +142,35 @@ class SecretKey(_RuntimeObject):
     def coefficients(self) -> list[int]:
         """s as signed coefficients in {-1, 0, 1}."""
         return list(self._native.coefficients)
+
+    def exposed(self) -> ExposedSecretKey:
+        """The key wrapped to be pickled, which it is only when asked for this
+        way: `pickle.dumps(keys.secret_key.exposed())` unpickles to the rf.SecretKey."""
+        return ExposedSecretKey(self)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        raise TypeError(
+            "an rf.SecretKey is not pickled by accident: a server needs only "
+            "keys.evaluation_keys(); to send the secret key on purpose, pickle "
+            "keys.secret_key.exposed()"
+        )
+
+
+class ExposedSecretKey:
+    """A secret key the caller asked to pickle (`SecretKey.exposed()`)."""
+
+    def __init__(self, key: SecretKey) -> None:
+        if not isinstance(key, SecretKey):
+            raise TypeError(f"expected an rf.SecretKey, got {type(key).__name__}")
+        self.key = key
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _unpickle_object, (SecretKey, self.key.params, self.key._native.serialize())
+
+
+def _unpickle_object(cls: type[_T], params: Params, data: bytes) -> _T:
+    native_class = getattr(runtime(), cls._native_name)
+    return cls(params, native_class.deserialize(params._context, data))
 
 
 class PublicKey(_RuntimeObject):

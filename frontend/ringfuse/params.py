@@ -152,6 +152,10 @@ class Params:
         data = runtime().read_object_file(os.fspath(path), None)
         return cls._wrap(runtime().Context.deserialize(data))
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # As saved; unpickling checks it (security included) as `load` does.
+        return _unpickle_params, (self._context.serialize(),)
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Params) and self._context.fingerprint == other._context.fingerprint
 
@@ -160,3 +164,7 @@ class Params:
 
     def __repr__(self) -> str:
         return f"<rf.Params {self._context.describe()}>"
+
+
+def _unpickle_params(data: bytes) -> Params:
+    return Params._wrap(runtime().Context.deserialize(data))

@@ -18,7 +18,7 @@ from ._native import runtime
 from .batch import CiphertextBatch
 from .circuit import InputKind, Trace
 from .driver import CompilerError
-from .keys import KeySet, encode
+from .keys import EvaluationKeys, KeySet, encode
 from .objects import Ciphertext, GaloisKeys, GpuCiphertext, Plaintext, RelinKey
 from .parameter_kinds import InputList, MatrixShape, TracedParameter, annotation_text
 from .params import Params
@@ -164,13 +164,21 @@ class Program:
         return keys
 
     def set_evaluation_keys(
-        self, relin_key: RelinKey | None = None, galois_keys: GaloisKeys | None = None
+        self,
+        relin_key: RelinKey | EvaluationKeys | None = None,
+        galois_keys: GaloisKeys | None = None,
     ) -> None:
         """Bind the keys later calls switch with: what a server does with keys
-        it loaded. They must belong to `params` and cover what the program needs.
+        it loaded or was sent (an rf.EvaluationKeys stands for both). They must
+        belong to `params` and cover what the program needs.
 
         >>> prog.set_evaluation_keys(*rf.load_evaluation_keys("eval.rfkeys", prog.params))
+        >>> prog.set_evaluation_keys(keys.evaluation_keys())
         """
+        if isinstance(relin_key, EvaluationKeys):
+            if galois_keys is not None:
+                raise TypeError("an rf.EvaluationKeys holds the Galois keys: pass it alone")
+            relin_key, galois_keys = relin_key.relin_key, relin_key.galois_keys
         self._check_key(relin_key, RelinKey, "relin_key")
         self._check_key(galois_keys, GaloisKeys, "galois_keys")
         if self.needs_relin_key and relin_key is None:
@@ -498,6 +506,18 @@ class Program:
                 "evaluation keys: call prog.keygen() first, or prog.set_evaluation_keys("
                 "relin_key, galois_keys) with keys of prog.params"
             )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """A program pickles as its compiled artifact, the emitted source with
+        what the trace said of its inputs and outputs: the receiver builds it
+        (or finds it in its cache) and loads it for the same device. Bound
+        keys do not travel: send keys.evaluation_keys()."""
+        from .compile import program_from_source
+
+        return program_from_source, (
+            self.source_path.read_text(), self.device, self.name, self.inputs,
+            self.num_outputs, self.parameters,
+        )
 
     def __repr__(self) -> str:
         outputs = f"{self.num_outputs} output{'s' if self.num_outputs > 1 else ''}"
