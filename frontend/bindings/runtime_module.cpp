@@ -406,6 +406,8 @@ PYBIND11_MODULE(_runtime, m) {
                              [](const DeviceCiphertext &c) { return hold(c.context); })
       .def_property_readonly("size", [](const DeviceCiphertext &c) { return c.size; });
   m.def("upload_ciphertext", &uploadCiphertext, py::call_guard<py::gil_scoped_release>());
+  m.def("cuda_device_count", &cudaDeviceCount,
+        "CUDA devices visible to this process (0 without the CUDA driver).");
   m.def("host_link_bytes_per_second", &hostLinkBytesPerSecond, py::arg("bytes"),
         py::arg("to_device"), py::arg("repeats") = 7,
         py::call_guard<py::gil_scoped_release>(),

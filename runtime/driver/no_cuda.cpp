@@ -28,6 +28,8 @@ std::unique_ptr<Driver> makeCudaDriver(RfRuntime &) {
 
 bool cudaAvailable() { return false; }
 
+int cudaDeviceCount() { return 0; }
+
 DeviceCiphertext uploadCiphertext(const Ciphertext &) {
   builtWithoutCuda("no ciphertexts in GPU memory");
 }

@@ -497,6 +497,15 @@ namespace ringfuse::runtime {
 
 bool cudaAvailable() { return cuda::deviceVisible(); }
 
+int cudaDeviceCount() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError(); // no driver or no device: none visible
+    return 0;
+  }
+  return count;
+}
+
 DeviceCiphertext uploadCiphertext(const Ciphertext &ciphertext) {
   if (!cudaAvailable())
     throw Error("no usable CUDA device: a ciphertext cannot be copied to the "

@@ -63,6 +63,9 @@ struct DeviceCiphertext {
 DeviceCiphertext uploadCiphertext(const Ciphertext &ciphertext);
 Ciphertext downloadCiphertext(const DeviceCiphertext &ciphertext);
 
+/// CUDA devices visible to this process (0 without the CUDA driver).
+int cudaDeviceCount();
+
 /// The host link's copy rate in bytes per second, to the GPU or from it:
 /// the median of `repeats` copies of `bytes` between pinned host memory and
 /// device memory, timed with CUDA events (CUDA builds; otherwise an Error).
