@@ -16,6 +16,8 @@ ctest --test-dir build/runtime -j2 --output-on-failure --output-junit "$reports/
   | tail -n 3 || status=1
 echo "== pytest: Python tests (test/python)"
 .venv/bin/python -m pytest -q test/python --junitxml "$reports/pytest.xml" || status=1
+echo "== fuzz: every fuzz target briefly (test/fuzz)"
+scripts/fuzz.sh 20 "$reports/fuzz.xml" || status=1
 
 .venv/bin/python scripts/summarize_tests.py "$reports"/*.xml || status=1
 exit $status

@@ -12,6 +12,7 @@ apt_packages=(
   libzstd-dev zlib1g-dev                                   # static link of the compiler
   cmake ninja-build g++ python3-venv python3-dev       # python3-dev: the extension
   libgtest-dev                                          # runtime unit tests
+  clang libclang-rt-14-dev                              # fuzz targets (libFuzzer)
 )
 
 missing=()

@@ -349,15 +349,22 @@ private:
   }
 
   /// Sizes only: the driver places the buffers (host or device memory).
+  /// A buffer holds one polynomial over a basis of the program (or a
+  /// plaintext), so none is larger than the widest basis's words: a larger
+  /// size is a broken manifest, refused before anything is allocated.
   void loadBuffers() {
     requireArray(m_.buffer_words, m_.buffer_count, "buffers");
+    const size_t most = std::max<size_t>(s_.widestBasis, 1) * s_.n;
     for (int b = 0; b < m_.buffer_count; ++b) {
       size_t words = m_.buffer_words[b];
       if (words == 0)
         throw Error("buffer " + std::to_string(b) + " has 0 words");
-      if (words > (size_t(1) << 40))
+      if (words > most)
         throw Error("buffer " + std::to_string(b) + " of " +
-                    std::to_string(words) + " words cannot be allocated");
+                    std::to_string(words) +
+                    " words is larger than a polynomial over the program's "
+                    "widest basis (" +
+                    std::to_string(most) + " words)");
       s_.bufferWords.push_back(words);
       s_.largestBuffer = std::max(s_.largestBuffer, words);
     }

@@ -365,6 +365,20 @@ TEST_F(ProgramTest, RefusesIndicesOutOfRange) {
   inputs[1] = {RF_VALUE_PREPARED_PLAINTEXT, 1, {3, -1, -1}, 4};
   EXPECT_MESSAGE(loadError(m), "has Galois element 4");
 
+  // A buffer larger than any polynomial of the program (found by the
+  // manifest fuzzer: 2^34 words made the loader allocate 128 GiB).
+  m = *plainManifest();
+  size_t huge[8];
+  std::copy(kPlainBuffers, kPlainBuffers + 8, huge);
+  huge[5] = size_t(1) << 34;
+  m.buffer_words = huge;
+  EXPECT_MESSAGE(loadError(m), "buffer 5 of 17179869184 words is larger than "
+                               "a polynomial over the program's widest basis");
+  huge[5] = 7 * kN + 1; // QB, the widest basis, is 7 * N words
+  EXPECT_MESSAGE(loadError(m), "larger than a polynomial");
+  huge[5] = 7 * kN;
+  EXPECT_EQ(loadError(m), "(no error)");
+
   m = *plainManifest();
   RfValue outputs[1] = {{1, 1, {2, -1, -1}}};
   m.outputs = outputs;
