@@ -30,7 +30,7 @@ SAVED = {
     rf.GaloisKeys: KEYS.galois_keys._native.serialize(),
 }
 REFUSALS = (ValueError, TypeError)
-SETTINGS = settings(max_examples=150, deadline=None, database=None,
+SETTINGS = settings(max_examples=150, derandomize=True, deadline=None, database=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
