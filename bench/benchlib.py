@@ -26,6 +26,7 @@ import importlib
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import time
@@ -594,6 +595,19 @@ def device_name(device: str) -> str:
         name, _, version = found.splitlines()[0].partition(",")
         return f"{name.strip()} (driver {version.strip()})"
     return f"{cpu_model()}, {os.cpu_count()} logical cores"
+
+
+def median_seconds(call: Callable[[], Any], repeats: int, warmup: int = 1) -> float:
+    """The median wall time of `repeats` calls after `warmup` untimed ones
+    (which make what later calls reuse: replicas, graphs, caches)."""
+    for _ in range(warmup):
+        call()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
 
 
 def report_header(benchmark: str, device: str) -> dict[str, Any]:

@@ -19,7 +19,6 @@ import json
 import statistics
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -30,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "frontend"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import ringfuse as rf  # noqa: E402
-from benchlib import T, report_header  # noqa: E402
+from benchlib import T, median_seconds, report_header  # noqa: E402
 
 LOG_N = 13
 SEED = bytes(range(32))
@@ -48,14 +47,7 @@ def matvec32(w: rf.PlainMatrix[32, 32], x: rf.Encrypted):
 
 
 def median_us(call: Callable[[], Any]) -> float:
-    for _ in range(WARMUP):
-        call()
-    times = []
-    for _ in range(CALLS):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1e6
+    return median_seconds(call, CALLS, warmup=WARMUP) * 1e6
 
 
 def measure(name: str, circuit: Any, arguments: Callable[[rf.KeySet, np.random.Generator], dict],

@@ -15,10 +15,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "frontend"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import ringfuse as rf  # noqa: E402
-from benchlib import T, params_of, report_header  # noqa: E402
+from benchlib import T, median_seconds, params_of, report_header  # noqa: E402
 from ringfuse.dask import ProgramPool  # noqa: E402
 
 SEED = bytes(range(32))
@@ -37,16 +35,6 @@ SEED = bytes(range(32))
 @rf.circuit(plaintext_modulus=T)
 def hmult(x: rf.Encrypted, y: rf.Encrypted):
     return x * y
-
-
-def median_seconds(call: Any, repeats: int) -> float:
-    call()  # warm-up
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def main() -> None:

@@ -25,7 +25,6 @@ import json
 import statistics
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -36,7 +35,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "frontend"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import ringfuse as rf  # noqa: E402
-from benchlib import QUICK_SETS, SETS, T, params_of, report_header  # noqa: E402
+from benchlib import (  # noqa: E402
+    QUICK_SETS, SETS, T, median_seconds, params_of, report_header,
+)
 
 SIZES = (1, 2, 4, 8, 16, 32)
 # 1024: four chunks of 256, the copies of one overlapping the next's kernels.
@@ -54,16 +55,6 @@ def hmult(x: rf.Encrypted, y: rf.Encrypted):
 @rf.circuit(plaintext_modulus=T)
 def rotation(x: rf.Encrypted):
     return x.rotate(1)
-
-
-def median_seconds(call: Callable[[], Any], repeats: int) -> float:
-    call()  # warm-up: the CPU driver's replicas, the CUDA graph
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def same_words(batch: rf.CiphertextBatch, singles: list[rf.Ciphertext]) -> None:

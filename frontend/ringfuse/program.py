@@ -415,8 +415,6 @@ class Program:
 
     def _encode_inputs(self, parameter: TracedParameter, value: Any) -> list[Any]:
         kind = parameter.kind
-        if isinstance(kind, str):
-            return [self._native_input(parameter.name, kind, value)]
         if isinstance(kind, MatrixShape):
             assert parameter.layout is not None
             return plain_matrix.encode_matrix(

@@ -35,4 +35,14 @@ size_t valueWords(const RfRuntime &s, const ValueLayout &layout) {
                                               : s.context->q().size() * s.n;
 }
 
+const uint64_t *hostInputWords(const ValueLayout &layout,
+                               const ringfuse::runtime::ProgramInput &input,
+                               size_t component) {
+  return layout.plaintext
+             ? std::get<const ringfuse::runtime::Plaintext *>(input)
+                   ->coefficients.data()
+             : std::get<const ringfuse::runtime::Ciphertext *>(input)
+                   ->component(component);
+}
+
 } // namespace ringfuse::runtime::detail

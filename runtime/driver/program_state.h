@@ -206,6 +206,13 @@ inline std::vector<RfModulus> spareModuli(const RfRuntime &s) {
 /// plaintext, |Q| * N for a ciphertext component.
 size_t valueWords(const RfRuntime &s, const ValueLayout &layout);
 
+/// The host words of component `component` of an input in host memory (a
+/// plaintext's coefficients or prepared words, a ciphertext's component):
+/// what a driver copies into the input's buffer.
+const uint64_t *hostInputWords(const ValueLayout &layout,
+                               const ringfuse::runtime::ProgramInput &input,
+                               size_t component);
+
 } // namespace ringfuse::runtime::detail
 
 #endif // RINGFUSE_RUNTIME_DRIVER_PROGRAM_STATE_H

@@ -135,14 +135,10 @@ void CudaDriver::stageInputs(Region &region,
     if (std::holds_alternative<const DeviceCiphertext *>(inputs[v]))
       throw Error("input " + std::to_string(v) +
                   ": a batch's instances take their inputs from the host");
-    for (size_t k = 0; k < layout.components; ++k) {
-      const uint64_t *source =
-          layout.plaintext
-              ? std::get<const Plaintext *>(inputs[v])->coefficients.data()
-              : std::get<const Ciphertext *>(inputs[v])->component(k);
+    for (size_t k = 0; k < layout.components; ++k)
       std::memcpy(region.staged(instance, stagingWords_, inputStaging_[v][k]),
-                  source, words * sizeof(uint64_t));
-    }
+                  hostInputWords(layout, inputs[v], k),
+                  words * sizeof(uint64_t));
   }
 }
 

@@ -260,12 +260,9 @@ void CudaDriver::bindInputs(const std::vector<ProgramInput> &inputs) {
           continue;
         }
       }
-      const uint64_t *source =
-          layout.plaintext
-              ? std::get<const Plaintext *>(inputs[v])->coefficients.data()
-              : std::get<const Ciphertext *>(inputs[v])->component(k);
       uint64_t *staged = pinned + inputStaging_[v][k];
-      std::memcpy(staged, source, words * sizeof(uint64_t));
+      std::memcpy(staged, hostInputWords(layout, inputs[v], k),
+                  words * sizeof(uint64_t));
       check(cudaMemcpyAsync(s_.bufferData[layout.buffers[k]], staged,
                             words * sizeof(uint64_t), cudaMemcpyHostToDevice,
                             stream),
