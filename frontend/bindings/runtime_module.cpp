@@ -106,6 +106,19 @@ PYBIND11_MODULE(_runtime, m) {
   m.doc() = "The ringfuse runtime (BFV math core); use the ringfuse package.";
   // Python sees runtime errors as ValueError (bad input, not a bug).
   py::register_exception<Error>(m, "Error", PyExc_ValueError);
+  // Registered after Error, so tried first: a GPU allocation that did not fit
+  // is ringfuse.OutOfDeviceMemory (a MemoryError), defined in Python so that
+  // users may catch it without loading the runtime.
+  py::register_exception_translator([](std::exception_ptr thrown) {
+    try {
+      if (thrown)
+        std::rethrow_exception(thrown);
+    } catch (const OutOfDeviceMemory &error) {
+      py::object type =
+          py::module_::import("ringfuse.errors").attr("OutOfDeviceMemory");
+      PyErr_SetString(type.ptr(), error.what());
+    }
+  });
 
   py::class_<Context, ContextHolder>(m, "Context")
       .def_static(
@@ -408,6 +421,14 @@ PYBIND11_MODULE(_runtime, m) {
   m.def("upload_ciphertext", &uploadCiphertext, py::call_guard<py::gil_scoped_release>());
   m.def("cuda_device_count", &cudaDeviceCount,
         "CUDA devices visible to this process (0 without the CUDA driver).");
+  m.def(
+      "cuda_memory",
+      [] {
+        DeviceMemoryUse use = cudaMemory();
+        return py::make_tuple(use.available, use.total);
+      },
+      "(bytes an allocation may still get, the device's bytes) of the "
+      "current GPU.");
   m.def("host_link_bytes_per_second", &hostLinkBytesPerSecond, py::arg("bytes"),
         py::arg("to_device"), py::arg("repeats") = 7,
         py::call_guard<py::gil_scoped_release>(),

@@ -17,6 +17,7 @@ from .batch import CiphertextBatch
 from .circuit import Circuit, Encrypted, Plain, PlainMatrix, Trace, TraceError, circuit, trace
 from .compile import compile
 from .driver import CompilerError
+from .errors import OutOfDeviceMemory
 from .keys import EvaluationKeys, KeySet, load_evaluation_keys
 from .objects import (
     Ciphertext,
@@ -45,6 +46,7 @@ __all__ = [
     "GaloisKeys",
     "GpuCiphertext",
     "KeySet",
+    "OutOfDeviceMemory",
     "Params",
     "Plain",
     "PlainMatrix",

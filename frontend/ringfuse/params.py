@@ -7,6 +7,8 @@ Security Guidelines for Implementing Homomorphic Encryption.
 
 from __future__ import annotations
 
+import functools
+
 import os
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -166,5 +168,9 @@ class Params:
         return f"<rf.Params {self._context.describe()}>"
 
 
+@functools.lru_cache(maxsize=16)
 def _unpickle_params(data: bytes) -> Params:
+    # Cached: every pickled ciphertext carries its parameters, and building
+    # their context (primes checked, NTT tables) costs more than the
+    # ciphertext itself. Params are immutable, so one object serves all.
     return Params._wrap(runtime().Context.deserialize(data))

@@ -30,6 +30,8 @@ bool cudaAvailable() { return false; }
 
 int cudaDeviceCount() { return 0; }
 
+DeviceMemoryUse cudaMemory() { builtWithoutCuda("no GPU memory to read"); }
+
 DeviceCiphertext uploadCiphertext(const Ciphertext &) {
   builtWithoutCuda("no ciphertexts in GPU memory");
 }

@@ -92,6 +92,8 @@ Program Program::fromFunctions(RfManifestFunction manifestFunction,
     loadManifest(*manifest, *state);
     state->driver = device == Device::Cuda ? makeCudaDriver(*state)
                                            : makeCpuDriver(*state);
+  } catch (const OutOfDeviceMemory &e) { // keeps its kind: a MemoryError
+    throw OutOfDeviceMemory(programLabel(*state) + ": " + e.what());
   } catch (const Error &e) {
     throw Error(programLabel(*state) + ": " + e.what());
   }

@@ -44,6 +44,8 @@ Program Program::load(const std::string &sharedLibraryPath, Device device) {
   auto run = reinterpret_cast<RfRunFunction>(symbol("ringfuse_run"));
   try {
     return fromFunctions(manifest, run, device, std::move(library));
+  } catch (const OutOfDeviceMemory &e) { // keeps its kind: a MemoryError
+    throw OutOfDeviceMemory(path + ": " + e.what());
   } catch (const Error &e) {
     throw Error(path + ": " + e.what());
   }

@@ -7,7 +7,10 @@
 #   3. every end-to-end circuit, CUDA against CPU, word for word,
 #   4. the GPU client's keys, encodings, encryptions and decryptions against
 #      the CPU client's,
-#   5. compute-sanitizer memcheck on a subset.
+#   5. running out of GPU memory (alone: it fills the GPU),
+#   6. with --sanitize, compute-sanitizer's four tools (memcheck with leak
+#      checking, racecheck, synccheck, initcheck) over gpu_tests and a subset
+#      of the circuits.
 # The static compiler binaries (build/compiler/bin) travel with the sources.
 # Usage: test/gpu/run.sh [--sanitize]
 set -uo pipefail
@@ -17,6 +20,8 @@ export PATH=/usr/local/cuda/bin:$PATH
 export RINGFUSE_BIN_DIR=$PWD/build/compiler/bin PYTHONPATH=$PWD/frontend
 export RINGFUSE_CACHE_DIR=${RINGFUSE_CACHE_DIR:-$(mktemp -d)}
 status=0
+# The circuits the sanitizers run (each tool runs the whole of gpu_tests).
+SANITIZED_CIRCUITS="quickstart or rotations or matrix or chain4 or (fused_tensor and hps) or (whole and hps and opt1)"
 
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 cmake -S runtime -B build/runtime -G Ninja -DCMAKE_BUILD_TYPE=Release \
@@ -35,12 +40,21 @@ echo "== CUDA against CPU, every circuit"
 "$python" -m pytest -q -p no:cacheprovider test/gpu/test_gpu_programs.py 2>&1 | tail -n 3 || status=1
 echo "== the GPU client (keys, encoding, encryption, decryption) against the CPU's"
 "$python" -m pytest -q -p no:cacheprovider test/gpu/test_gpu_client.py 2>&1 | tail -n 3 || status=1
+echo "== batches, threads and a short soak on the CUDA driver"
+RINGFUSE_TEST_TARGET=cuda "$python" -m pytest -q -p no:cacheprovider test/python/test_batches.py \
+  test/python/test_threads.py test/python/test_soak.py 2>&1 | tail -n 3 || status=1
+echo "== out of GPU memory"
+"$python" -m pytest -q -p no:cacheprovider test/gpu/test_gpu_memory.py 2>&1 | tail -n 3 || status=1
 
 if [[ ${1:-} == --sanitize ]]; then
-  echo "== compute-sanitizer memcheck"
-  compute-sanitizer --tool memcheck --leak-check full --error-exitcode 3 \
-    build/runtime/test/gpu/gpu_tests --gtest_filter='-*Errors*' 2>&1 | tail -n 4 || status=1
-  compute-sanitizer --tool memcheck --error-exitcode 3 "$python" -m pytest -q -p no:cacheprovider \
-    test/gpu/test_gpu_programs.py -k "quickstart or rotations or matrix or chain4 or (fused_tensor and hps) or (whole and hps and opt1)" 2>&1 | tail -n 4 || status=1
+  for tool in memcheck racecheck synccheck initcheck; do
+    echo "== compute-sanitizer $tool"
+    options=(--tool "$tool" --error-exitcode 3)
+    [[ $tool == memcheck ]] && options+=(--leak-check full)
+    compute-sanitizer "${options[@]}" build/runtime/test/gpu/gpu_tests --gtest_filter='-*Errors*' \
+      2>&1 | tail -n 4 || status=1
+    compute-sanitizer "${options[@]}" "$python" -m pytest -q -p no:cacheprovider \
+      test/gpu/test_gpu_programs.py -k "$SANITIZED_CIRCUITS" 2>&1 | tail -n 4 || status=1
+  done
 fi
 exit $status

@@ -4,7 +4,8 @@
 samples the process's resident memory throughout: after the first calls have
 made what a program keeps (buffers, replicas, caches), it must not grow by
 more than a fixed bound. RINGFUSE_SOAK_RUNS=N runs longer;
-RINGFUSE_TEST_TARGET=cuda soaks the GPU driver.
+RINGFUSE_TEST_TARGET=cuda soaks the GPU driver, and samples the GPU memory
+that allocations may still get as well.
 """
 
 from __future__ import annotations
@@ -39,6 +40,16 @@ def resident_bytes() -> int:
         return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
+def device_bytes_used() -> int:
+    """GPU memory no allocation may get (0 on the CPU target)."""
+    if TARGET != "cuda":
+        return 0
+    from ringfuse._native import runtime
+
+    available, total = runtime().cuda_memory()
+    return int(total - available)
+
+
 def test_runs_with_fresh_inputs_keep_memory_flat(cache_dir: Path) -> None:
     params = toy_params(1024)
     program = rf.compile(soaked, TARGET, params=params, cache_dir=cache_dir)
@@ -59,14 +70,18 @@ def test_runs_with_fresh_inputs_keep_memory_flat(cache_dir: Path) -> None:
     for k in range(warmup):
         call(k)
     gc.collect()
-    start = resident_bytes()
+    start = resident_bytes(), device_bytes_used()
     samples = []
     for k in range(warmup, RUNS):
         call(k)
         if k % 20 == 0:
             gc.collect()
-            samples.append(resident_bytes() - start)
-    assert max(samples) < GROWTH_BOUND_BYTES, (
-        f"resident memory grew by up to {max(samples) / 2**20:.1f} MiB over {RUNS} runs "
-        f"(samples in MiB: {[round(s / 2**20, 2) for s in samples]})"
+            samples.append((resident_bytes() - start[0], device_bytes_used() - start[1]))
+    host, device = (max(sample[i] for sample in samples) for i in range(2))
+    mib = [(round(h / 2**20, 2), round(d / 2**20, 2)) for h, d in samples]
+    print(f"soak of {RUNS} runs on {TARGET}: host grew by up to {host / 2**20:.2f} MiB, "
+          f"device by up to {device / 2**20:.2f} MiB")
+    assert host < GROWTH_BOUND_BYTES and device < GROWTH_BOUND_BYTES, (
+        f"memory grew by up to {host / 2**20:.1f} MiB (host) and {device / 2**20:.1f} MiB "
+        f"(device) over {RUNS} runs (samples in MiB, host and device: {mib})"
     )

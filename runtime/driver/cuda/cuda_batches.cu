@@ -90,14 +90,14 @@ unsigned CudaDriver::chunkCapacity(size_t instances) const {
     }
   if (!regions_.empty() && capacity >= wanted)
     return static_cast<unsigned>(wanted);
-  size_t free = 0, total = 0;
-  check(cudaMemGetInfo(&free, &total), "reading the GPU's free memory");
+  const size_t free = cuda::availableDeviceBytes();
   const size_t byMemory = (free + held) / kFreeMemoryShare / 2 / layout_.bytes;
   if (byMemory == 0)
-    throw Error("one instance of the program needs " +
-                mebibytes(layout_.bytes) + " of GPU memory; a batch may take " +
-                mebibytes((free + held) / kFreeMemoryShare / 2) +
-                " (an eighth of the " + mebibytes(free + held) + " free)");
+    throw OutOfDeviceMemory(
+        "not enough GPU memory: one instance of the program needs " +
+        mebibytes(layout_.bytes) + " and a batch may take " +
+        mebibytes((free + held) / kFreeMemoryShare / 2) +
+        " (an eighth of the " + mebibytes(free + held) + " free)");
   const size_t byStaging =
       kMaxStagingBytes /
       (std::max<size_t>(stagingWords_, 1) * sizeof(uint64_t));

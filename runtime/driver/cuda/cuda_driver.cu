@@ -32,8 +32,9 @@ DeviceCiphertext allocateDeviceCiphertext(const ContextPtr &context,
   // which waits for the whole device, per ciphertext. Freed on the null
   // stream when the last holder lets go: every run that read the words had
   // finished before it returned.
-  check(cudaMallocAsync(&memory, bytes, stream),
-        "allocating a ciphertext in GPU memory");
+  cuda::allocateOrExplain(
+      [&] { return cudaMallocAsync(&memory, bytes, stream); }, bytes,
+      "a ciphertext");
   return DeviceCiphertext{context, components,
                           std::shared_ptr<uint64_t>(
                               static_cast<uint64_t *>(memory),
@@ -57,11 +58,16 @@ int currentDevice() {
   check(cudaGetDevice(&device), "reading the current CUDA device");
   check(cudaSetDevice(device), "selecting the CUDA device");
   // The pool of run outputs (allocateDeviceCiphertext) keeps what is freed
-  // for the next allocation instead of handing it back at each synchronize.
+  // for the next allocation instead of handing it back at each synchronize,
+  // up to an eighth of the device: beyond that (many GPU ciphertexts freed
+  // at once), a synchronize gives the rest back, for allocations outside
+  // the pool (programs, batches, streams, graphs).
   cudaMemPool_t pool = nullptr;
   check(cudaDeviceGetDefaultMemPool(&pool, device),
         "reading the device's memory pool");
-  uint64_t keep = ~uint64_t(0);
+  size_t freeBytes = 0, totalBytes = 0;
+  check(cudaMemGetInfo(&freeBytes, &totalBytes), "reading the GPU's memory");
+  uint64_t keep = totalBytes / 8;
   check(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep),
         "keeping the device's memory pool");
   return device;
@@ -485,7 +491,14 @@ CudaDriver::timeRuns(const std::vector<ProgramInput> &inputs, size_t warmup,
 }
 
 std::unique_ptr<Driver> makeCudaDriver(RfRuntime &s) {
-  return std::make_unique<CudaDriver>(s);
+  try {
+    return std::make_unique<CudaDriver>(s);
+  } catch (const OutOfDeviceMemory &) {
+    // Its streams, events and memory may fit once the pool of run outputs
+    // hands back what it keeps: try once more, then it is the user's error.
+    cuda::releasePooledMemory();
+    return std::make_unique<CudaDriver>(s);
+  }
 }
 
 } // namespace ringfuse::runtime::detail
@@ -501,6 +514,14 @@ int cudaDeviceCount() {
     return 0;
   }
   return count;
+}
+
+DeviceMemoryUse cudaMemory() {
+  if (!cudaAvailable())
+    throw Error("no usable CUDA device: no GPU memory to read");
+  DeviceMemoryUse use;
+  use.available = cuda::availableDeviceBytes(&use.total);
+  return use;
 }
 
 DeviceCiphertext uploadCiphertext(const Ciphertext &ciphertext) {

@@ -138,14 +138,14 @@ void launchInstances(GpuContext &g, Kernel kernel, const char *name,
 
 /// Rows a chunk takes: what a quarter of the free device memory holds.
 size_t chunkFor(size_t rows, size_t instanceWords, const BatchWorkspace &kept) {
-  size_t free = 0, total = 0;
-  check(cudaMemGetInfo(&free, &total), "reading the GPU's free memory");
+  const size_t free = cuda::availableDeviceBytes();
   const size_t fits =
       (free + kept.regionBytes) / 4 / (instanceWords * sizeof(uint64_t));
   if (fits == 0)
-    throw Error("one instance of a batched encryption needs " +
-                cuda::mebibytes(instanceWords * sizeof(uint64_t)) +
-                " of GPU memory; " + cuda::mebibytes(free) + " are free");
+    throw OutOfDeviceMemory(
+        "not enough GPU memory: one instance of a batched encryption needs " +
+        cuda::mebibytes(instanceWords * sizeof(uint64_t)) + " and " +
+        cuda::mebibytes(free) + " are free");
   return std::min({rows, kMaxChunk, fits});
 }
 

@@ -15,6 +15,15 @@ public:
   explicit Error(const std::string &message) : std::runtime_error(message) {}
 };
 
+/// A GPU allocation that did not fit even after the runtime gave back what
+/// it held unused; the message says how much was needed and how much the
+/// GPU had. Python sees it as ringfuse.OutOfDeviceMemory, a MemoryError:
+/// the process, and every program loaded in it, keeps working.
+class OutOfDeviceMemory : public Error {
+public:
+  using Error::Error;
+};
+
 } // namespace ringfuse::runtime
 
 #endif // RINGFUSE_RUNTIME_ERROR_H

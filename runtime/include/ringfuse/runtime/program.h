@@ -66,6 +66,14 @@ Ciphertext downloadCiphertext(const DeviceCiphertext &ciphertext);
 /// CUDA devices visible to this process (0 without the CUDA driver).
 int cudaDeviceCount();
 
+/// The current GPU's memory: what allocations may still get (free plus what
+/// the runtime holds pooled but unused) and the device's total.
+struct DeviceMemoryUse {
+  size_t available = 0;
+  size_t total = 0;
+};
+DeviceMemoryUse cudaMemory();
+
 /// The host link's copy rate in bytes per second, to the GPU or from it:
 /// the median of `repeats` copies of `bytes` between pinned host memory and
 /// device memory, timed with CUDA events (CUDA builds; otherwise an Error).

@@ -15,6 +15,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <utility>
@@ -28,8 +29,16 @@ inline std::string describe(cudaError_t error) {
          cudaGetErrorString(error) + ")";
 }
 
-/// Throws if a CUDA API call failed, saying what was being done.
+/// Throws an OutOfDeviceMemory saying what was being done and how much
+/// memory the GPU has (defined below).
+[[noreturn]] inline void throwOutOfDeviceMemory(const std::string &what);
+
+/// Throws if a CUDA API call failed, saying what was being done. A call that
+/// ran out of device memory (an allocation, or a stream, event or graph that
+/// needed some) is an OutOfDeviceMemory: the process keeps working.
 inline void check(cudaError_t error, const std::string &what) {
+  if (error == cudaErrorMemoryAllocation)
+    throwOutOfDeviceMemory("not enough GPU memory while " + what);
   if (error != cudaSuccess)
     throw Error("CUDA error while " + what + ": " + describe(error));
 }
@@ -56,6 +65,75 @@ inline bool deviceVisible() {
 /// "12 MiB", rounded up.
 inline std::string mebibytes(size_t bytes) {
   return std::to_string((bytes + (size_t(1) << 20) - 1) >> 20) + " MiB";
+}
+
+/// The current device's stream-ordered pool (cudaMallocAsync's).
+inline cudaMemPool_t devicePool() {
+  int device = 0;
+  cudaMemPool_t pool = nullptr;
+  check(cudaGetDevice(&device), "finding the current GPU");
+  check(cudaDeviceGetDefaultMemPool(&pool, device),
+        "finding the GPU's memory pool");
+  return pool;
+}
+
+/// Device memory an allocation may still get: what the device has free plus
+/// what the pool holds but no allocation uses (the runtime keeps freed
+/// ciphertexts' memory pooled; see allocateDeviceCiphertext).
+inline size_t availableDeviceBytes(size_t *totalBytes = nullptr) {
+  size_t freeBytes = 0, total = 0;
+  check(cudaMemGetInfo(&freeBytes, &total), "reading the GPU's free memory");
+  cudaMemPool_t pool = devicePool();
+  unsigned long long reserved = 0, used = 0; // the attributes are cuuint64_t
+  check(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent,
+                                &reserved),
+        "reading the GPU memory pool's size");
+  check(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used),
+        "reading the GPU memory pool's use");
+  if (totalBytes)
+    *totalBytes = total;
+  return freeBytes + static_cast<size_t>(reserved - std::min(reserved, used));
+}
+
+[[noreturn]] inline void throwOutOfDeviceMemory(const std::string &what) {
+  cudaGetLastError(); // out of memory is not sticky: clear it
+  std::string available;
+  try {
+    size_t total = 0;
+    const size_t free = availableDeviceBytes(&total);
+    available = " (the GPU has " + mebibytes(free) + " free of " +
+                mebibytes(total) + ")";
+  } catch (const Error &) {
+  }
+  throw OutOfDeviceMemory(what + available);
+}
+
+/// Waits for every queued free and gives the memory the pool holds unused
+/// back to the device, where allocations other than the pool's (cudaMalloc,
+/// streams, graphs) can take it.
+inline void releasePooledMemory() {
+  check(cudaDeviceSynchronize(), "waiting for the GPU to free memory");
+  check(cudaMemPoolTrimTo(devicePool(), 0),
+        "returning pooled GPU memory to the device");
+}
+
+/// Calls allocate(); if the device is out of memory, waits for every queued
+/// free, gives the pool's unused memory back to the device and calls it
+/// once more, then throws OutOfDeviceMemory. Other errors are Errors.
+template <typename Allocate>
+void allocateOrExplain(Allocate allocate, size_t bytes,
+                       const std::string &what) {
+  cudaError_t allocated = allocate();
+  if (allocated == cudaErrorMemoryAllocation) {
+    cudaGetLastError();
+    releasePooledMemory();
+    allocated = allocate();
+  }
+  if (allocated == cudaErrorMemoryAllocation)
+    throwOutOfDeviceMemory("not enough GPU memory: " + what + " needs " +
+                           mebibytes(bytes));
+  check(allocated,
+        "allocating " + mebibytes(bytes) + " of GPU memory for " + what);
 }
 
 /// A non-blocking stream, destroyed with its holder (pending work still
@@ -111,9 +189,12 @@ public:
   DeviceArray(size_t count, cudaStream_t stream, const std::string &what)
       : count_(count), stream_(stream) {
     if (count)
-      check(cudaMallocAsync(reinterpret_cast<void **>(&data_),
-                            count * sizeof(T), stream),
-            "allocating " + what);
+      allocateOrExplain(
+          [&] {
+            return cudaMallocAsync(reinterpret_cast<void **>(&data_),
+                                   count * sizeof(T), stream);
+          },
+          count * sizeof(T), what);
   }
   /// An allocation holding a copy of host[0 .. count).
   DeviceArray(const T *host, size_t count, cudaStream_t stream,
@@ -179,27 +260,13 @@ private:
 };
 
 /// One allocation of device memory (cudaMalloc), freed with its holder. An
-/// allocation that does not fit is an Error that says how much the GPU has.
+/// allocation that does not fit is an OutOfDeviceMemory that says how much
+/// the GPU has.
 class DeviceMemory {
 public:
   DeviceMemory() = default;
   DeviceMemory(size_t bytes, const std::string &what) {
-    cudaError_t allocated = cudaMalloc(&data_, bytes);
-    if (allocated == cudaSuccess)
-      return;
-    data_ = nullptr;
-    cudaGetLastError(); // out of memory is not sticky: clear it
-    size_t freeBytes = 0, totalBytes = 0;
-    std::string available;
-    if (cudaMemGetInfo(&freeBytes, &totalBytes) == cudaSuccess)
-      available = " (the GPU has " + mebibytes(freeBytes) + " free of " +
-                  mebibytes(totalBytes) + ")";
-    cudaGetLastError();
-    if (allocated == cudaErrorMemoryAllocation)
-      throw Error("not enough GPU memory: " + what + " needs " +
-                  mebibytes(bytes) + available);
-    check(allocated, "allocating " + mebibytes(bytes) + " of GPU memory for " +
-                         what);
+    allocateOrExplain([&] { return cudaMalloc(&data_, bytes); }, bytes, what);
   }
   ~DeviceMemory() {
     if (data_)
