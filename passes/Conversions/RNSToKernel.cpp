@@ -412,7 +412,7 @@ private:
               builder_, loc(), bufferTypeOf(op.getType()), buffers_[op.getInput()],
               op.getFirst(), op.getLast());
           buffers_[op.getResult()] = view;
-          origin_[op.getResult()] = origin_[op.getInput()];
+          origin_[op.getResult()] = origin_.lookup(op.getInput()); // a copy: [] may rehash
           const int64_t first = limbsOf(op.getInput()).first;
           limbs_[op.getResult()] = {first + int64_t(op.getFirst()),
                                     first + int64_t(op.getLast())};
@@ -507,7 +507,7 @@ private:
     // In place, also on a view: canOverwrite sees the other limbs' values.
     if (canOverwrite(input, position_[op])) {
       buffers_[op.getResult()] = buffer;
-      origin_[op.getResult()] = origin_[input];
+      origin_[op.getResult()] = origin_.lookup(input); // a copy: [] may rehash
       limbs_[op.getResult()] = limbsOf(input);
     } else {
       Value fresh = define(op.getResult(), alloc(op.getType()));

@@ -77,35 +77,48 @@ inline cudaMemPool_t devicePool() {
   return pool;
 }
 
-/// Device memory an allocation may still get: what the device has free plus
-/// what the pool holds but no allocation uses (the runtime keeps freed
-/// ciphertexts' memory pooled; see allocateDeviceCiphertext).
-inline size_t availableDeviceBytes(size_t *totalBytes = nullptr) {
-  size_t freeBytes = 0, total = 0;
-  check(cudaMemGetInfo(&freeBytes, &total), "reading the GPU's free memory");
-  cudaMemPool_t pool = devicePool();
+/// Device memory an allocation may still get (what the device has free plus
+/// what the pool holds but no allocation uses: the runtime keeps freed
+/// ciphertexts' memory pooled) and the device's total; false if CUDA could
+/// not say. Throws nothing, so that an error's message may use it.
+inline bool queryDeviceMemory(size_t &available, size_t &total) {
+  size_t freeBytes = 0;
+  int device = 0;
+  cudaMemPool_t pool = nullptr;
   unsigned long long reserved = 0, used = 0; // the attributes are cuuint64_t
-  check(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent,
-                                &reserved),
-        "reading the GPU memory pool's size");
-  check(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used),
-        "reading the GPU memory pool's use");
+  const bool known =
+      cudaMemGetInfo(&freeBytes, &total) == cudaSuccess &&
+      cudaGetDevice(&device) == cudaSuccess &&
+      cudaDeviceGetDefaultMemPool(&pool, device) == cudaSuccess &&
+      cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent,
+                              &reserved) == cudaSuccess &&
+      cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) ==
+          cudaSuccess;
+  if (!known) {
+    cudaGetLastError();
+    return false;
+  }
+  available = freeBytes + static_cast<size_t>(reserved - std::min(reserved, used));
+  return true;
+}
+
+/// queryDeviceMemory's available bytes (and total), or an Error.
+inline size_t availableDeviceBytes(size_t *totalBytes = nullptr) {
+  size_t available = 0, total = 0;
+  if (!queryDeviceMemory(available, total))
+    throw Error("CUDA could not say how much GPU memory is free");
   if (totalBytes)
     *totalBytes = total;
-  return freeBytes + static_cast<size_t>(reserved - std::min(reserved, used));
+  return available;
 }
 
 [[noreturn]] inline void throwOutOfDeviceMemory(const std::string &what) {
   cudaGetLastError(); // out of memory is not sticky: clear it
-  std::string available;
-  try {
-    size_t total = 0;
-    const size_t free = availableDeviceBytes(&total);
-    available = " (the GPU has " + mebibytes(free) + " free of " +
-                mebibytes(total) + ")";
-  } catch (const Error &) {
-  }
-  throw OutOfDeviceMemory(what + available);
+  size_t available = 0, total = 0;
+  if (!queryDeviceMemory(available, total))
+    throw OutOfDeviceMemory(what);
+  throw OutOfDeviceMemory(what + " (the GPU has " + mebibytes(available) +
+                          " free of " + mebibytes(total) + ")");
 }
 
 /// Waits for every queued free and gives the memory the pool holds unused
