@@ -19,16 +19,6 @@ constexpr char kMagic[8] = {'R', 'I', 'N', 'G', 'F', 'U', 'S', 'E'};
 constexpr uint32_t kLastKind =
     static_cast<uint32_t>(ObjectKind::CiphertextBatch);
 
-/// FNV-1a 64: catches accidental corruption, not tampering.
-uint64_t fnv1a64(const uint8_t *data, size_t size) {
-  uint64_t hash = 1469598103934665603ull;
-  for (size_t i = 0; i < size; ++i) {
-    hash ^= data[i];
-    hash *= 1099511628211ull;
-  }
-  return hash;
-}
-
 std::string hex(uint64_t value) {
   std::ostringstream text;
   text << "0x" << std::hex << value;
@@ -92,7 +82,8 @@ public:
     header.u32(static_cast<uint32_t>(kind));
     header.u64(fingerprint);
     header.u64(bytes_.size());
-    header.u64(fnv1a64(bytes_.data(), bytes_.size()));
+    header.u64(payloadChecksum(kSerializationFormatVersion, bytes_.data(),
+                               bytes_.size()));
     header.u64(0); // reserved
     header.bytes_.insert(header.bytes_.end(), bytes_.begin(), bytes_.end());
     return std::move(header.bytes_);
@@ -196,9 +187,11 @@ Header readHeader(const uint8_t *data, size_t size) {
   header.payloadLength = in.u64();
   header.checksum = in.u64();
   header.reserved = in.u64();
-  if (header.version != kSerializationFormatVersion)
+  if (header.version < kOldestReadableFormatVersion ||
+      header.version > kSerializationFormatVersion)
     throw Error("format version " + std::to_string(header.version) +
-                " is not supported; this build reads version " +
+                " is not supported; this build reads versions " +
+                std::to_string(kOldestReadableFormatVersion) + " to " +
                 std::to_string(kSerializationFormatVersion));
   return header;
 }
@@ -231,7 +224,7 @@ Reader checkHeader(const uint8_t *data, size_t size, ObjectKind kind,
                 std::to_string(header.payloadLength) + "-byte payload, but " +
                 std::to_string(present) + " bytes follow it");
   const uint8_t *payload = data + kSerializationHeaderSize;
-  if (fnv1a64(payload, present) != header.checksum)
+  if (payloadChecksum(header.version, payload, present) != header.checksum)
     throw Error("checksum mismatch: the data is corrupted (" + name + ", " +
                 std::to_string(present) + "-byte payload)");
   return Reader(payload, present, name);
@@ -376,6 +369,38 @@ Ciphertext readCiphertextBody(Reader &in, const ContextPtr &context,
   return ciphertext;
 }
 } // namespace
+
+uint64_t payloadChecksum(uint32_t version, const uint8_t *payload,
+                         size_t size) {
+  constexpr uint64_t kOffsetBasis = 1469598103934665603ull,
+                     kPrime = 1099511628211ull;
+  uint64_t hash = kOffsetBasis;
+  if (version == 1) {
+    for (size_t i = 0; i < size; ++i)
+      hash = (hash ^ payload[i]) * kPrime;
+    return hash;
+  }
+  // A word a step: the chain of multiplications is what bounds the speed,
+  // and it is 8x shorter than version 1's.
+  const size_t whole = size / 8;
+  for (size_t i = 0; i < whole; ++i) {
+    uint64_t word;
+    std::memcpy(&word, payload + 8 * i, 8);
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+    word = __builtin_bswap64(word);
+#endif
+    hash = (hash ^ word) * kPrime;
+    hash ^= hash >> 32;
+  }
+  if (size % 8) {
+    uint64_t last = 0;
+    for (size_t i = 8 * whole; i < size; ++i)
+      last |= uint64_t(payload[i]) << (8 * (i - 8 * whole));
+    hash = (hash ^ last) * kPrime;
+    hash ^= hash >> 32;
+  }
+  return hash;
+}
 
 std::string objectKindName(ObjectKind kind) {
   switch (kind) {

@@ -63,12 +63,9 @@ void putU32(std::vector<uint8_t> &bytes, size_t offset, uint32_t value) {
 /// After editing the payload: a valid checksum again, so that only the
 /// payload-level check under test can catch the edit.
 void recomputeChecksum(std::vector<uint8_t> &bytes) {
-  uint64_t hash = 1469598103934665603ull;
-  for (size_t i = kPayload; i < bytes.size(); ++i) {
-    hash ^= bytes[i];
-    hash *= 1099511628211ull;
-  }
-  putU64(bytes, kChecksumOffset, hash);
+  putU64(bytes, kChecksumOffset,
+         payloadChecksum(kSerializationFormatVersion, bytes.data() + kPayload,
+                         bytes.size() - kPayload));
 }
 
 class Serialization : public ::testing::Test {
@@ -473,11 +470,51 @@ TEST_F(Serialization, RejectsAFlippedPayloadBitByTheChecksum) {
 }
 
 TEST_F(Serialization, RejectsAnotherFormatVersion) {
+  for (uint32_t version : {0u, 3u}) {
+    std::vector<uint8_t> bytes = serialize(ciphertext);
+    putU32(bytes, kVersionOffset, version);
+    const std::string expected = "format version " + std::to_string(version) +
+                                 " is not supported; this build reads "
+                                 "versions 1 to 2";
+    EXPECT_ERROR(deserializeCiphertext(context, bytes.data(), bytes.size()),
+                 expected);
+    EXPECT_ERROR(peekKind(bytes.data(), bytes.size()), expected);
+  }
+}
+
+TEST_F(Serialization, ReadsVersionOneFilesAndWritesVersionTwo) {
   std::vector<uint8_t> bytes = serialize(ciphertext);
+  uint32_t written = 0;
+  for (int i = 0; i < 4; ++i)
+    written |= uint32_t(bytes[kVersionOffset + i]) << (8 * i);
+  EXPECT_EQ(written, 2u);
+  // The same object as version 1 wrote it: FNV-1a over the payload's bytes.
+  putU32(bytes, kVersionOffset, 1);
+  uint64_t fnv = 1469598103934665603ull;
+  for (size_t i = kPayload; i < bytes.size(); ++i)
+    fnv = (fnv ^ bytes[i]) * 1099511628211ull;
+  putU64(bytes, kChecksumOffset, fnv);
+  Ciphertext loaded =
+      deserializeCiphertext(context, bytes.data(), bytes.size());
+  EXPECT_EQ(loaded.data, ciphertext.data);
+  // Each checksum belongs to its version.
   putU32(bytes, kVersionOffset, 2);
   EXPECT_ERROR(deserializeCiphertext(context, bytes.data(), bytes.size()),
-               "format version 2 is not supported; this build reads version 1");
-  EXPECT_ERROR(peekKind(bytes.data(), bytes.size()), "format version 2");
+               "checksum mismatch");
+}
+
+TEST_F(Serialization, VersionTwoChecksumSeesEveryChangedWord) {
+  std::vector<uint8_t> payload(8 * 64 + 3);
+  for (size_t i = 0; i < payload.size(); ++i)
+    payload[i] = uint8_t(i * 37 + 11);
+  const uint64_t original = payloadChecksum(2, payload.data(), payload.size());
+  for (size_t byte = 0; byte < payload.size(); byte += 7)
+    for (int bit = 0; bit < 8; ++bit) {
+      payload[byte] ^= uint8_t(1 << bit);
+      EXPECT_NE(payloadChecksum(2, payload.data(), payload.size()), original)
+          << "byte " << byte << " bit " << bit;
+      payload[byte] ^= uint8_t(1 << bit);
+    }
 }
 
 TEST_F(Serialization, RejectsAnotherObjectKind) {

@@ -24,17 +24,9 @@ using namespace ringfuse::runtime;
 
 namespace {
 
-/// Header fields (serialize.cpp): payload size at 24, its FNV-1a at 32.
-constexpr size_t kPayloadSizeAt = 24, kChecksumAt = 32;
-
-uint64_t fnv1a64(const uint8_t *data, size_t size) {
-  uint64_t hash = 1469598103934665603ull;
-  for (size_t i = 0; i < size; ++i) {
-    hash ^= data[i];
-    hash *= 1099511628211ull;
-  }
-  return hash;
-}
+/// Header fields (serialize.h): version at 8, payload size at 24, its
+/// checksum at 32.
+constexpr size_t kVersionAt = 8, kPayloadSizeAt = 24, kChecksumAt = 32;
 
 void putU64(uint8_t *at, uint64_t value) {
   for (int i = 0; i < 8; ++i)
@@ -86,8 +78,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     std::vector<uint8_t> sealed(data, data + size);
     const size_t payload = size - kSerializationHeaderSize;
     putU64(sealed.data() + kPayloadSizeAt, payload);
+    uint32_t version = 0;
+    for (int i = 0; i < 4; ++i)
+      version |= uint32_t(sealed[kVersionAt + i]) << (8 * i);
     putU64(sealed.data() + kChecksumAt,
-           fnv1a64(sealed.data() + kSerializationHeaderSize, payload));
+           payloadChecksum(version, sealed.data() + kSerializationHeaderSize,
+                           payload));
     loadEveryKind(sealed.data(), sealed.size());
   }
   return 0;

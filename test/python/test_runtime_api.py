@@ -134,7 +134,7 @@ def test_the_identity_has_no_galois_key() -> None:
 
 
 def fnv1a64(data: bytes) -> int:
-    """The format's payload checksum (serialize.h)."""
+    """Format version 1's payload checksum (serialize.h)."""
     value = 1469598103934665603
     for byte in data:
         value = ((value ^ byte) * 1099511628211) % 2**64
@@ -142,9 +142,11 @@ def fnv1a64(data: bytes) -> int:
 
 
 def with_payload_field(data: bytes, offset: int, value: int) -> bytes:
-    """`data` with the u64 at payload offset `offset` replaced, checksum fixed."""
+    """`data` with the u64 at payload offset `offset` replaced, checksum fixed: as
+    format version 1 (FNV-1a over the bytes), which the runtime still reads."""
     header, payload = bytearray(data[:48]), bytearray(data[48:])
     payload[offset : offset + 8] = value.to_bytes(8, "little")
+    header[8:12] = (1).to_bytes(4, "little")
     header[32:40] = fnv1a64(bytes(payload)).to_bytes(8, "little")
     return bytes(header + payload)
 
