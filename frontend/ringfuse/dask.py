@@ -5,11 +5,12 @@
 CPU workers otherwise), or uses a `distributed.Client` or a scheduler's
 address. The program and the evaluation keys go to each worker once, as a
 worker plugin: a worker that joins later, or replaces one that died, gets them
-too. `pool.map(inputs)` sends each input as a task and yields the results in
-input order as they come, with a bounded number in flight. Dask reschedules
-the tasks of a worker that dies, so every input yields exactly one result; an
-input that fails for its own reason yields an `ItemError` in its place and the
-others go on.
+too. `pool.map(inputs)` sends the inputs a chunk at a time straight to a
+worker (scattered: the scheduler sees only a key), runs each chunk as a task
+there and yields the results in input order as they come, with a bounded
+number in flight. A chunk lost with a worker that died is sent again, so
+every input yields exactly one result; an input that fails for its own reason
+yields an `ItemError` in its place and the others go on.
 
 >>> with ProgramPool(prog, keys.evaluation_keys(), workers=2) as pool:
 ...     for out in pool.map([(x, y) for x, y in zip(xs, ys)], progress=True):
@@ -37,6 +38,8 @@ from .program import Program, _progress_bar
 
 # In each worker process: the pools' programs, by pool, with their keys bound.
 _PROGRAMS: dict[str, Program] = {}
+# Times a chunk whose worker died is sent again before its inputs yield errors.
+_RESENDS = 3
 
 
 class ItemError(Exception):
@@ -240,10 +243,22 @@ class ProgramPool:
             raise ValueError(f"in_flight must be a positive int, got {limit!r}")
         total = len(inputs) if hasattr(inputs, "__len__") else None  # type: ignore[arg-type]
         items = iter(inputs)
-        running: dict[Any, tuple[int, int]] = {}  # future -> its chunk's first input, size
+        # future -> its chunk's first input, the chunk, the attempts so far
+        running: dict[Any, tuple[int, list[Any], int]] = {}
         finished: dict[int, Any] = {}
         completions = as_completed()
         submitted = yielded = 0
+
+        def send(first: int, part: list[Any], attempt: int) -> None:
+            # The inputs go straight to a worker (scatter), not inside the task
+            # through the scheduler, which would unpickle and repickle them.
+            data = self.client.scatter([part], direct=True, hash=False)[0]
+            future = self.client.submit(
+                _run, self._pool, data, pure=False,
+                key=f"ringfuse-{self._pool}-{first}-{attempt}",
+            )
+            running[future] = (first, part, attempt)
+            completions.add(future)
 
         def submit() -> None:
             nonlocal submitted
@@ -251,11 +266,7 @@ class ProgramPool:
                 part = list(itertools.islice(items, chunk))
                 if not part:
                     return
-                future = self.client.submit(
-                    _run, self._pool, part, pure=False, key=f"ringfuse-{self._pool}-{submitted}"
-                )
-                running[future] = (submitted, len(part))
-                completions.add(future)
+                send(submitted, part, 0)
                 submitted += len(part)
 
         with _progress_bar(progress, total, self.program.name) as bar:
@@ -267,13 +278,21 @@ class ProgramPool:
                     yielded += 1
                     continue
                 future = next(completions)
-                first, size = running.pop(future)
-                if future.status == "error":
-                    # The task itself failed (a worker died each time it ran it).
-                    results: list[Any] = [future.exception()] * size
+                first, part, attempt = running.pop(future)
+                if future.status != "finished":
+                    # _run returns the inputs' own errors: this is the cluster's
+                    # (the worker holding the chunk died). Send it again.
+                    failure = future.exception() if future.status == "error" else None
+                    future.release()
+                    if attempt < _RESENDS:
+                        send(first, part, attempt + 1)
+                        continue
+                    results: list[Any] = [
+                        failure or RuntimeError(f"the chunk was lost {_RESENDS + 1} times")
+                    ] * len(part)
                 else:
-                    results = future.result()
-                future.release()
+                    results = self.client.gather(future, direct=True)
+                    future.release()
                 for offset, result in enumerate(results):
                     finished[first + offset] = result
                 bar.update(len(results))
