@@ -212,6 +212,9 @@ class ProgramPool:
         else:
             self._cluster = _local_cluster(program.device, workers)
             self.client = Client(self._cluster)
+        # Straight between this process and the workers on a local cluster;
+        # elsewhere as the client is set up (its workers may be out of reach).
+        self._direct = True if self._cluster is not None else None
         self._pool = uuid.uuid4().hex
         self._plugin = _HoldProgram(self._pool, program, evaluation_keys)
         self.client.register_plugin(self._plugin)
@@ -252,7 +255,7 @@ class ProgramPool:
         def send(first: int, part: list[Any], attempt: int) -> None:
             # The inputs go straight to a worker (scatter), not inside the task
             # through the scheduler, which would unpickle and repickle them.
-            data = self.client.scatter([part], direct=True, hash=False)[0]
+            data = self.client.scatter([part], direct=self._direct, hash=False)[0]
             future = self.client.submit(
                 _run, self._pool, data, pure=False,
                 key=f"ringfuse-{self._pool}-{first}-{attempt}",
@@ -291,7 +294,7 @@ class ProgramPool:
                         failure or RuntimeError(f"the chunk was lost {_RESENDS + 1} times")
                     ] * len(part)
                 else:
-                    results = self.client.gather(future, direct=True)
+                    results = self.client.gather(future, direct=self._direct)
                     future.release()
                 for offset, result in enumerate(results):
                     finished[first + offset] = result

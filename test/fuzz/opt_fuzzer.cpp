@@ -30,6 +30,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <string>
 
 // This target's code is instrumented and Debian's MLIR and LLVM are not, and
 // both carry copies of LLVM's inline allocators (BumpPtrAllocator), which
@@ -68,7 +69,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   context.getDiagEngine().registerHandler(
       [](mlir::Diagnostic &) { return mlir::success(); });
 
-  llvm::StringRef text(reinterpret_cast<const char *>(data), size);
+  // NUL-terminated, as the tools' file buffers are: MLIR's lexer reads up
+  // to that NUL (libFuzzer's own buffer ends at the input's last byte).
+  const std::string text(reinterpret_cast<const char *>(data), size);
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceString<mlir::ModuleOp>(text, &context);
   if (!module || mlir::failed(mlir::verify(*module)))
