@@ -597,6 +597,15 @@ def device_name(device: str) -> str:
     return f"{cpu_model()}, {os.cpu_count()} logical cores"
 
 
+def resident_per_s(program: rf.Program, inputs: list[rf.Ciphertext], size: int,
+                   warmup: int = 3, iterations: int = 20) -> float:
+    """Instances a second of `size` instances a launch with the inputs in device
+    memory: `size` over the median replay of the chunk's graph (CUDA events,
+    Program.time_batch) after `warmup` replays."""
+    times = program._native.time_batch([x._native for x in inputs], size, warmup, iterations)
+    return size / (statistics.median(times) * 1e-6)
+
+
 def median_seconds(call: Callable[[], Any], repeats: int, warmup: int = 1) -> float:
     """The median wall time of `repeats` calls after `warmup` untimed ones
     (which make what later calls reuse: replicas, graphs, caches)."""

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import tempfile
 from pathlib import Path
@@ -35,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "frontend"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import ringfuse as rf  # noqa: E402
-from benchlib import T, median_seconds, params_of, report_header  # noqa: E402
+from benchlib import T, median_seconds, params_of, report_header, resident_per_s  # noqa: E402
 from ringfuse.dask import ProgramPool  # noqa: E402
 
 SEED = bytes(range(32))
@@ -46,17 +45,11 @@ def hmult(x: rf.Encrypted, y: rf.Encrypted):
     return x * y
 
 
-def resident_rate(program: rf.Program, inputs: list[rf.Ciphertext], size: int) -> float:
-    """Instances a second of `size` instances a launch, inputs in device memory."""
-    times = program._native.time_batch([x._native for x in inputs], size, 5, 100)
-    return size / (statistics.median(times) * 1e-6)
-
-
 def resident_on_worker(pool: str, inputs: list[rf.Ciphertext], size: int) -> float:
-    """resident_rate of the pool's program on the worker this runs on."""
+    """resident_per_s of the pool's program on the worker this runs on."""
     from ringfuse.dask import _PROGRAMS
 
-    return resident_rate(_PROGRAMS[pool], inputs, size)
+    return resident_per_s(_PROGRAMS[pool], inputs, size, warmup=5, iterations=100)
 
 
 def main() -> None:
@@ -87,7 +80,8 @@ def main() -> None:
     print(f"direct batch, streamed: {direct_rate:9.1f}/s", flush=True)
     resident = args.device == "cuda"
     if resident:
-        direct_resident = resident_rate(program, [bx[0], by[0]], args.resident_size)
+        direct_resident = resident_per_s(program, [bx[0], by[0]], args.resident_size,
+                                         warmup=5, iterations=100)
         records.append({"workers": 0, "mode": "direct batch, resident",
                         "items_per_s": round(direct_resident, 1)})
         print(f"direct batch, resident: {direct_resident:9.1f}/s", flush=True)

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import tempfile
 from collections.abc import Callable
@@ -36,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import ringfuse as rf  # noqa: E402
 from benchlib import (  # noqa: E402
-    QUICK_SETS, SETS, T, median_seconds, params_of, report_header,
+    QUICK_SETS, SETS, T, median_seconds, params_of, report_header, resident_per_s,
 )
 
 SIZES = (1, 2, 4, 8, 16, 32)
@@ -68,12 +67,6 @@ def host_link() -> dict[str, float]:
     native = rf._native.runtime()
     return {"to_device": native.host_link_bytes_per_second(LINK_BYTES, True),
             "from_device": native.host_link_bytes_per_second(LINK_BYTES, False)}
-
-
-def resident_per_s(program: rf.Program, inputs: list[rf.Ciphertext], size: int) -> float:
-    """K over the median replay of a chunk of K instances, inputs in device memory."""
-    times = program._native.time_batch([x._native for x in inputs], size, 3, 20)
-    return size / (statistics.median(times) * 1e-6)
 
 
 def link_per_s(link: dict[str, float], inputs: int, outputs: int, words: int) -> float:
