@@ -4,7 +4,7 @@ PYTHON := .venv/bin/python
 BUILD := build
 MLIR_DIR ?= /usr/lib/llvm-22/lib/cmake/mlir
 
-.PHONY: all setup build build-compiler build-runtime demo test clean
+.PHONY: all setup build build-compiler build-runtime demo test wheel clean
 
 all: build
 
@@ -33,6 +33,10 @@ demo: build
 
 test: build
 	@scripts/run-tests.sh
+
+# A wheel of the package, the compiler binaries and a CPU runtime (dist/).
+wheel: build
+	@scripts/build_wheel.sh
 
 clean:
 	rm -rf $(BUILD)

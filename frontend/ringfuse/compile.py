@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import driver
+from . import driver, resources
 from ._native import runtime
 from .circuit import Circuit, InputKind, Trace, trace
 from .driver import CompilerError
@@ -67,7 +67,7 @@ PIPELINE = "--ringfuse-pipeline"
 EMIT_ARGS = {"cpu": ("--emit-cpp",), "cuda": ("--emit-cuda",)}
 SOURCE_SUFFIX = {"cpu": ".cpp", "cuda": ".cu"}
 PRINT_IR_AFTER_ALL = "--mlir-print-ir-after-all"
-RUNTIME_INCLUDE_DIR = driver.REPO_ROOT / "runtime" / "include"
+RUNTIME_INCLUDE_DIR = resources.runtime_include_dir()
 # What every program is built with; the compiler itself comes from $CXX.
 SHARED_LIBRARY_FLAGS = ("-std=c++17", "-O2", "-fPIC", "-shared")
 # A CUDA program links its own (static) cudart: it launches its generated

@@ -282,24 +282,33 @@ class ProgramPool:
                     continue
                 future = next(completions)
                 first, part, attempt = running.pop(future)
-                if future.status != "finished":
+                results, failure = self._fetch(future)
+                if results is None:
                     # _run returns the inputs' own errors: this is the cluster's
-                    # (the worker holding the chunk died). Send it again.
-                    failure = future.exception() if future.status == "error" else None
-                    future.release()
+                    # (the worker holding the chunk, or its result, died).
                     if attempt < _RESENDS:
                         send(first, part, attempt + 1)
                         continue
-                    results: list[Any] = [
-                        failure or RuntimeError(f"the chunk was lost {_RESENDS + 1} times")
-                    ] * len(part)
-                else:
-                    results = self.client.gather(future, direct=self._direct)
-                    future.release()
+                    results = [failure] * len(part)
                 for offset, result in enumerate(results):
                     finished[first + offset] = result
                 bar.update(len(results))
                 submit()
+
+    def _fetch(self, future: Any) -> tuple[list[Any] | None, BaseException]:
+        """A finished chunk's results (None if they were lost) and, if lost, why."""
+        failure: BaseException = RuntimeError(f"the chunk was lost {_RESENDS + 1} times")
+        try:
+            if future.status == "finished":
+                # Straight from the worker; it may die before they come.
+                return self.client.gather(future, direct=self._direct), failure
+            if future.status == "error":
+                failure = future.exception()
+        except Exception as error:  # noqa: BLE001 - the result went with its worker
+            failure = error
+        finally:
+            future.release()
+        return None, failure
 
     def close(self) -> None:
         """Takes the program off the workers; closes a cluster the pool started."""

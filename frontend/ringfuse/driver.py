@@ -12,10 +12,10 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import resources
+
 __all__ = ["CompilerError", "ToolOutput", "find_tool", "run_opt", "run_tool", "run_tool_output"]
 
-# frontend/ringfuse/driver.py -> the repository root, which holds frontend/ and build/.
-REPO_ROOT = Path(__file__).resolve().parents[2]
 BIN_DIR_VARIABLE = "RINGFUSE_BIN_DIR"
 
 
@@ -31,7 +31,8 @@ class CompilerError(Exception):
 
 
 def find_tool(name: str) -> Path:
-    """Locate a compiler binary: `$RINGFUSE_BIN_DIR`, then `<repo>/build/compiler/bin`, then PATH.
+    """Locate a compiler binary: `$RINGFUSE_BIN_DIR`, then the package's own (an installed
+    wheel's bundle, or `<repo>/build/compiler/bin`), then PATH.
 
     >>> find_tool("ringfuse-opt")
     PosixPath('/path/to/ringfuse/build/compiler/bin/ringfuse-opt')
@@ -47,8 +48,8 @@ def find_tool(name: str) -> Path:
     places = ", ".join(str(d) for d in searched) or "(no directories)"
     raise CompilerError(
         f"cannot find the compiler binary `{name}`: looked in {places} and on PATH. "
-        f"Build it with `make build` at the repository root ({REPO_ROOT}), or point "
-        f"${BIN_DIR_VARIABLE} at the directory that holds it"
+        f"To provide it, {resources.how_to_provide()}, or point ${BIN_DIR_VARIABLE} at the "
+        "directory that holds it"
     )
 
 
@@ -95,7 +96,7 @@ def _candidate_dirs() -> list[Path]:
     configured = os.environ.get(BIN_DIR_VARIABLE)
     if configured:
         directories.append(Path(configured))
-    directories.append(REPO_ROOT / "build" / "compiler" / "bin")
+    directories.append(resources.compiler_bin_dir())
     return directories
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from . import driver
+from . import resources
 from .circuit import Circuit, Trace, TraceError, trace
 from .compile import (
     DEFAULT_TRANSFORMS,
@@ -42,10 +42,10 @@ from .plain_matrix import check_layout_fits, matrix_description
 
 __all__ = ["Executable", "build", "build_executable", "find_circuit", "main"]
 
-CIRCUIT_MAIN = driver.REPO_ROOT / "runtime" / "tools" / "circuit_main.cpp"
+CIRCUIT_MAIN = resources.circuit_main()
 # What linking against the runtime takes (its archives, cudart where the CUDA
 # driver is built, system libraries), one item per line; written by CMake.
-RUNTIME_LINK_ITEMS = driver.REPO_ROOT / "build" / "runtime" / "ringfuse_runtime_link.txt"
+RUNTIME_LINK_ITEMS = resources.runtime_link_file()
 EXECUTABLE_FLAGS = ("-std=c++17", "-O2")
 
 _EPILOG = """\
@@ -283,8 +283,11 @@ def build_executable(source_path: Path, output: Path, device: str = "cpu") -> Pa
 
 
 def runtime_link_items() -> list[str]:
-    """The archives and libraries an executable links with the runtime."""
-    return [line for line in RUNTIME_LINK_ITEMS.read_text().splitlines() if line.strip()]
+    """The archives and libraries an executable links with the runtime (an
+    archive named relatively lies beside the list)."""
+    items = [line.strip() for line in RUNTIME_LINK_ITEMS.read_text().splitlines() if line.strip()]
+    return [item if item.startswith("-") else str(RUNTIME_LINK_ITEMS.parent / item)
+            for item in items]
 
 
 def _require_runtime_library() -> None:
@@ -297,8 +300,8 @@ def _require_runtime_library() -> None:
     )
     if missing:
         raise RingfusecError(
-            f"the runtime is not built ({', '.join(missing)} missing); run `make build` at "
-            f"the repository root ({driver.REPO_ROOT})"
+            f"the runtime is not built ({', '.join(missing)} missing); "
+            f"{resources.how_to_provide()}"
         )
 
 
