@@ -3,7 +3,8 @@
 # Python package, the static compiler binaries, a CPU runtime extension, and
 # in ringfuse/_bundle what compiled programs and ringfusec's executables are
 # built with where the wheel is installed (the runtime's headers, archives and
-# circuit_main.cpp; frontend/ringfuse/resources.py finds them). The package
+# circuit_main.cpp; frontend/ringfuse/resources.py finds them) and the
+# runtime's sources, which build its CUDA driver on first use where a GPU is. The package
 # is staged in build/wheel/stage, laid out as the repository is, and built by
 # setuptools (pyproject.toml, setup.py) without network or isolation.
 #   scripts/build_wheel.sh [PYTHON]
@@ -33,6 +34,11 @@ find "$stage/frontend/ringfuse" \( -name '__pycache__' -o -name '_runtime*.so' \
 cp build/wheel/extension/_runtime*.so "$stage/frontend/ringfuse/"
 cp build/compiler/bin/ringfuse-opt build/compiler/bin/ringfuse-translate "$bundle/bin/"
 cp -r runtime/include "$bundle/include"
+# The runtime's sources, for its CUDA build where the wheel is used
+# (frontend/ringfuse/cuda_runtime.py).
+mkdir -p "$bundle/source/frontend"
+cp -r runtime "$bundle/source/runtime"
+cp -r frontend/bindings "$bundle/source/frontend/bindings"
 cp runtime/tools/circuit_main.cpp "$bundle/tools/"
 # The link list with the archives beside it, named relatively.
 while read -r item; do

@@ -42,8 +42,13 @@ def circuit_main() -> Path:
 def runtime_link_file() -> Path:
     """The list of what an executable links with the runtime, one item a line:
     archives (relative to the file's directory in a bundle), then system
-    libraries (`-l...`)."""
+    libraries (`-l...`). An installed wheel's CUDA runtime has its own."""
     if installed():
+        from . import cuda_runtime
+
+        if cuda_runtime.wanted():
+            cuda_runtime.extension()  # built first, if it is not yet
+            return cuda_runtime.link_file()
         return BUNDLE_DIR / "lib" / "link.txt"
     return REPO_ROOT / "build" / "runtime" / "ringfuse_runtime_link.txt"
 

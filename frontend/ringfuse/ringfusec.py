@@ -43,9 +43,6 @@ from .plain_matrix import check_layout_fits, matrix_description
 __all__ = ["Executable", "build", "build_executable", "find_circuit", "main"]
 
 CIRCUIT_MAIN = resources.circuit_main()
-# What linking against the runtime takes (its archives, cudart where the CUDA
-# driver is built, system libraries), one item per line; written by CMake.
-RUNTIME_LINK_ITEMS = resources.runtime_link_file()
 EXECUTABLE_FLAGS = ("-std=c++17", "-O2")
 
 _EPILOG = """\
@@ -285,16 +282,19 @@ def build_executable(source_path: Path, output: Path, device: str = "cpu") -> Pa
 def runtime_link_items() -> list[str]:
     """The archives and libraries an executable links with the runtime (an
     archive named relatively lies beside the list)."""
-    items = [line.strip() for line in RUNTIME_LINK_ITEMS.read_text().splitlines() if line.strip()]
-    return [item if item.startswith("-") else str(RUNTIME_LINK_ITEMS.parent / item)
-            for item in items]
+    # What linking against the runtime takes (its archives, cudart where the
+    # CUDA driver is built, system libraries), one item a line; by CMake.
+    listed = resources.runtime_link_file()
+    items = [line.strip() for line in listed.read_text().splitlines() if line.strip()]
+    return [item if item.startswith("-") else str(listed.parent / item) for item in items]
 
 
 def _require_runtime_library() -> None:
     # Checked before the compiler runs, so a missing build fails fast: the
     # link list and every archive it names.
+    listed = resources.runtime_link_file()
     missing = (
-        [str(RUNTIME_LINK_ITEMS)] if not RUNTIME_LINK_ITEMS.exists()
+        [str(listed)] if not listed.exists()
         else [item for item in runtime_link_items()
               if item.endswith(".a") and not Path(item).exists()]
     )

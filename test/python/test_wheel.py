@@ -6,12 +6,15 @@ site-packages, so no network is needed; ringfuse only from the wheel), and a
 script run there, from a directory outside the repository, with no
 RINGFUSE_* or PYTHONPATH variable set, compiles and runs a circuit on the
 CPU, and builds an executable with the installed `ringfusec` command and runs
-it on files: both decrypt to numpy's result.
+it on files: both decrypt to numpy's result. With RINGFUSE_RUNTIME=cuda, the
+same script first builds the wheel's CUDA runtime (once; the next process
+loads it) and then runs on it.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import site
 import subprocess
 import sys
@@ -72,7 +75,9 @@ print("installed wheel: compiled, ran, built and served")
 """
 
 
-def test_the_installed_wheel_compiles_runs_and_builds_executables(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh environment with the wheel installed; its python."""
     built = subprocess.run(
         [str(REPO_ROOT / "scripts" / "build_wheel.sh"), sys.executable],
         capture_output=True, text=True, check=False, cwd=REPO_ROOT,
@@ -81,7 +86,7 @@ def test_the_installed_wheel_compiles_runs_and_builds_executables(tmp_path: Path
     wheel = REPO_ROOT / built.stdout.strip().splitlines()[-1]
     assert wheel.is_file(), built.stdout
 
-    venv = tmp_path / "venv"
+    venv = tmp_path_factory.mktemp("wheel") / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = venv / "bin" / "python"
     subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
@@ -92,17 +97,66 @@ def test_the_installed_wheel_compiles_runs_and_builds_executables(tmp_path: Path
         [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
         capture_output=True, text=True, check=True).stdout.strip())
     (venv_site / "dependencies.pth").write_text("\n".join(site.getsitepackages()) + "\n")
+    return python
 
-    work = tmp_path / "work"
-    work.mkdir()
-    (work / "circuit.py").write_text(CIRCUIT)
-    (work / "client.py").write_text(CLIENT)
+
+def run_outside(python: Path, directory: Path, script: str, *args: str,
+                **variables: str) -> subprocess.CompletedProcess[str]:
+    """`script` run by the installed python in `directory`, with no RINGFUSE_*
+    or PYTHONPATH variable but `variables`."""
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "circuit.py").write_text(CIRCUIT)
+    (directory / "script.py").write_text(script)
     environment = {key: value for key, value in os.environ.items()
                    if not key.startswith("RINGFUSE_") and key != "PYTHONPATH"}
-    environment["RINGFUSE_CACHE_DIR"] = str(tmp_path / "cache")
-    completed = subprocess.run(
-        [str(python), "client.py", str(venv / "bin" / "ringfusec")],
-        capture_output=True, text=True, check=False, cwd=work, env=environment, timeout=900,
-    )
+    environment.update(variables)
+    return subprocess.run([str(python), "script.py", *args], capture_output=True, text=True,
+                          check=False, cwd=directory, env=environment, timeout=1200)
+
+
+def test_the_installed_wheel_compiles_runs_and_builds_executables(
+    installed: Path, tmp_path: Path
+) -> None:
+    completed = run_outside(installed, tmp_path / "work", CLIENT,
+                            str(installed.parent / "ringfusec"),
+                            RINGFUSE_CACHE_DIR=str(tmp_path / "cache"), RINGFUSE_RUNTIME="cpu")
     assert completed.returncode == 0, completed.stdout + completed.stderr
     assert "installed wheel: compiled, ran, built and served" in completed.stdout
+
+
+CUDA_BUILD = """from ringfuse import _native
+
+runtime = _native.runtime()
+print("runtime at", runtime.__file__)
+print("cuda usable here:", runtime.cuda_available())
+exec(open("client.py").read())
+"""
+
+
+def test_the_installed_wheel_builds_its_cuda_runtime_on_first_use(
+    installed: Path, tmp_path: Path
+) -> None:
+    # This machine has the CUDA toolkit (CI's does too) but maybe no GPU:
+    # RINGFUSE_RUNTIME=cuda builds the CUDA runtime all the same; it loads, and
+    # runs programs on the CPU where no GPU is.
+    nvcc = shutil.which("nvcc") or ("/usr/local/cuda/bin/nvcc"
+                                     if Path("/usr/local/cuda/bin/nvcc").exists() else None)
+    work, cache = tmp_path / "work", tmp_path / "cache"
+    work.mkdir()
+    (work / "client.py").write_text(CLIENT)
+    completed = run_outside(installed, work, CUDA_BUILD, str(installed.parent / "ringfusec"),
+                            RINGFUSE_CACHE_DIR=str(cache), RINGFUSE_RUNTIME="cuda")
+    if nvcc is None:
+        assert completed.returncode != 0
+        assert "no CUDA compiler (nvcc)" in completed.stderr
+        return
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "building the CUDA runtime for this machine, once" in completed.stderr
+    assert "installed wheel: compiled, ran, built and served" in completed.stdout
+    built = [line for line in completed.stdout.splitlines() if line.startswith("runtime at")]
+    assert built and str(cache) in built[0], completed.stdout
+    # Once: the next process loads it without building.
+    again = run_outside(installed, work, CUDA_BUILD, str(installed.parent / "ringfusec"),
+                        RINGFUSE_CACHE_DIR=str(cache), RINGFUSE_RUNTIME="cuda")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "building the CUDA runtime" not in again.stderr

@@ -1,0 +1,130 @@
+"""The CUDA runtime of an installed wheel, built once on the machine that uses it.
+
+A wheel carries a CPU-only runtime extension (it must import anywhere) and the
+runtime's sources (`_bundle/source`). Where a CUDA compiler and a GPU are
+present, or RINGFUSE_RUNTIME=cuda asks for it, the first use of the runtime
+builds those sources with their CUDA driver (CMake, nvcc, pybind11) into the
+cache (`$RINGFUSE_CACHE_DIR`, else `~/.cache/ringfuse`), once per wheel and
+Python, with a message and a progress bar while it builds; later processes load
+it from there. RINGFUSE_RUNTIME=cpu keeps the bundled CPU runtime.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+from . import resources
+
+RUNTIME_VARIABLE = "RINGFUSE_RUNTIME"
+# Build steps ninja and make print: "[12/87]".
+_STEP = re.compile(rb"^\[(\d+)/(\d+)\]")
+
+
+def wanted() -> bool:
+    """Whether this process should use the CUDA runtime (installed wheels only)."""
+    if not resources.installed():
+        return False
+    choice = os.environ.get(RUNTIME_VARIABLE, "auto")
+    if choice not in ("auto", "cpu", "cuda"):
+        raise ValueError(f"{RUNTIME_VARIABLE} must be auto, cpu or cuda, got {choice!r}")
+    if choice != "auto":
+        return choice == "cuda"
+    return _nvcc() is not None and Path("/dev/nvidiactl").exists()
+
+
+def extension() -> Path:
+    """The CUDA runtime's extension module, built first if it is not yet."""
+    nvcc = _nvcc()
+    if nvcc is None:
+        raise RuntimeError(
+            "ringfuse: the CUDA runtime is built from source where it runs, and no CUDA "
+            f"compiler (nvcc) is on PATH or in /usr/local/cuda/bin; install the CUDA toolkit, "
+            f"or set {RUNTIME_VARIABLE}=cpu"
+        )
+    home = _home()
+    home.mkdir(parents=True, exist_ok=True)
+    with open(home / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one build, whichever process comes first
+        built = _built(home)
+        if built is None:
+            _build(home, nvcc)
+            built = _built(home)
+            if built is None:
+                raise RuntimeError(f"ringfuse: the CUDA runtime build in {home} made no extension")
+    return built
+
+
+def link_file() -> Path:
+    """The CUDA runtime's link list (for ringfusec's executables)."""
+    return _home() / "build" / "ringfuse_runtime_link.txt"
+
+
+def _home() -> Path:
+    """Where this wheel's CUDA runtime is built, for this Python."""
+    digest = hashlib.sha256()
+    for path in sorted((resources.BUNDLE_DIR / "source").rglob("*")):
+        if path.is_file():
+            digest.update(str(path.relative_to(resources.BUNDLE_DIR)).encode() + b"\0")
+            digest.update(path.read_bytes())
+    cache = os.environ.get("RINGFUSE_CACHE_DIR") or Path.home() / ".cache" / "ringfuse"
+    tag = sysconfig.get_config_var("SOABI") or f"py{sys.version_info[0]}{sys.version_info[1]}"
+    return Path(cache) / f"cuda-runtime-{tag}-{digest.hexdigest()[:16]}"
+
+
+def _built(home: Path) -> Path | None:
+    found = sorted((home / "extension").glob("_runtime*.so"))
+    return found[0] if found and link_file().exists() else None
+
+
+def _nvcc() -> str | None:
+    found = shutil.which("nvcc")
+    if found is None and Path("/usr/local/cuda/bin/nvcc").exists():
+        found = "/usr/local/cuda/bin/nvcc"
+    return found
+
+
+def _build(home: Path, nvcc: str) -> None:
+    source = resources.BUNDLE_DIR / "source" / "runtime"
+    build = home / "build"
+    print(f"ringfuse: building the CUDA runtime for this machine, once, into {home} "
+          "(a few minutes)", file=sys.stderr, flush=True)
+    generator = ["-G", "Ninja"] if shutil.which("ninja") else []
+    _run(["cmake", "-S", str(source), "-B", str(build), *generator,
+          "-DCMAKE_BUILD_TYPE=Release", "-DRINGFUSE_BUILD_TESTS=OFF",
+          "-DRINGFUSE_BUILD_BENCH=OFF", f"-DCMAKE_CUDA_COMPILER={nvcc}",
+          f"-DPython_EXECUTABLE={sys.executable}",
+          f"-DRINGFUSE_EXTENSION_DIR={home / 'extension'}"], build, "configuring")
+    _run(["cmake", "--build", str(build), "--parallel", str(os.cpu_count() or 1)], build,
+         "compiling")
+
+
+def _run(command: list[str], build: Path, what: str) -> None:
+    """Runs a build step, its progress as a bar; its output kept for an error."""
+    from tqdm import tqdm
+
+    build.mkdir(parents=True, exist_ok=True)
+    output = bytearray()
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT) as process, \
+            tqdm(desc=f"ringfuse: {what} the CUDA runtime", unit="step", file=sys.stderr,
+                 leave=False) as bar:
+        assert process.stdout is not None
+        for line in process.stdout:
+            output += line
+            step = _STEP.match(line)
+            if step:
+                bar.total = int(step.group(2))
+                bar.n = int(step.group(1))
+                bar.refresh()
+    if process.returncode != 0:
+        log = build / f"{what}.log"
+        log.write_bytes(bytes(output))
+        raise RuntimeError(f"ringfuse: {what} the CUDA runtime failed (exit status "
+                           f"{process.returncode}); its output is in {log}")
