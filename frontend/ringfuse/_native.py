@@ -27,8 +27,8 @@ def runtime() -> ModuleType:
 def _load() -> ModuleType:
     from . import cuda_runtime
 
-    if cuda_runtime.wanted():
-        path = cuda_runtime.extension()
+    path = cuda_runtime.usable_extension()
+    if path is not None:
         spec = importlib.util.spec_from_file_location("ringfuse._runtime", path)
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)

@@ -19,6 +19,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import warnings
 from pathlib import Path
 
 from . import resources
@@ -28,16 +29,44 @@ RUNTIME_VARIABLE = "RINGFUSE_RUNTIME"
 _STEP = re.compile(rb"^\[(\d+)/(\d+)\]")
 
 
-def wanted() -> bool:
-    """Whether this process should use the CUDA runtime (installed wheels only)."""
-    if not resources.installed():
-        return False
+# Why an automatic build failed in this process (then it uses the CPU runtime).
+_FAILED: str | None = None
+
+
+def _choice() -> str:
     choice = os.environ.get(RUNTIME_VARIABLE, "auto")
     if choice not in ("auto", "cpu", "cuda"):
         raise ValueError(f"{RUNTIME_VARIABLE} must be auto, cpu or cuda, got {choice!r}")
+    return choice
+
+
+def wanted() -> bool:
+    """Whether this process should use the CUDA runtime (installed wheels only):
+    as RINGFUSE_RUNTIME says, else where a CUDA compiler and a GPU are and no
+    build of it failed."""
+    if not resources.installed():
+        return False
+    choice = _choice()
     if choice != "auto":
         return choice == "cuda"
-    return _nvcc() is not None and Path("/dev/nvidiactl").exists()
+    return _FAILED is None and _nvcc() is not None and _gpu_present()
+
+
+def usable_extension() -> Path | None:
+    """extension() where wanted; if it was chosen for this machine (not asked
+    for) and cannot be built, a warning and None: the CPU runtime serves."""
+    global _FAILED
+    if not wanted():
+        return None
+    try:
+        return extension()
+    except RuntimeError as error:
+        if _choice() == "cuda":
+            raise
+        _FAILED = str(error)
+        warnings.warn(f"{error}; using the CPU runtime (set {RUNTIME_VARIABLE}=cpu to skip "
+                      "the attempt)", RuntimeWarning, stacklevel=3)
+        return None
 
 
 def extension() -> Path:
@@ -82,6 +111,11 @@ def _home() -> Path:
 def _built(home: Path) -> Path | None:
     found = sorted((home / "extension").glob("_runtime*.so"))
     return found[0] if found and link_file().exists() else None
+
+
+def _gpu_present() -> bool:
+    """An NVIDIA driver with a device (its control node), without loading CUDA."""
+    return Path("/dev/nvidiactl").exists()
 
 
 def _nvcc() -> str | None:

@@ -46,8 +46,7 @@ def runtime_link_file() -> Path:
     if installed():
         from . import cuda_runtime
 
-        if cuda_runtime.wanted():
-            cuda_runtime.extension()  # built first, if it is not yet
+        if cuda_runtime.usable_extension() is not None:  # built first, if not yet
             return cuda_runtime.link_file()
         return BUNDLE_DIR / "lib" / "link.txt"
     return REPO_ROOT / "build" / "runtime" / "ringfuse_runtime_link.txt"

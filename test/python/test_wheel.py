@@ -160,3 +160,36 @@ def test_the_installed_wheel_builds_its_cuda_runtime_on_first_use(
                         RINGFUSE_CACHE_DIR=str(cache), RINGFUSE_RUNTIME="cuda")
     assert again.returncode == 0, again.stdout + again.stderr
     assert "building the CUDA runtime" not in again.stderr
+
+
+def test_a_cuda_runtime_that_cannot_be_built_falls_back_only_when_not_asked_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A bundle whose sources do not configure, on a machine that seems to have
+    # nvcc and a GPU: chosen automatically, a warning and the CPU runtime; asked
+    # for (RINGFUSE_RUNTIME=cuda), the error.
+    from ringfuse import cuda_runtime, resources
+
+    bundle = tmp_path / "_bundle"
+    (bundle / "source" / "runtime").mkdir(parents=True)
+    (bundle / "source" / "runtime" / "CMakeLists.txt").write_text("message(FATAL_ERROR broken)\n")
+    monkeypatch.setattr(resources, "BUNDLE_DIR", bundle)
+    monkeypatch.setattr(cuda_runtime, "_nvcc", lambda: "/usr/bin/false")
+    monkeypatch.setattr(cuda_runtime, "_gpu_present", lambda: True)
+    monkeypatch.setattr(cuda_runtime, "_FAILED", None)
+    monkeypatch.setenv("RINGFUSE_CACHE_DIR", str(tmp_path / "cache"))
+
+    monkeypatch.setenv("RINGFUSE_RUNTIME", "cuda")
+    with pytest.raises(RuntimeError, match="configuring the CUDA runtime failed"):
+        cuda_runtime.usable_extension()
+
+    monkeypatch.setenv("RINGFUSE_RUNTIME", "auto")
+    assert cuda_runtime.wanted()
+    with pytest.warns(RuntimeWarning, match="using the CPU runtime"):
+        assert cuda_runtime.usable_extension() is None
+    assert not cuda_runtime.wanted()  # not tried again in this process
+    assert resources.runtime_link_file() == bundle / "lib" / "link.txt"
+
+    monkeypatch.setenv("RINGFUSE_RUNTIME", "gpu")
+    with pytest.raises(ValueError, match="must be auto, cpu or cuda"):
+        cuda_runtime.wanted()
