@@ -146,9 +146,14 @@ def _run(command: list[str], build: Path, what: str) -> None:
 
     build.mkdir(parents=True, exist_ok=True)
     output = bytearray()
-    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT) as process, \
-            tqdm(desc=f"ringfuse: {what} the CUDA runtime", unit="step", file=sys.stderr,
-                 leave=False) as bar:
+    try:
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    except OSError as error:
+        raise RuntimeError(f"ringfuse: {what} the CUDA runtime needs {command[0]}: {error}") \
+            from error
+    bar = tqdm(desc=f"ringfuse: {what} the CUDA runtime", unit="step", file=sys.stderr,
+               leave=False)
+    with process, bar:
         assert process.stdout is not None
         for line in process.stdout:
             output += line
