@@ -3,12 +3,10 @@
 
 #include "poly.h"
 #include "ringfuse/runtime/error.h"
+#include "serialize_format.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdio>
 #include <cstring>
-#include <memory>
 #include <sstream>
 
 namespace ringfuse::runtime {
@@ -27,14 +25,6 @@ std::string hex(uint64_t value) {
 
 bool isPlural(ObjectKind kind) {
   return kind == ObjectKind::GaloisKeys || kind == ObjectKind::EvaluationKeys;
-}
-
-/// "a ciphertext", "Galois keys", or the raw number of an unknown kind.
-std::string withArticle(uint32_t kind) {
-  if (kind < 1 || kind > kLastKind)
-    return "an unknown object kind (" + std::to_string(kind) + ")";
-  ObjectKind k = static_cast<ObjectKind>(kind);
-  return (isPlural(k) ? "" : "a ") + objectKindName(k);
 }
 
 /// Little-endian payload builder.
@@ -162,14 +152,26 @@ private:
   std::string what_;
 };
 
-struct Header {
-  uint32_t version = 0, kind = 0;
-  uint64_t fingerprint = 0, payloadLength = 0, checksum = 0, reserved = 0;
-};
+} // namespace
 
-/// The header's fields; checks only what every reader needs: the magic, the
-/// length of the header itself and the version.
-Header readHeader(const uint8_t *data, size_t size) {
+// Shared with serialize_files.cpp (serialize_format.h) -----------------------
+
+std::string detail::withArticle(uint32_t kind) {
+  if (kind < 1 || kind > kLastKind)
+    return "an unknown object kind (" + std::to_string(kind) + ")";
+  ObjectKind k = static_cast<ObjectKind>(kind);
+  return (isPlural(k) ? "" : "a ") + objectKindName(k);
+}
+
+size_t detail::qpWords(const Context &context) {
+  return context.qp().size() * context.degree();
+}
+
+size_t detail::keySwitchKeyBytes(const Context &context) {
+  return 8 + 2 * context.dnum() * qpWords(context) * 8;
+}
+
+SerializedHeader detail::readHeader(const uint8_t *data, size_t size) {
   if (data == nullptr && size != 0)
     throw Error("not a ringfuse file: no data");
   if (size > 0 && std::memcmp(data, kMagic, std::min(size, sizeof(kMagic))) != 0)
@@ -180,7 +182,7 @@ Header readHeader(const uint8_t *data, size_t size) {
                 std::to_string(kSerializationHeaderSize) + ")");
   Reader in(data + sizeof(kMagic), kSerializationHeaderSize - sizeof(kMagic),
             "header");
-  Header header;
+  SerializedHeader header;
   header.version = in.u32();
   header.kind = in.u32();
   header.fingerprint = in.u64();
@@ -196,12 +198,14 @@ Header readHeader(const uint8_t *data, size_t size) {
   return header;
 }
 
+namespace {
+
 /// Checks the header against what the caller expects (kind; the context's
 /// fingerprint unless `context` is null) and the payload against the header
 /// (length, checksum), and returns a reader over the payload.
 Reader checkHeader(const uint8_t *data, size_t size, ObjectKind kind,
                    const Context *context) {
-  const Header header = readHeader(data, size);
+  const SerializedHeader header = readHeader(data, size);
   const std::string name = objectKindName(kind);
   if (header.kind != static_cast<uint32_t>(kind))
     throw Error("the data holds " + withArticle(header.kind) + ", not " +
@@ -244,10 +248,6 @@ const Context &contextOf(const ContextPtr &context, ObjectKind kind) {
   return *context;
 }
 
-size_t qpWords(const Context &context) {
-  return context.qp().size() * context.degree();
-}
-
 void writeKeySwitchKey(Writer &out, const Context &context,
                        const KeySwitchKey &key, const std::string &what) {
   if (key.b.size() != context.dnum() || key.a.size() != context.dnum())
@@ -277,10 +277,6 @@ KeySwitchKey readKeySwitchKey(Reader &in, const Context &context,
                                   what + " a_" + std::to_string(j)));
   }
   return key;
-}
-
-size_t keySwitchKeyBytes(const Context &context) {
-  return 8 + 2 * context.dnum() * qpWords(context) * 8;
 }
 
 size_t galoisPayloadBytes(const Context &context, const GaloisKeys &keys) {
@@ -693,127 +689,14 @@ EvaluationKeys deserializeEvaluationKeys(const ContextPtr &context,
   return keys;
 }
 
-// Headers and files -------------------------------------------------------------
+// Headers ---------------------------------------------------------------------
 
 ObjectKind peekKind(const uint8_t *data, size_t size) {
-  const Header header = readHeader(data, size);
+  const SerializedHeader header = readHeader(data, size);
   if (header.kind < 1 || header.kind > kLastKind)
     throw Error("the data holds " + withArticle(header.kind) +
                 "; this build knows kinds 1 to " + std::to_string(kLastKind));
   return static_cast<ObjectKind>(header.kind);
-}
-
-void writeFile(const std::string &path, const std::vector<uint8_t> &bytes) {
-  std::FILE *file = std::fopen(path.c_str(), "wb");
-  if (!file)
-    throw Error("cannot open " + path + " for writing: " + std::strerror(errno));
-  const size_t written = std::fwrite(bytes.data(), 1, bytes.size(), file);
-  const int writeErrno = errno;
-  // fclose flushes: a full disk may only show here.
-  const bool closed = std::fclose(file) == 0;
-  if (written != bytes.size() || !closed)
-    throw Error("cannot write " + path + ": " +
-                std::strerror(written != bytes.size() ? writeErrno : errno));
-}
-
-namespace {
-/// The most primes a stored parameter set may list: far beyond any secure set
-/// (log2(QP) <= 3,530 bits at N = 2^17), so only a corrupt header exceeds it.
-constexpr uint64_t kMaxStoredPrimes = uint64_t(1) << 16;
-
-/// The largest payload an object of `kind` can have under `context` (a
-/// parameter set: under any parameters). Galois keys count at most N - 1
-/// elements: the odd numbers below 2N but the identity 1.
-uint64_t maxPayloadBytes(ObjectKind kind, const Context *context) {
-  if (kind == ObjectKind::Parameters)
-    return 5 * 8 + 1 + kMaxStoredPrimes * 8;
-  const uint64_t n = context->degree();
-  const uint64_t galois = 8 + (n - 1) * (8 + keySwitchKeyBytes(*context));
-  switch (kind) {
-  case ObjectKind::SecretKey:
-    return n;
-  case ObjectKind::PublicKey:
-    return 2 * qpWords(*context) * 8;
-  case ObjectKind::RelinKey:
-    return keySwitchKeyBytes(*context);
-  case ObjectKind::GaloisKeys:
-    return galois;
-  case ObjectKind::Plaintext:
-    return n * 8;
-  case ObjectKind::Ciphertext:
-    return 8 + kMaxCiphertextComponents * context->q().size() * n * 8;
-  case ObjectKind::EvaluationKeys:
-    return 2 + keySwitchKeyBytes(*context) + galois;
-  case ObjectKind::CiphertextBatch: {
-    // Saturated: the bound only refuses headers, it is never allocated.
-    const uint64_t ciphertext =
-        8 + kMaxCiphertextComponents * context->q().size() * n * 8;
-    if (ciphertext > (UINT64_MAX - 8) / kMaxBatchCiphertexts)
-      return UINT64_MAX;
-    return 8 + kMaxBatchCiphertexts * ciphertext;
-  }
-  default:
-    return 0;
-  }
-}
-
-using File = std::unique_ptr<std::FILE, int (*)(std::FILE *)>;
-
-/// Up to `count` bytes appended to `bytes`, fewer only at the end of the file.
-void readUpTo(std::FILE *file, uint64_t count, std::vector<uint8_t> &bytes,
-              const std::string &path) {
-  uint8_t buffer[1 << 16];
-  while (count > 0) {
-    const size_t want = size_t(std::min<uint64_t>(count, sizeof(buffer)));
-    const size_t got = std::fread(buffer, 1, want, file);
-    bytes.insert(bytes.end(), buffer, buffer + got);
-    count -= got;
-    if (got < want) {
-      if (std::ferror(file))
-        throw Error("cannot read " + path + ": " + std::strerror(errno));
-      return;
-    }
-  }
-}
-} // namespace
-
-std::vector<uint8_t> readObjectFile(const std::string &path,
-                                    const ContextPtr &context) {
-  File file(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!file)
-    throw Error("cannot open " + path + " for reading: " + std::strerror(errno));
-  auto fail = [&](const std::string &why) { return Error(path + ": " + why); };
-  std::vector<uint8_t> bytes;
-  readUpTo(file.get(), kSerializationHeaderSize, bytes, path);
-  try {
-    const ObjectKind kind = peekKind(bytes.data(), bytes.size());
-    if (kind != ObjectKind::Parameters && !context)
-      throw Error("reading " + withArticle(uint32_t(kind)) +
-                  " needs its parameter set");
-    const uint64_t announced =
-        readHeader(bytes.data(), bytes.size()).payloadLength;
-    const uint64_t most = maxPayloadBytes(kind, context.get());
-    if (announced > most)
-      throw Error("the header announces a " + std::to_string(announced) +
-                  "-byte payload, more than " + withArticle(uint32_t(kind)) +
-                  " can hold" +
-                  (kind == ObjectKind::Parameters
-                       ? std::string()
-                       : " under " + context->describe()) +
-                  " (" + std::to_string(most) + " bytes)");
-  } catch (const Error &error) {
-    throw fail(error.what());
-  }
-  const uint64_t announced =
-      readHeader(bytes.data(), bytes.size()).payloadLength;
-  readUpTo(file.get(), announced, bytes, path);
-  // One byte more tells trailing data from the end, without reading it all.
-  std::vector<uint8_t> extra;
-  readUpTo(file.get(), 1, extra, path);
-  if (!extra.empty())
-    throw fail("trailing data after the " + std::to_string(announced) +
-               "-byte payload its header announces");
-  return bytes;
 }
 
 } // namespace ringfuse::runtime
