@@ -606,6 +606,13 @@ def resident_per_s(program: rf.Program, inputs: list[rf.Ciphertext], size: int,
     return size / (statistics.median(times) * 1e-6)
 
 
+def write_report(path: Path | None, report: dict[str, Any]) -> None:
+    """`report` as JSON at `path`, where one was given."""
+    if path:
+        path.write_text(json.dumps(report, indent=1))
+        print(f"wrote {path}")
+
+
 def median_seconds(call: Callable[[], Any], repeats: int, warmup: int = 1) -> float:
     """The median wall time of `repeats` calls after `warmup` untimed ones
     (which make what later calls reuse: replicas, graphs, caches)."""

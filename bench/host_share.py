@@ -15,7 +15,6 @@ the host's share is wall time minus device time.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import tempfile
@@ -29,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "frontend"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import ringfuse as rf  # noqa: E402
-from benchlib import T, median_seconds, report_header  # noqa: E402
+from benchlib import T, median_seconds, report_header, write_report  # noqa: E402
 
 LOG_N = 13
 SEED = bytes(range(32))
@@ -106,9 +105,7 @@ def main() -> None:
                    "inputs in GPU memory, outputs left there"),
         "records": records,
     }
-    if args.out:
-        args.out.write_text(json.dumps(report, indent=1))
-        print(f"wrote {args.out}")
+    write_report(args.out, report)
 
 
 if __name__ == "__main__":

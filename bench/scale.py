@@ -22,7 +22,6 @@ word against the direct batch's.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 from pathlib import Path
@@ -34,7 +33,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "frontend"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import ringfuse as rf  # noqa: E402
-from benchlib import T, median_seconds, params_of, report_header, resident_per_s  # noqa: E402
+from benchlib import (  # noqa: E402
+    T, median_seconds, params_of, report_header, resident_per_s, write_report,
+)
 from ringfuse.dask import ProgramPool  # noqa: E402
 
 SEED = bytes(range(32))
@@ -118,9 +119,7 @@ def main() -> None:
                    "median of 100 replays (CUDA events) after 5, all workers at once"),
         "records": records,
     }
-    if args.out:
-        args.out.write_text(json.dumps(report, indent=1))
-        print(f"wrote {args.out}")
+    write_report(args.out, report)
 
 
 if __name__ == "__main__":

@@ -36,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import ringfuse as rf  # noqa: E402
 from benchlib import (  # noqa: E402
     QUICK_SETS, SETS, T, median_seconds, params_of, report_header, resident_per_s,
+    write_report,
 )
 
 SIZES = (1, 2, 4, 8, 16, 32)
@@ -218,9 +219,7 @@ def write_report(args: argparse.Namespace, link: dict[str, float] | None,
         "host_link_bytes_per_s": link,
         "records": records,
     }
-    if args.out:
-        args.out.write_text(json.dumps(report, indent=1))
-        print(f"wrote {args.out}")
+    write_report(args.out, report)
 
 
 if __name__ == "__main__":
