@@ -12,6 +12,7 @@ it from there. RINGFUSE_RUNTIME=cpu keeps the bundled CPU runtime.
 from __future__ import annotations
 
 import fcntl
+import functools
 import hashlib
 import os
 import re
@@ -98,14 +99,20 @@ def link_file() -> Path:
 
 def _home() -> Path:
     """Where this wheel's CUDA runtime is built, for this Python."""
-    digest = hashlib.sha256()
-    for path in sorted((resources.BUNDLE_DIR / "source").rglob("*")):
-        if path.is_file():
-            digest.update(str(path.relative_to(resources.BUNDLE_DIR)).encode() + b"\0")
-            digest.update(path.read_bytes())
     cache = os.environ.get("RINGFUSE_CACHE_DIR") or Path.home() / ".cache" / "ringfuse"
     tag = sysconfig.get_config_var("SOABI") or f"py{sys.version_info[0]}{sys.version_info[1]}"
-    return Path(cache) / f"cuda-runtime-{tag}-{digest.hexdigest()[:16]}"
+    return Path(cache) / f"cuda-runtime-{tag}-{_sources_digest(resources.BUNDLE_DIR)}"
+
+
+@functools.lru_cache(maxsize=None)
+def _sources_digest(bundle: Path) -> str:
+    """The bundled runtime sources' digest (read once: they do not change)."""
+    digest = hashlib.sha256()
+    for path in sorted((bundle / "source").rglob("*")):
+        if path.is_file():
+            digest.update(str(path.relative_to(bundle)).encode() + b"\0")
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def _built(home: Path) -> Path | None:
