@@ -15,7 +15,8 @@ It holds:
   and the text of the method (`method`).
 
 Importing it puts this repository's `frontend/` first on `sys.path`, so the
-`ringfuse` it loads is the one beside it, whatever PYTHONPATH says.
+`ringfuse` it loads is the one beside it, whatever PYTHONPATH says; with
+RINGFUSE_INSTALLED=1, the installed one (a wheel's) instead.
 """
 
 from __future__ import annotations
@@ -41,7 +42,8 @@ import numpy as np
 import numpy.typing as npt
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO_ROOT / "frontend"))
+if os.environ.get("RINGFUSE_INSTALLED") != "1":
+    sys.path.insert(0, str(REPO_ROOT / "frontend"))
 
 import ringfuse as rf
 from ringfuse import driver

@@ -24,11 +24,11 @@ from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "frontend"))
+# benchlib first: it puts the ringfuse to measure on sys.path.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import ringfuse as rf  # noqa: E402
 from benchlib import T, median_seconds, report_header, write_report  # noqa: E402
+import ringfuse as rf  # noqa: E402
 
 LOG_N = 13
 SEED = bytes(range(32))

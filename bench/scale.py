@@ -29,13 +29,13 @@ from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "frontend"))
+# benchlib first: it puts the ringfuse to measure on sys.path.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import ringfuse as rf  # noqa: E402
 from benchlib import (  # noqa: E402
     T, median_seconds, params_of, report_header, resident_per_s, write_report,
 )
+import ringfuse as rf  # noqa: E402
 from ringfuse.dask import ProgramPool  # noqa: E402
 
 SEED = bytes(range(32))

@@ -30,14 +30,14 @@ from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "frontend"))
+# benchlib first: it puts the ringfuse to measure on sys.path.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import ringfuse as rf  # noqa: E402
 from benchlib import (  # noqa: E402
     QUICK_SETS, SETS, T, median_seconds, params_of, report_header, resident_per_s,
     write_report,
 )
+import ringfuse as rf  # noqa: E402
 
 SIZES = (1, 2, 4, 8, 16, 32)
 # 1024: four chunks of 256, the copies of one overlapping the next's kernels.
@@ -204,11 +204,11 @@ def main() -> None:
     records: list[dict[str, Any]] = []
     for log_n, log_q, log_p in sets:
         records += measure_set(log_n, log_q, log_p, args.device, sizes, args.repeats, link)
-        write_report(args, link, records)  # after each set: a long run keeps what it measured
+        save_report(args, link, records)  # after each set: a long run keeps what it measured
 
 
-def write_report(args: argparse.Namespace, link: dict[str, float] | None,
-                 records: list[dict[str, Any]]) -> None:
+def save_report(args: argparse.Namespace, link: dict[str, float] | None,
+                records: list[dict[str, Any]]) -> None:
     report = {
         **report_header("throughput", args.device),
         "method": ("streamed: wall time of whole Python calls, inputs and outputs on the host; "

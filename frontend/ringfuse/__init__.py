@@ -35,6 +35,17 @@ from .program import Program
 
 __version__ = "0.1.0"
 
+
+def __getattr__(name: str) -> object:
+    # `from ringfuse import _runtime` gets the runtime _native chose (an installed wheel's CUDA
+    # build, say), never a second copy: the bundled CPU extension shares the submodule's name.
+    if name == "_runtime":
+        from ._native import runtime
+
+        return runtime()
+    raise AttributeError(f"module 'ringfuse' has no attribute {name!r}")
+
+
 __all__ = [
     "Ciphertext",
     "CiphertextBatch",

@@ -8,6 +8,7 @@ use: cuda_runtime.py).
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import sys
 from types import ModuleType
@@ -34,12 +35,14 @@ def _load() -> ModuleType:
         module = importlib.util.module_from_spec(spec)
         sys.modules["ringfuse._runtime"] = module
         spec.loader.exec_module(module)
+        setattr(sys.modules["ringfuse"], "_runtime", module)
         return module
     try:
-        from . import _runtime
+        # The submodule itself: `from . import _runtime` would ask the package's
+        # __getattr__, which asks this function.
+        return importlib.import_module("ringfuse._runtime")
     except ImportError as error:
         raise ImportError(
             "the ringfuse runtime extension (ringfuse._runtime) is not built; run "
             "`make build-runtime` at the repository root"
         ) from error
-    return _runtime

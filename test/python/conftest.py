@@ -1,6 +1,8 @@
 """pytest setup for the Python frontend.
 
-- Puts `frontend/` on sys.path, so the tests run against the source tree.
+- Puts `frontend/` on sys.path, so the tests run against the source tree;
+  with RINGFUSE_INSTALLED=1 they run against the installed package (the
+  wheel) instead, and fail to start if `ringfuse` still comes from this tree.
 - `cache_dir`: one compiled-program cache per test module ($RINGFUSE_CACHE_DIR
   when set, to reuse programs across runs).
 - Registers the `needs_compiler` marker. A test so marked runs the real
@@ -19,10 +21,16 @@ import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 FRONTEND_DIR = REPO_ROOT / "frontend"
-if str(FRONTEND_DIR) not in sys.path:
+INSTALLED = os.environ.get("RINGFUSE_INSTALLED") == "1"
+if not INSTALLED and str(FRONTEND_DIR) not in sys.path:
     sys.path.insert(0, str(FRONTEND_DIR))
 
-from ringfuse import driver  # noqa: E402 (importable only after the sys.path entry above)
+import ringfuse  # noqa: E402 (importable only after the sys.path entry above)
+from ringfuse import driver  # noqa: E402
+
+if INSTALLED and Path(ringfuse.__file__).resolve().is_relative_to(REPO_ROOT):
+    raise RuntimeError(f"RINGFUSE_INSTALLED=1, but ringfuse comes from the source tree "
+                       f"({ringfuse.__file__}): unset PYTHONPATH")
 
 NO_COMPILER_VARIABLE = "RINGFUSE_NO_COMPILER"
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import numpy as np
 import numpy.typing as npt
 
@@ -10,6 +13,17 @@ import ringfuse as rf
 Vector = npt.NDArray[np.int64]
 
 SEED = bytes(range(32))
+
+FRONTEND_DIR = Path(__file__).resolve().parents[2] / "frontend"
+
+
+def python_environment(**variables: str) -> dict[str, str]:
+    """The environment of a Python subprocess that imports ringfuse: the one the tests import,
+    this tree's (on PYTHONPATH) or, with RINGFUSE_INSTALLED=1, the installed package."""
+    environment = {**os.environ, **variables}
+    if os.environ.get("RINGFUSE_INSTALLED") != "1":
+        environment["PYTHONPATH"] = str(FRONTEND_DIR)
+    return environment
 
 
 def toy_params(n: int = 64, t: int = 65537, bits: tuple[int, ...] = (30, 30)) -> rf.Params:

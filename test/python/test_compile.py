@@ -29,15 +29,13 @@ import pytest
 
 import ringfuse as rf
 from ringfuse import _runtime, driver, ringfusec
-from runtime_support import SEED, toy_params
+from runtime_support import SEED, python_environment, toy_params
 
 # `ringfuse.compile` the attribute is the function; the module is in sys.modules.
 compile_module = importlib.import_module("ringfuse.compile")
 
 T = 65537
 N = 64
-REPO_ROOT = Path(__file__).resolve().parents[2]
-FRONTEND_DIR = REPO_ROOT / "frontend"
 
 
 @rf.circuit(plaintext_modulus=T)
@@ -969,7 +967,7 @@ def test_ringfusec_help_documents_the_client_files() -> None:
     completed = subprocess.run(
         [sys.executable, "-m", "ringfuse.ringfusec", "--help"],
         capture_output=True, text=True, check=False,
-        env={**os.environ, "PYTHONPATH": str(FRONTEND_DIR)},
+        env=python_environment(),
     )
     assert completed.returncode == 0
     assert "usage: ringfusec [-h] -o OUTPUT" in completed.stdout

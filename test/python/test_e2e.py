@@ -26,7 +26,7 @@ import pytest
 import bfv_oracle as oracle
 import ringfuse as rf
 from ringfuse import _runtime
-from runtime_support import SEED, padded, rotate_rows, toy_params
+from runtime_support import SEED, padded, python_environment, rotate_rows, toy_params
 
 pytestmark = pytest.mark.needs_compiler
 
@@ -642,8 +642,7 @@ def test_quickstart_example_compiles_runs_and_checks(cache_dir: Path) -> None:
     completed = subprocess.run(
         [sys.executable, str(REPO_ROOT / "examples" / "quickstart.py")],
         capture_output=True, text=True, check=False,
-        env={**os.environ, "PYTHONPATH": str(REPO_ROOT / "frontend"),
-             "RINGFUSE_CACHE_DIR": str(cache_dir)},
+        env=python_environment(RINGFUSE_CACHE_DIR=str(cache_dir)),
     )
     assert completed.returncode == 0, completed.stdout + completed.stderr
     # `make demo` runs this: on the GPU wherever one is usable.
@@ -674,8 +673,7 @@ def executable(tmp_path_factory: pytest.TempPathFactory, cache_dir: Path) -> Pat
         [sys.executable, "-m", "ringfuse.ringfusec", "circuit.py", "-o", "circuit",
          "--target", TARGET],
         cwd=directory, capture_output=True, text=True, check=False,
-        env={**os.environ, "PYTHONPATH": str(REPO_ROOT / "frontend"),
-             "RINGFUSE_CACHE_DIR": str(cache_dir)},
+        env=python_environment(RINGFUSE_CACHE_DIR=str(cache_dir)),
     )
     assert completed.returncode == 0, completed.stderr
     return directory / "circuit"

@@ -25,7 +25,7 @@ import pytest
 import ringfuse as rf
 from ringfuse.parameter_kinds import InputList, MatrixShape
 from ringfuse.plain_matrix import MatrixLayout, diagonal_slots, matrix_layout, reduce_mod
-from runtime_support import SEED, toy_params
+from runtime_support import SEED, python_environment, toy_params
 
 T = 65537
 Vector = npt.NDArray[np.int64]
@@ -540,7 +540,6 @@ def test_wrong_arguments_for_lists_and_matrices_are_clear_errors(compiled: Compi
 # A ringfusec executable, its inputs encoded from its JSON
 # --------------------------------------------------------------------------
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 
 MATRIX_CIRCUIT_FILE = """\
 import ringfuse as rf
@@ -559,7 +558,7 @@ def test_ringfusec_executable_takes_a_matrix_encoded_from_its_description(
     completed = subprocess.run(
         [sys.executable, "-m", "ringfuse.ringfusec", "circuit.py", "-o", "layer"],
         cwd=tmp_path, capture_output=True, text=True, check=False,
-        env={**os.environ, "PYTHONPATH": str(REPO_ROOT / "frontend")},
+        env=python_environment(),
     )
     assert completed.returncode == 0, completed.stderr
     params = rf.Params.load(tmp_path / "layer.params")

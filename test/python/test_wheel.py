@@ -124,9 +124,12 @@ def test_the_installed_wheel_compiles_runs_and_builds_executables(
     assert "installed wheel: compiled, ran, built and served" in completed.stdout
 
 
-CUDA_BUILD = """from ringfuse import _native
+CUDA_BUILD = """from ringfuse import _native, _runtime
 
+# One runtime a process, whichever way it is asked for first: the package's
+# `_runtime` is the CUDA build, not the bundled CPU extension of the same name.
 runtime = _native.runtime()
+assert _runtime is runtime, (_runtime.__file__, runtime.__file__)
 print("runtime at", runtime.__file__)
 print("cuda usable here:", runtime.cuda_available())
 exec(open("client.py").read())

@@ -20,7 +20,7 @@ import numpy.typing as npt
 import pytest
 
 import ringfuse as rf
-from runtime_support import SEED, grouped_arguments, padded, rotate_rows
+from runtime_support import SEED, grouped_arguments, padded, python_environment, rotate_rows
 
 pytestmark = pytest.mark.needs_compiler
 
@@ -216,7 +216,7 @@ def test_ringfusec_passes_the_galois_key_budget_to_the_compiler(tmp_path: Path) 
         [sys.executable, "-m", "ringfuse.ringfusec", "circuit.py", "-o", "circuit",
          "--max-galois-keys", "2", "--no-optimize"],
         cwd=tmp_path, capture_output=True, text=True, check=False,
-        env={**os.environ, "PYTHONPATH": str(REPO_ROOT / "frontend")},
+        env=python_environment(),
     )
     assert completed.returncode == 1
     assert "the Galois-key budget (max-keys 2, max-bytes 0" in completed.stderr
@@ -227,7 +227,7 @@ def test_the_private_inference_example_runs_and_checks_itself() -> None:
     completed = subprocess.run(
         [sys.executable, str(REPO_ROOT / "examples" / "private_inference.py")],
         capture_output=True, text=True, check=False,
-        env={**os.environ, "PYTHONPATH": str(REPO_ROOT / "frontend")},
+        env=python_environment(),
     )
     assert completed.returncode == 0, completed.stderr
     assert completed.stdout.count("correct: True") == 2
