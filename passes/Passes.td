@@ -126,7 +126,8 @@ def BFVSelectParameters : Pass<"bfv-select-parameters", "::mlir::ModuleOp"> {
     estimates the noise every output accumulates (CircuitNoiseAnalysis: fresh
     encryption, multiplications, plaintext products, additions, key
     switches, in bits) and picks the smallest ring degree N, and for it the
-    widest primes (60 bits down to 25), whose Q holds that noise plus a margin
+    widest primes (60 bits, or 30 with `word-bits=32`, down to 25) of which
+    there are enough at N, whose Q holds that noise plus a margin
     while log2(QP) stays within the 2024 security bound for N. A circuit
     computes on slot vectors, so N is restricted to batching degrees (t a
     prime = 1 mod 2N), and a t that batches at no allowed N (a power of two,
@@ -142,7 +143,10 @@ def BFVSelectParameters : Pass<"bfv-select-parameters", "::mlir::ModuleOp"> {
     Option<"marginBits", "margin-bits", "unsigned", /*default=*/"10",
            "Noise budget (bits) left at the outputs beyond the estimate">,
     Option<"reserveDepth", "reserve-depth", "unsigned", /*default=*/"0",
-           "Further products by fresh ciphertexts the outputs must allow">
+           "Further products by fresh ciphertexts the outputs must allow">,
+    Option<"wordBits", "word-bits", "unsigned", /*default=*/"64",
+           "The program's word size, 32 or 64: with 32, Q's and P's primes "
+           "are below 2^30 and the module records bfv.word_bits = 32">
   ];
   let dependentDialects = ["::ringfuse::bfv::BFVDialect"];
 }

@@ -89,6 +89,7 @@ def compile(
     optimize: bool = True,
     max_galois_keys: int = 0,
     max_galois_key_bytes: int = 0,
+    word_size: int = 64,
     cache_dir: str | os.PathLike[str] | None = None,
 ) -> Program:
     """Compile a circuit into a `Program` that runs on encrypted inputs.
@@ -121,7 +122,10 @@ def compile(
     `max_galois_keys` / `max_galois_key_bytes` (0: no limit) bound the Galois
     keys the program needs (`prog.galois_elements`, `prog.galois_key_bytes`):
     beyond, rotations are built from power-of-two steps, more key switches
-    for less key memory. `cache_dir` overrides
+    for less key memory. `word_size` is 64 (the default) or 32: with 32,
+    every modulus of the program (Q, P and the auxiliary bases) is below
+    2^30, about twice the primes for the same Q, so each word fits 32 bits
+    (the drivers still hold them in 64-bit words). `cache_dir` overrides
     `$RINGFUSE_CACHE_DIR` / `~/.cache/ringfuse`.
 
     `target` is "cpu", "cuda" (the GPU; CUDA source built with nvcc) or
@@ -134,7 +138,7 @@ def compile(
     """
     options = PipelineOptions(
         variant, reserve_depth, transforms,  # type: ignore[arg-type]
-        optimize, max_galois_keys, max_galois_key_bytes,
+        optimize, max_galois_keys, max_galois_key_bytes, word_size,
     )
     device = resolve_target(target)
     traced = trace(circuit, params=params)
@@ -147,6 +151,9 @@ def compile(
             f"program was built: {library_path}); use target='cpu' or 'auto'"
         )
     return Program._load(library_path, traced, source_path, device)
+
+
+WORD_SIZES = (32, 64)
 
 
 def check_target(target: object) -> None:
@@ -325,6 +332,7 @@ class PipelineOptions:
     optimize: bool = True
     max_galois_keys: int = 0
     max_galois_key_bytes: int = 0
+    word_size: int = 64
 
     def __post_init__(self) -> None:
         check_variant(self.variant)
@@ -334,6 +342,9 @@ class PipelineOptions:
         object.__setattr__(self, "transforms", tuple(self.transforms))
         if not isinstance(self.optimize, bool):
             raise ValueError(f"optimize must be True or False, not {self.optimize!r}")
+        if (not isinstance(self.word_size, int) or isinstance(self.word_size, bool)
+                or self.word_size not in WORD_SIZES):
+            raise ValueError(f"word_size must be 32 or 64 (bits), not {self.word_size!r}")
         # The compiler's options are 32-bit (keys) and 64-bit (bytes) unsigned.
         for name, bound in (("max_galois_keys", 2**32), ("max_galois_key_bytes", 2**64)):
             value = getattr(self, name)
@@ -355,6 +366,7 @@ class PipelineOptions:
             + ([f"max-galois-keys={self.max_galois_keys}"] if self.max_galois_keys else [])
             + ([f"max-galois-key-bytes={self.max_galois_key_bytes}"]
                if self.max_galois_key_bytes else [])
+            + ([f"word-bits={self.word_size}"] if self.word_size != 64 else [])
         )
         return (f"{PIPELINE}={' '.join(options)}" if options else PIPELINE,)
 

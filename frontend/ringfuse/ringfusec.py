@@ -96,6 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             optimize=not arguments.no_optimize,
             max_galois_keys=arguments.max_galois_keys,
             max_galois_key_bytes=arguments.max_galois_key_bytes,
+            word_size=arguments.word_size,
             circuit_name=arguments.circuit,
         )
     except (RingfusecError, CompilerError, TraceError, TypeError, ValueError) as error:
@@ -149,6 +150,10 @@ def _parser() -> argparse.ArgumentParser:
         help="at most BYTES of Galois keys (0: no limit)",
     )
     parser.add_argument(
+        "--word-size", type=int, choices=(32, 64), default=64, metavar="BITS",
+        help="64 (the default) or 32: every modulus below 2^30, so each word fits 32 bits",
+    )
+    parser.add_argument(
         "--circuit", metavar="NAME", help="which circuit, if the file defines several"
     )
     return parser
@@ -177,6 +182,7 @@ def build(
     optimize: bool = True,
     max_galois_keys: int = 0,
     max_galois_key_bytes: int = 0,
+    word_size: int = 64,
     circuit_name: str | None = None,
     cache_dir: str | os.PathLike[str] | None = None,
 ) -> Executable:
@@ -188,7 +194,7 @@ def build(
     """
     options = PipelineOptions(
         variant, reserve_depth, transforms,  # type: ignore[arg-type]
-        optimize, max_galois_keys, max_galois_key_bytes,
+        optimize, max_galois_keys, max_galois_key_bytes, word_size,
     )
     device = resolve_target(target)
     output = Path(output)

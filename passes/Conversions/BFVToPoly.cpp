@@ -16,9 +16,10 @@
 #include "dialects/BFV/IR/BFVOps.h"
 #include "dialects/Common/BigIntegerDirective.h"
 #include "dialects/Poly/IR/PolyOps.h"
-#include "passes/Transforms/ParameterRewriting.h"
 #include "passes/Passes.h"
+#include "passes/Transforms/ParameterRewriting.h"
 #include "ringfuse/runtime/ntt.h"
+#include "ringfuse/runtime/number_theory.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -26,6 +27,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <functional>
+#include <optional>
 
 namespace ringfuse {
 #define GEN_PASS_DEF_BFVTOPOLY
@@ -46,8 +48,9 @@ struct LevelRings {
 struct Rings {
   poly::RingAttr q, t; // R_Q, R_t
   bfv::ParamsAttr params;
-  /// The largest 60-bit NTT-friendly primes outside t, Q and P, as many as
-  /// the widest auxiliary base takes: every B_l and R is a prefix.
+  /// The largest NTT-friendly primes outside t, Q and P below 2^60 (2^30 in
+  /// a program of 32-bit words), as many as the widest auxiliary base takes:
+  /// every B_l and R is a prefix.
   std::vector<uint64_t> auxiliary;
   /// BEHZ multiplies in Q u Bsk, Bsk = B u {m_sk}: one prime past B.
   size_t redundantPrimes = 0;
@@ -56,7 +59,7 @@ struct Rings {
   unsigned sumBits = 0;
 
   static FailureOr<Rings> of(bfv::ParamsAttr params, Operation *anchor,
-                             bool behz, unsigned sumBits) {
+                             bool behz, unsigned sumBits, unsigned width) {
     if (!params.hasRingDegree() || params.getCiphertextModulus().empty() ||
         params.getSpecialModulus().empty())
       return anchor->emitError()
@@ -73,14 +76,26 @@ struct Rings {
     ArrayRef<uint64_t> q = params.getCiphertextModulus();
     ArrayRef<uint64_t> p = params.getSpecialModulus();
     uint64_t t = params.getPlaintextModulus();
-    rings.auxiliary = runtime::findPrimesBelow(
-        60, std::max(rings.auxiliaryCountFor(q) + rings.redundantPrimes, q.size()),
-        2 * uint64_t(n),
-        [&](uint64_t prime) {
-          return prime == t || llvm::is_contained(q, prime) ||
-                 llvm::is_contained(p, prime);
-        });
-    return rings;
+    // Widths vary where one runs out, so the count follows from the primes
+    // found: search until the full level's B (and R, as many primes as Q)
+    // fits, or no prime is left.
+    for (size_t want = q.size() + 8;; want *= 2) {
+      rings.auxiliary = runtime::findPrimesDownFrom(
+          width, want, 2 * uint64_t(n), [&](uint64_t prime) {
+            return prime == t || llvm::is_contained(q, prime) ||
+                   llvm::is_contained(p, prime);
+          });
+      std::optional<size_t> b = rings.auxiliaryPrefixFor(q);
+      if (b && *b + rings.redundantPrimes <= rings.auxiliary.size() &&
+          q.size() <= rings.auxiliary.size())
+        return rings;
+      if (rings.auxiliary.size() < want)
+        return anchor->emitError()
+               << "bfv-to-poly: too few NTT-friendly primes below 2^" << width
+               << " at N = " << n
+               << " for the auxiliary base of a product over " << q.size()
+               << " primes of Q";
+    }
   }
 
   size_t primeCount() const { return params.getCiphertextModulus().size(); }
@@ -101,7 +116,25 @@ struct Rings {
   /// scaled tensor product, |round(t c / q)| <= t N q / 2, has a unique
   /// centered residue mod B.
   size_t auxiliaryCountFor(ArrayRef<uint64_t> q) const {
-    return (productBits(q) + sumBits + 58) / 59;
+    return *auxiliaryPrefixFor(q);
+  }
+
+  /// The shortest prefix of `auxiliary` whose product has productBits(q) +
+  /// sumBits bits (each prime counted by its floor(log2), a lower bound:
+  /// 59 for a 60-bit prime); none if the primes found are too few.
+  std::optional<size_t> auxiliaryPrefixFor(ArrayRef<uint64_t> q) const {
+    unsigned need = productBits(q) + sumBits, have = 0;
+    for (size_t count = 0; count < auxiliary.size(); ++count) {
+      if (have >= need)
+        return count;
+      have += floorBits(auxiliary[count]);
+    }
+    return have >= need ? std::optional<size_t>(auxiliary.size())
+                        : std::nullopt;
+  }
+
+  static unsigned floorBits(uint64_t prime) {
+    return 63 - __builtin_clzll(prime);
   }
 
   /// Bits B needs for one product over q (an upper bound).
@@ -117,8 +150,10 @@ struct Rings {
   /// log2 k bits more than one product (59 bits a prime: a lower bound).
   uint64_t summableProducts() const {
     ArrayRef<uint64_t> q = params.getCiphertextModulus();
-    int64_t spare =
-        int64_t(59 * auxiliaryCountFor(q)) - int64_t(productBits(q));
+    unsigned bBits = 0;
+    for (uint64_t prime : ArrayRef(auxiliary).take_front(auxiliaryCountFor(q)))
+      bBits += floorBits(prime);
+    int64_t spare = int64_t(bBits) - int64_t(productBits(q));
     return uint64_t(1) << std::min<int64_t>(spare, 32);
   }
 
@@ -609,7 +644,8 @@ struct BFVToPoly : public impl::BFVToPolyBase<BFVToPoly> {
       return signalPassFailure();
     FailureOr<Rings> rings =
         Rings::of(params, module, variant == bfv::Variant::behz,
-                  sumBeforeRounding ? sumBits(module) : 0);
+                  sumBeforeRounding ? sumBits(module) : 0,
+                  bfv::widestPrimeBits(bfv::wordBitsOf(module)));
     if (failed(rings))
       return signalPassFailure();
     SmallVector<func::FuncOp> functions(module.getOps<func::FuncOp>());

@@ -15,8 +15,10 @@ namespace ringfuse {
 namespace {
 using namespace mlir;
 
+/// N, and Q's primes followed by P's one.
 struct Choice {
-  unsigned degree, primeBits, primes;
+  unsigned degree;
+  std::vector<uint64_t> primes;
 };
 
 struct BFVSelectParameters
@@ -25,11 +27,22 @@ struct BFVSelectParameters
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (wordBits != 32 && wordBits != 64) {
+      module.emitError() << "bfv-select-parameters: word-bits must be 32 or "
+                            "64, got "
+                         << unsigned(wordBits);
+      return signalPassFailure();
+    }
     bfv::ParamsAttr traced = findParameters(module);
     if (!traced)
       return signalPassFailure();
     CircuitNoiseAnalysis noise(module);
     uint64_t t = traced.getPlaintextModulus();
+    if (wordBits == 32) {
+      if (failed(checkNarrowModuli(module, traced)))
+        return signalPassFailure();
+      bfv::setWordBits(module, 32);
+    }
 
     // A circuit computes on slot vectors (what users encrypt and decrypt):
     // a t without batching would silently turn its products into polynomial
@@ -74,11 +87,11 @@ struct BFVSelectParameters
       return signalPassFailure();
     }
     if (!choice) {
-      module.emitError()
-          << "no 128-bit secure parameter set holds this circuit (multiplicative "
-             "depth "
-          << noise.multiplicativeDepth() << ", t = " << t
-          << "); reduce its depth or the plaintext modulus";
+      module.emitError() << "no 128-bit secure parameter set holds this "
+                            "circuit (multiplicative depth "
+                         << noise.multiplicativeDepth() << ", t = " << t
+                         << (wordBits == 32 ? ", 32-bit words" : "")
+                         << "); reduce its depth or the plaintext modulus";
       return signalPassFailure();
     }
     replaceParameters(module, build(*choice, t));
@@ -97,6 +110,22 @@ struct BFVSelectParameters
   }
 
   static constexpr unsigned kSmallestDegree = 1 << 10, kLargestDegree = 1 << 17;
+  static constexpr unsigned kNarrowestPrimeBits = 25;
+
+  /// With 32-bit words every modulus is below 2^30: t always, Q and P where
+  /// they are given.
+  LogicalResult checkNarrowModuli(ModuleOp module, bfv::ParamsAttr traced) {
+    const uint64_t bound = uint64_t(1) << bfv::widestPrimeBits(32);
+    SmallVector<uint64_t> moduli{traced.getPlaintextModulus()};
+    llvm::append_range(moduli, traced.getCiphertextModulus());
+    llvm::append_range(moduli, traced.getSpecialModulus());
+    for (uint64_t modulus : moduli)
+      if (modulus >= bound)
+        return module.emitError()
+               << "with 32-bit words every modulus is below 2^"
+               << bfv::widestPrimeBits(32) << ", but " << modulus << " is not";
+    return success();
+  }
 
   static unsigned largestBatchingDegree(bfv::ParamsAttr traced) {
     unsigned largest = 0;
@@ -125,26 +154,30 @@ struct BFVSelectParameters
       unsigned need = noise.requiredBits(n, t, reserveDepth) + marginBits;
       unsigned bound = *runtime::maxSecureModulusBits(n);
       // The widest primes that fit: fewer limbs for the same Q.
-      for (unsigned bits = 60; bits >= 25; --bits) {
+      for (unsigned bits = bfv::widestPrimeBits(wordBits);
+           bits >= kNarrowestPrimeBits; --bits) {
         unsigned primes = (need + bits - 1) / bits;
         // Q's primes plus one special prime of the same width (each digit is
         // one prime, so P is as wide as a digit).
-        if ((primes + 1) * bits <= bound)
-          return Choice{n, bits, primes};
+        if ((primes + 1) * bits > bound)
+          continue;
+        // Narrow primes = 1 mod 2N run out at large N (about 200 of 30 bits
+        // at N = 2^17): a width with too few is passed over.
+        std::vector<uint64_t> found =
+            runtime::findPrimesBelow(bits, primes + 1, 2 * uint64_t(n),
+                                     [&](uint64_t p) { return t % p == 0; });
+        if (found.size() == primes + 1)
+          return Choice{n, std::move(found)};
       }
     }
     return std::nullopt;
   }
 
   bfv::ParamsAttr build(const Choice &choice, uint64_t t) {
-    const uint64_t twoN = 2 * uint64_t(choice.degree);
-    std::vector<uint64_t> primes = runtime::findPrimesBelow(
-        choice.primeBits, choice.primes + 1, twoN,
-        [&](uint64_t p) { return t % p == 0; });
-    std::vector<uint64_t> q(primes.begin(), primes.end() - 1);
-    std::vector<uint64_t> p(primes.end() - 1, primes.end());
-    return bfv::ParamsAttr::get(&getContext(), t, choice.degree, q, p,
-                                /*dnum=*/choice.primes);
+    ArrayRef<uint64_t> primes = choice.primes;
+    return bfv::ParamsAttr::get(&getContext(), t, choice.degree,
+                                primes.drop_back(), primes.take_back(),
+                                /*dnum=*/unsigned(primes.size() - 1));
   }
 };
 } // namespace

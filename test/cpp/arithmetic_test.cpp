@@ -3,11 +3,14 @@
 #include "ringfuse/runtime/error.h"
 #include "ringfuse/runtime/fixed_point.h"
 #include "ringfuse/runtime/modarith.h"
+#include "ringfuse/runtime/number_theory.h"
 #include "ringfuse/runtime/params.h"
 #include "ringfuse/runtime/rns.h"
 #include "test_support.h"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 namespace ringfuse::runtime {
 namespace {
@@ -103,6 +106,34 @@ TEST(Primes, GenerationIsDeterministicAndNttFriendly) {
     std::set<uint64_t> excluded = {first[0]};
     EXPECT_EQ(generatePrimes(bits, 1, 1 << 15, excluded).front(), first[1]);
   }
+}
+
+TEST(Primes, DownFromABitSizeGoesOnBelowItsRangeWhereThatRunsOut) {
+  // N = 2^17 (congruence 2^18): the NTT-friendly primes in (2^24, 2^25) are
+  // few; three more than there are reach below 2^24, descending, each = 1
+  // mod 2^18, the same ones first.
+  const uint64_t congruence = uint64_t(1) << 18;
+  auto none = [](uint64_t) { return false; };
+  std::vector<uint64_t> within = findPrimesBelow(25, 1000, congruence, none);
+  ASSERT_LT(within.size(), 1000u);
+  std::vector<uint64_t> primes =
+      findPrimesDownFrom(25, within.size() + 3, congruence, none);
+  ASSERT_EQ(primes.size(), within.size() + 3);
+  EXPECT_TRUE(std::equal(within.begin(), within.end(), primes.begin()));
+  EXPECT_LT(primes.back(), uint64_t(1) << 24);
+  for (size_t i = 0; i < primes.size(); ++i) {
+    EXPECT_TRUE(isPrime(primes[i]));
+    EXPECT_EQ(primes[i] % congruence, 1u);
+    if (i)
+      EXPECT_LT(primes[i], primes[i - 1]);
+  }
+  // Excluded primes are skipped; fewer come back once none is left above
+  // the congruence.
+  auto notFirst = [&](uint64_t p) { return p == primes[0]; };
+  EXPECT_EQ(findPrimesDownFrom(25, 1, congruence, notFirst).front(), primes[1]);
+  std::vector<uint64_t> all = findPrimesDownFrom(20, 1000, 1 << 10, none);
+  EXPECT_LT(all.size(), 1000u);
+  EXPECT_GT(all.back(), uint64_t(1) << 10);
 }
 
 TEST(BigUInt, AgreesWith128BitArithmetic) {

@@ -159,6 +159,19 @@ void setVariant(ModuleOp module, Variant variant) {
                   VariantAttr::get(module.getContext(), variant));
 }
 
+unsigned wordBitsOf(ModuleOp module) {
+  auto attr = module->getAttrOfType<IntegerAttr>(BFVDialect::kWordBitsAttrName);
+  return attr ? unsigned(attr.getInt()) : 64;
+}
+
+void setWordBits(ModuleOp module, unsigned bits) {
+  module->setAttr(
+      BFVDialect::kWordBitsAttrName,
+      IntegerAttr::get(IntegerType::get(module.getContext(), 64), bits));
+}
+
+unsigned widestPrimeBits(unsigned wordBits) { return wordBits == 32 ? 30 : 60; }
+
 std::string variantNames() {
   std::string names;
   const uint32_t last = getMaxEnumValForVariant();

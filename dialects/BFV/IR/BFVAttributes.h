@@ -20,6 +20,13 @@ namespace ringfuse::bfv {
 Variant variantOf(mlir::ModuleOp module);
 /// Records `variant` as the module's `bfv.variant`.
 void setVariant(mlir::ModuleOp module, Variant variant);
+/// A module's word size: its `bfv.word_bits`, else 64.
+unsigned wordBitsOf(mlir::ModuleOp module);
+/// Records `bits` (32 or 64) as the module's `bfv.word_bits`.
+void setWordBits(mlir::ModuleOp module, unsigned bits);
+/// The widest primes a program of `wordBits`-bit words may have: 30 bits for
+/// 32-bit words (lazy values stay below 4q < 2^32), 60 for 64-bit words.
+unsigned widestPrimeBits(unsigned wordBits);
 /// "hps, lhps, chps or behz": every variant, for messages.
 std::string variantNames();
 

@@ -44,6 +44,13 @@ LogicalResult BFVDialect::verifyOperationAttribute(Operation *op,
                                << "' is a #bfv.variant on a module";
     return success();
   }
+  if (name == kWordBitsAttrName) {
+    auto bits = dyn_cast<IntegerAttr>(attribute.getValue());
+    if (!isa<ModuleOp>(op) || !bits ||
+        (bits.getInt() != 32 && bits.getInt() != 64))
+      return op->emitOpError() << "'" << name << "' is 32 or 64 on a module";
+    return success();
+  }
   if (name == kVariantCostsAttrName) {
     auto costs = dyn_cast<DictionaryAttr>(attribute.getValue());
     if (!isa<ModuleOp>(op) || !costs ||

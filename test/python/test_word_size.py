@@ -1,0 +1,96 @@
+"""Programs whose words fit 32 bits (`rf.compile(..., word_size=32)`): every
+modulus the compiler chooses, Q, P and each auxiliary base, is below 2^30,
+and every variant decrypts to numpy's result, on the driver the suite runs
+(RINGFUSE_TEST_TARGET)."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import ringfuse as rf
+from ringfuse import ringfusec
+from runtime_support import rotate_rows
+
+pytestmark = pytest.mark.needs_compiler
+
+TARGET = os.environ.get("RINGFUSE_TEST_TARGET", "cpu")
+T = 65537
+VARIANTS = ("hps", "lhps", "chps", "behz")
+
+
+@rf.circuit(plaintext_modulus=T)
+def mixed(x: rf.Encrypted, y: rf.Encrypted, z: rf.Encrypted, w: rf.Plain):
+    # Depth 2, a rotation, a plaintext product and a sum of products.
+    return x * y * z + x.rotate(1) * w + y * z
+
+
+def moduli_in(dump: Path) -> set[int]:
+    """Every modulus of every RNS basis in the IR dumps of one compilation."""
+    moduli: set[int] = set()
+    for path in dump.glob("*.mlir"):
+        for listed in re.findall(r"#rns\.basis<\w+: \[([0-9, ]+)\]", path.read_text()):
+            moduli.update(int(value) for value in listed.split(","))
+    return moduli
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_every_modulus_fits_30_bits_and_the_outputs_decrypt(
+    variant: str, tmp_path: Path, cache_dir: Path
+) -> None:
+    program = rf.compile(mixed, TARGET, variant=variant, word_size=32, dump_ir=tmp_path,
+                         cache_dir=cache_dir)
+    primes = [*program.params.coeff_modulus, *program.params.special_modulus]
+    assert max(primes) < 2**30, primes
+    moduli = moduli_in(tmp_path)
+    # Q, P, the auxiliary bases (B, BEHZ's Bsk, compact HPS's R): more than Q and P.
+    assert set(primes) < moduli and max(moduli) < 2**30, sorted(moduli)
+
+    keys = program.keygen()
+    rng = np.random.default_rng(7)
+    n = program.params.slot_count
+    x, y, z, w = (rng.integers(0, T, n) for _ in range(4))
+    out = program(keys.encrypt(x), keys.encrypt(y), keys.encrypt(z), w=w)
+    want = (x * y % T * z + rotate_rows(x, 1) * w + y * z) % T
+    np.testing.assert_array_equal(keys.decrypt(out), want)
+
+
+def test_32_bit_words_take_about_twice_the_primes_of_64_bit_words(cache_dir: Path) -> None:
+    wide = rf.compile(mixed, TARGET, cache_dir=cache_dir).params
+    narrow = rf.compile(mixed, TARGET, word_size=32, cache_dir=cache_dir).params
+    assert narrow.poly_modulus_degree == wide.poly_modulus_degree
+    assert max(wide.coeff_modulus) >= 2**30
+    assert len(narrow.coeff_modulus) >= 2 * len(wide.coeff_modulus) - 1
+
+
+@pytest.mark.parametrize("word_size", [16, 48, 32.0, True, "32"])
+def test_other_word_sizes_are_refused(word_size: object) -> None:
+    with pytest.raises(ValueError, match="word_size must be 32 or 64"):
+        rf.compile(mixed, word_size=word_size)  # type: ignore[arg-type]
+
+
+def test_given_moduli_too_wide_for_32_bit_words_are_refused(cache_dir: Path) -> None:
+    params = rf.Params(poly_modulus_degree=8192, plaintext_modulus=T,
+                       coeff_modulus_bits=[40, 40, 40], special_modulus_bits=[40])
+    with pytest.raises(rf.CompilerError, match="with 32-bit words every modulus is below 2"):
+        rf.compile(mixed, params=params, word_size=32, cache_dir=cache_dir)
+
+
+def test_ringfusec_builds_an_executable_over_30_bit_primes(
+    tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RINGFUSE_CACHE_DIR", str(cache_dir))
+    (tmp_path / "circuit.py").write_text(
+        "import ringfuse as rf\n\n"
+        f"@rf.circuit(plaintext_modulus={T})\n"
+        "def square(x: rf.Encrypted):\n"
+        "    return x * x\n"
+    )
+    assert ringfusec.main([str(tmp_path / "circuit.py"), "-o", str(tmp_path / "square"),
+                           "--word-size", "32"]) == 0
+    params = rf.Params.load(tmp_path / "square.params")
+    assert max([*params.coeff_modulus, *params.special_modulus]) < 2**30
