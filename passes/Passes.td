@@ -127,7 +127,9 @@ def BFVSelectParameters : Pass<"bfv-select-parameters", "::mlir::ModuleOp"> {
     encryption, multiplications, plaintext products, additions, key
     switches, in bits) and picks the smallest ring degree N, and for it the
     widest primes (60 bits, or 30 with `word-bits=32`, down to 25) of which
-    there are enough at N, whose Q holds that noise plus a margin
+    there are enough at N, whose Q holds that noise plus a margin (and P
+    one prime of the same width; with 32-bit words two where the bound
+    allows, digits of two primes)
     while log2(QP) stays within the 2024 security bound for N. A circuit
     computes on slot vectors, so N is restricted to batching degrees (t a
     prime = 1 mod 2N), and a t that batches at no allowed N (a power of two,

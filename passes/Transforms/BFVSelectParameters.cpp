@@ -15,10 +15,12 @@ namespace ringfuse {
 namespace {
 using namespace mlir;
 
-/// N, and Q's primes followed by P's one.
+/// N, Q's primes followed by P's, and how many primes a key-switching digit
+/// (and so P) has.
 struct Choice {
   unsigned degree;
   std::vector<uint64_t> primes;
+  unsigned digitPrimes;
 };
 
 struct BFVSelectParameters
@@ -157,17 +159,23 @@ struct BFVSelectParameters
       for (unsigned bits = bfv::widestPrimeBits(wordBits);
            bits >= kNarrowestPrimeBits; --bits) {
         unsigned primes = (need + bits - 1) / bits;
-        // Q's primes plus one special prime of the same width (each digit is
-        // one prime, so P is as wide as a digit).
-        if ((primes + 1) * bits > bound)
-          continue;
-        // Narrow primes = 1 mod 2N run out at large N (about 200 of 30 bits
-        // at N = 2^17): a width with too few is passed over.
-        std::vector<uint64_t> found =
-            runtime::findPrimesBelow(bits, primes + 1, 2 * uint64_t(n),
-                                     [&](uint64_t p) { return t % p == 0; });
-        if (found.size() == primes + 1)
-          return Choice{n, std::move(found)};
+        // Q's primes plus P, as wide as a key-switching digit. A digit is one
+        // prime of 64-bit words; with 32-bit words two where the bound allows
+        // (digits of about 60 bits, as with 64-bit words: one digit a prime
+        // of 30 bits would make twice the digits, each extended to twice the
+        // primes), else one (a smaller N first).
+        for (unsigned digitPrimes = wordBits == 32 ? 2 : 1; digitPrimes >= 1;
+             --digitPrimes) {
+          if ((primes + digitPrimes) * bits > bound)
+            continue;
+          // Narrow primes = 1 mod 2N run out at large N (about 200 of 30
+          // bits at N = 2^17): a width with too few is passed over.
+          std::vector<uint64_t> found = runtime::findPrimesBelow(
+              bits, primes + digitPrimes, 2 * uint64_t(n),
+              [&](uint64_t p) { return t % p == 0; });
+          if (found.size() == primes + digitPrimes)
+            return Choice{n, std::move(found), digitPrimes};
+        }
       }
     }
     return std::nullopt;
@@ -175,9 +183,10 @@ struct BFVSelectParameters
 
   bfv::ParamsAttr build(const Choice &choice, uint64_t t) {
     ArrayRef<uint64_t> primes = choice.primes;
-    return bfv::ParamsAttr::get(&getContext(), t, choice.degree,
-                                primes.drop_back(), primes.take_back(),
-                                /*dnum=*/unsigned(primes.size() - 1));
+    ArrayRef<uint64_t> q = primes.drop_back(choice.digitPrimes);
+    unsigned dnum = (q.size() + choice.digitPrimes - 1) / choice.digitPrimes;
+    return bfv::ParamsAttr::get(&getContext(), t, choice.degree, q,
+                                primes.take_back(choice.digitPrimes), dnum);
   }
 };
 } // namespace

@@ -29,6 +29,14 @@ def mixed(x: rf.Encrypted, y: rf.Encrypted, z: rf.Encrypted, w: rf.Plain):
     return x * y * z + x.rotate(1) * w + y * z
 
 
+@rf.circuit(plaintext_modulus=T)
+def power16(x: rf.Encrypted):
+    # Depth 4: at N = 8192 only digits of one prime fit the security bound.
+    for _ in range(4):
+        x = x * x
+    return x
+
+
 def moduli_in(dump: Path) -> set[int]:
     """Every modulus of every RNS basis in the IR dumps of one compilation."""
     moduli: set[int] = set()
@@ -62,9 +70,27 @@ def test_every_modulus_fits_30_bits_and_the_outputs_decrypt(
 def test_32_bit_words_take_about_twice_the_primes_of_64_bit_words(cache_dir: Path) -> None:
     wide = rf.compile(mixed, TARGET, cache_dir=cache_dir).params
     narrow = rf.compile(mixed, TARGET, word_size=32, cache_dir=cache_dir).params
-    assert narrow.poly_modulus_degree == wide.poly_modulus_degree
+    assert narrow.poly_modulus_degree == wide.poly_modulus_degree == 8192
     assert max(wide.coeff_modulus) >= 2**30
     assert len(narrow.coeff_modulus) >= 2 * len(wide.coeff_modulus) - 1
+    # Key-switching digits of two primes, about 60 bits as with 64-bit words,
+    # and P as wide: two primes too.
+    assert len(narrow.special_modulus) == 2 and len(wide.special_modulus) == 1
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_digits_of_one_prime_where_two_do_not_fit_the_bound(
+    variant: str, cache_dir: Path
+) -> None:
+    program = rf.compile(power16, TARGET, variant=variant, word_size=32, cache_dir=cache_dir)
+    assert program.params.poly_modulus_degree == 8192
+    assert len(program.params.special_modulus) == 1
+    keys = program.keygen()
+    x = np.random.default_rng(8).integers(0, T, program.params.slot_count)
+    want = x.copy()
+    for _ in range(4):
+        want = want * want % T
+    np.testing.assert_array_equal(keys.decrypt(program(keys.encrypt(x))), want)
 
 
 @pytest.mark.parametrize("word_size", [16, 48, 32.0, True, "32"])
