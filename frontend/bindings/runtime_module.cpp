@@ -108,7 +108,8 @@ PYBIND11_MODULE(_runtime, m) {
   py::register_exception<Error>(m, "Error", PyExc_ValueError);
   // Registered after Error, so tried first: a GPU allocation that did not fit
   // is ringfuse.OutOfDeviceMemory (a MemoryError), defined in Python so that
-  // users may catch it without loading the runtime.
+  // users may catch it without loading the runtime; host memory that is not
+  // there is a plain MemoryError.
   py::register_exception_translator([](std::exception_ptr thrown) {
     try {
       if (thrown)
@@ -117,6 +118,8 @@ PYBIND11_MODULE(_runtime, m) {
       py::object type =
           py::module_::import("ringfuse.errors").attr("OutOfDeviceMemory");
       PyErr_SetString(type.ptr(), error.what());
+    } catch (const OutOfHostMemory &error) {
+      PyErr_SetString(PyExc_MemoryError, error.what());
     }
   });
 

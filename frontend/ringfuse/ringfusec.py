@@ -28,6 +28,7 @@ from .circuit import Circuit, Trace, TraceError, trace
 from .compile import (
     DEFAULT_TRANSFORMS,
     RUNTIME_INCLUDE_DIR,
+    WORD_SIZES,
     Cache,
     PipelineOptions,
     cuda_compiler,
@@ -150,7 +151,7 @@ def _parser() -> argparse.ArgumentParser:
         help="at most BYTES of Galois keys (0: no limit)",
     )
     parser.add_argument(
-        "--word-size", type=int, choices=(32, 64), default=64, metavar="BITS",
+        "--word-size", type=int, choices=WORD_SIZES, default=64, metavar="BITS",
         help="64 (the default) or 32: every modulus below 2^30, so each word fits 32 bits",
     )
     parser.add_argument(

@@ -24,6 +24,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <functional>
@@ -49,8 +50,8 @@ struct Rings {
   poly::RingAttr q, t; // R_Q, R_t
   bfv::ParamsAttr params;
   /// The largest NTT-friendly primes outside t, Q and P below 2^60 (2^30 in
-  /// a program of 32-bit words), as many as the widest auxiliary base takes:
-  /// every B_l and R is a prefix.
+  /// a program of 32-bit words), at least as many as the widest auxiliary
+  /// base takes: every B_l and R is a prefix.
   std::vector<uint64_t> auxiliary;
   /// BEHZ multiplies in Q u Bsk, Bsk = B u {m_sk}: one prime past B.
   size_t redundantPrimes = 0;
@@ -76,9 +77,17 @@ struct Rings {
     ArrayRef<uint64_t> q = params.getCiphertextModulus();
     ArrayRef<uint64_t> p = params.getSpecialModulus();
     uint64_t t = params.getPlaintextModulus();
-    // Widths vary where one runs out, so the count follows from the primes
-    // found: search until the full level's B (and R, as many primes as Q)
-    // fits, or no prime is left.
+    // A 32-bit module's Q and P (bfv-select-parameters checked them) must
+    // not have changed since.
+    const uint64_t bound = uint64_t(1) << width;
+    for (uint64_t prime : llvm::concat<const uint64_t>(q, p))
+      if (prime >= bound)
+        return anchor->emitError()
+               << "bfv-to-poly: a module of " << (width == 30 ? 32 : 64)
+               << "-bit words has moduli below 2^" << width << ", but " << prime
+               << " is not";
+    // Widths vary where one runs out, so the counts follow from the primes
+    // found: search until the full level's B and R fit, or no prime is left.
     for (size_t want = q.size() + 8;; want *= 2) {
       rings.auxiliary = runtime::findPrimesDownFrom(
           width, want, 2 * uint64_t(n), [&](uint64_t prime) {
@@ -86,8 +95,8 @@ struct Rings {
                    llvm::is_contained(p, prime);
           });
       std::optional<size_t> b = rings.auxiliaryPrefixFor(q);
-      if (b && *b + rings.redundantPrimes <= rings.auxiliary.size() &&
-          q.size() <= rings.auxiliary.size())
+      std::optional<size_t> r = rings.compactPrefix();
+      if (b && r && *b + rings.redundantPrimes <= rings.auxiliary.size())
         return rings;
       if (rings.auxiliary.size() < want)
         return anchor->emitError()
@@ -116,14 +125,34 @@ struct Rings {
   /// scaled tensor product, |round(t c / q)| <= t N q / 2, has a unique
   /// centered residue mod B.
   size_t auxiliaryCountFor(ArrayRef<uint64_t> q) const {
-    return *auxiliaryPrefixFor(q);
+    std::optional<size_t> count = auxiliaryPrefixFor(q);
+    assert(count && "Rings::of found the primes of the full level's B");
+    return *count;
   }
 
   /// The shortest prefix of `auxiliary` whose product has productBits(q) +
-  /// sumBits bits (each prime counted by its floor(log2), a lower bound:
-  /// 59 for a 60-bit prime); none if the primes found are too few.
+  /// sumBits bits; none if the primes found are too few.
   std::optional<size_t> auxiliaryPrefixFor(ArrayRef<uint64_t> q) const {
-    unsigned need = productBits(q) + sumBits, have = 0;
+    return prefixWithBits(productBits(q) + sumBits);
+  }
+
+  /// Compact HPS's R: as many primes as Q, and more where they are narrower
+  /// than Q's (past the 30-bit primes at a large N), so that R ~ Q, each
+  /// prime counted by its floor(log2).
+  std::optional<size_t> compactPrefix() const {
+    unsigned bits = 0;
+    for (uint64_t prime : params.getCiphertextModulus())
+      bits += floorBits(prime);
+    std::optional<size_t> count = prefixWithBits(bits);
+    if (!count || auxiliary.size() < primeCount())
+      return std::nullopt;
+    return std::max(*count, primeCount());
+  }
+
+  /// The shortest prefix of `auxiliary` of at least `need` bits, each prime
+  /// counted by its floor(log2), a lower bound (59 for a 60-bit prime).
+  std::optional<size_t> prefixWithBits(unsigned need) const {
+    unsigned have = 0;
     for (size_t count = 0; count < auxiliary.size(); ++count) {
       if (have >= need)
         return count;
@@ -147,7 +176,7 @@ struct Rings {
   }
 
   /// How many full-level products B holds the sum of: a sum of k needs
-  /// log2 k bits more than one product (59 bits a prime: a lower bound).
+  /// log2 k bits more than one product (B's primes counted by floor(log2)).
   uint64_t summableProducts() const {
     ArrayRef<uint64_t> q = params.getCiphertextModulus();
     unsigned bBits = 0;
@@ -165,11 +194,11 @@ struct Rings {
     return extended;
   }
 
-  /// Compact HPS's R (as many primes as Q, so R ~ Q) and R_{QR}.
+  /// Compact HPS's R (R ~ Q: compactPrefix) and R_{QR}.
   std::pair<poly::RingAttr, poly::RingAttr> compactRings() const {
     MLIRContext *ctx = params.getContext();
     unsigned n = params.getRingDegree();
-    ArrayRef<uint64_t> r = ArrayRef(auxiliary).take_front(primeCount());
+    ArrayRef<uint64_t> r = ArrayRef(auxiliary).take_front(*compactPrefix());
     SmallVector<uint64_t> qr(params.getCiphertextModulus());
     llvm::append_range(qr, r);
     return {poly::RingAttr::get(ctx, n, r), poly::RingAttr::get(ctx, n, qr)};

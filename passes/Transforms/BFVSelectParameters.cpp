@@ -40,7 +40,9 @@ struct BFVSelectParameters
       return signalPassFailure();
     CircuitNoiseAnalysis noise(module);
     uint64_t t = traced.getPlaintextModulus();
-    if (wordBits == 32) {
+    // A module that records 32-bit words keeps them.
+    words = wordBits == 32 || bfv::wordBitsOf(module) == 32 ? 32 : 64;
+    if (words == 32) {
       if (failed(checkNarrowModuli(module, traced)))
         return signalPassFailure();
       bfv::setWordBits(module, 32);
@@ -92,7 +94,7 @@ struct BFVSelectParameters
       module.emitError() << "no 128-bit secure parameter set holds this "
                             "circuit (multiplicative depth "
                          << noise.multiplicativeDepth() << ", t = " << t
-                         << (wordBits == 32 ? ", 32-bit words" : "")
+                         << (words == 32 ? ", 32-bit words" : "")
                          << "); reduce its depth or the plaintext modulus";
       return signalPassFailure();
     }
@@ -113,6 +115,8 @@ struct BFVSelectParameters
 
   static constexpr unsigned kSmallestDegree = 1 << 10, kLargestDegree = 1 << 17;
   static constexpr unsigned kNarrowestPrimeBits = 25;
+  /// The program's word size: the option's, or 32 where the module says so.
+  unsigned words = 64;
 
   /// With 32-bit words every modulus is below 2^30: t always, Q and P where
   /// they are given.
@@ -156,7 +160,7 @@ struct BFVSelectParameters
       unsigned need = noise.requiredBits(n, t, reserveDepth) + marginBits;
       unsigned bound = *runtime::maxSecureModulusBits(n);
       // The widest primes that fit: fewer limbs for the same Q.
-      for (unsigned bits = bfv::widestPrimeBits(wordBits);
+      for (unsigned bits = bfv::widestPrimeBits(words);
            bits >= kNarrowestPrimeBits; --bits) {
         unsigned primes = (need + bits - 1) / bits;
         // Q's primes plus P, as wide as a key-switching digit. A digit is one
@@ -164,7 +168,7 @@ struct BFVSelectParameters
         // (digits of about 60 bits, as with 64-bit words: one digit a prime
         // of 30 bits would make twice the digits, each extended to twice the
         // primes), else one (a smaller N first).
-        for (unsigned digitPrimes = wordBits == 32 ? 2 : 1; digitPrimes >= 1;
+        for (unsigned digitPrimes = words == 32 ? 2 : 1; digitPrimes >= 1;
              --digitPrimes) {
           if ((primes + digitPrimes) * bits > bound)
             continue;

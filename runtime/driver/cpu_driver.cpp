@@ -12,11 +12,13 @@
 #include "kernel_table.h"
 
 #include "ringfuse/runtime/error.h"
+#include "ringfuse/runtime/host_memory.h"
 #include "ringfuse/runtime/ntt.h"
 #include "ringfuse/runtime/sum_of_products.h"
 
 #include <algorithm>
 #include <chrono>
+#include <new>
 
 namespace ringfuse::runtime::detail {
 namespace {
@@ -407,13 +409,21 @@ private:
 
   /// Host vectors, the constants in place.
   void placeBuffers() {
+    // Refused up front: vectors this large are touched as they are zeroed,
+    // and the system would end the process rather than fail an allocation.
+    uint64_t words = s_.largestBuffer;
+    for (size_t bufferWords : s_.bufferWords)
+      words += bufferWords;
+    requireHostBytes(words * sizeof(uint64_t),
+                     "a run of the program (its " +
+                         std::to_string(s_.bufferWords.size()) + " buffers)");
     for (size_t b = 0; b < s_.bufferWords.size(); ++b) {
       try {
         buffers_.emplace_back(s_.bufferWords[b], 0);
-      } catch (const std::exception &) {
-        throw Error("buffer " + std::to_string(b) + " of " +
-                    std::to_string(s_.bufferWords[b]) +
-                    " words cannot be allocated");
+      } catch (const std::bad_alloc &) {
+        throw OutOfHostMemory("buffer " + std::to_string(b) + " of " +
+                              std::to_string(s_.bufferWords[b]) +
+                              " words cannot be allocated");
       }
       s_.bufferData.push_back(buffers_.back().data());
     }

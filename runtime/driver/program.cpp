@@ -94,6 +94,8 @@ Program Program::fromFunctions(RfManifestFunction manifestFunction,
                                            : makeCpuDriver(*state);
   } catch (const OutOfDeviceMemory &e) { // keeps its kind: a MemoryError
     throw OutOfDeviceMemory(programLabel(*state) + ": " + e.what());
+  } catch (const OutOfHostMemory &e) { // keeps its kind: a MemoryError
+    throw OutOfHostMemory(programLabel(*state) + ": " + e.what());
   } catch (const Error &e) {
     throw Error(programLabel(*state) + ": " + e.what());
   }

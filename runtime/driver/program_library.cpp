@@ -46,6 +46,8 @@ Program Program::load(const std::string &sharedLibraryPath, Device device) {
     return fromFunctions(manifest, run, device, std::move(library));
   } catch (const OutOfDeviceMemory &e) { // keeps its kind: a MemoryError
     throw OutOfDeviceMemory(path + ": " + e.what());
+  } catch (const OutOfHostMemory &e) { // keeps its kind: a MemoryError
+    throw OutOfHostMemory(path + ": " + e.what());
   } catch (const Error &e) {
     throw Error(path + ": " + e.what());
   }

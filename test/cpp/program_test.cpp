@@ -10,6 +10,7 @@
 #include "handwritten_programs.h"
 #include "ringfuse/runtime/bfv.h"
 #include "ringfuse/runtime/error.h"
+#include "ringfuse/runtime/host_memory.h"
 #include "ringfuse/runtime/modarith.h"
 #include "ringfuse/runtime/number_theory.h"
 #include "ringfuse/runtime/program.h"
@@ -19,6 +20,7 @@
 
 #include <dlfcn.h>
 #include <fstream>
+#include <optional>
 
 namespace ringfuse::runtime {
 namespace {
@@ -469,6 +471,27 @@ TEST_F(ProgramTest, DgtBasesTransformToTheNttsWords) {
       errorOf([] { Program::fromFunctions(editedManifest, emptyRun); }),
       "basis 8 is marked dgt, but basis 8 {1000003} contains "
       "1000003, which has no negacyclic NTT");
+}
+
+TEST_F(ProgramTest, BuffersTheMachineCannotHoldAreRefusedBeforeAllocation) {
+  // The plain program with buffers over QB (448 KiB each) for twice what the
+  // machine has available: an error saying so, a MemoryError in Python, and
+  // nothing allocated (the system would otherwise end the process as the
+  // vectors are zeroed).
+  std::optional<uint64_t> available = availableHostBytes();
+  ASSERT_TRUE(available) << "no /proc/meminfo here";
+  const uint64_t bufferBytes = kQBWords * sizeof(uint64_t);
+  std::vector<size_t> words(2 * *available / bufferBytes + 8, kQBWords);
+  std::copy(kPlainBuffers, kPlainBuffers + 8, words.begin());
+  gEdited = *plainManifest();
+  gEdited.buffer_words = words.data();
+  gEdited.buffer_count = int(words.size());
+  EXPECT_THROW(Program::fromFunctions(editedManifest, emptyRun),
+               OutOfHostMemory);
+  EXPECT_MESSAGE(
+      errorOf([] { Program::fromFunctions(editedManifest, emptyRun); }),
+      "not enough memory: a run of the program (its " +
+          std::to_string(words.size()) + " buffers) needs");
 }
 
 // Run-time errors ----------------------------------------------------------

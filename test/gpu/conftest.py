@@ -12,7 +12,8 @@ import pytest
 if os.environ.get("RINGFUSE_INSTALLED") == "1":
     import ringfuse
 
-    if Path(ringfuse.__file__).resolve().is_relative_to(Path(__file__).resolve().parents[2]):
+    if Path(ringfuse.__file__).resolve().is_relative_to(
+            Path(__file__).resolve().parents[2] / "frontend"):
         raise RuntimeError("RINGFUSE_INSTALLED=1, but ringfuse comes from the source tree "
                            f"({ringfuse.__file__}): unset PYTHONPATH")
 

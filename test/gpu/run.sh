@@ -69,8 +69,8 @@ echo "== out of GPU memory"
 if ((sanitize)); then
   # Each gpu_tests test in its own sanitized process, six at a time (racecheck
   # over the whole binary in one process takes longer than ten minutes); the
-  # test that fills the GPU runs alone after them. A test that makes no CUDA
-  # call passes (--require-cuda-init no).
+  # test that fills the GPU runs alone after them (not under racecheck). A
+  # test that makes no CUDA call passes (--require-cuda-init no).
   filler=GpuBatchTest.ABatchTenTimesTheFreeDeviceMemoryCompletes
   tests=$(build/runtime/test/gpu/gpu_tests --gtest_list_tests |
     awk '/^[A-Za-z]/ {suite = $1} /^  / {print suite $1}' | grep -v -e Errors -e "$filler")
@@ -85,8 +85,12 @@ if ((sanitize)); then
     printf '%s\n' $tests | xargs -P 6 -I{} bash -c '$SANITIZE build/runtime/test/gpu/gpu_tests \
       --gtest_filter={} > $LOGS/{}.log 2>&1 || { echo "FAILED {}"; tail -n 20 $LOGS/{}.log; exit 1; }' ||
       status=1
-    $SANITIZE build/runtime/test/gpu/gpu_tests --gtest_filter=$filler > "$LOGS/$filler.log" 2>&1 ||
-      { echo "FAILED $filler"; tail -n 20 "$LOGS/$filler.log"; status=1; }
+    # Under racecheck the host's memory follows the device's: the test that
+    # fills the GPU would need more host memory than the H200 machine has.
+    if [[ $tool != racecheck ]]; then
+      $SANITIZE build/runtime/test/gpu/gpu_tests --gtest_filter=$filler > "$LOGS/$filler.log" 2>&1 ||
+        { echo "FAILED $filler"; tail -n 20 "$LOGS/$filler.log"; status=1; }
+    fi
     cat "$LOGS"/*.log | grep "SUMMARY" | sort | uniq -c
     rm -f "$LOGS"/*.log
     compute-sanitizer "${options[@]}" "$python" -m pytest -q -p no:cacheprovider \

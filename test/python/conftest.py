@@ -28,7 +28,7 @@ if not INSTALLED and str(FRONTEND_DIR) not in sys.path:
 import ringfuse  # noqa: E402 (importable only after the sys.path entry above)
 from ringfuse import driver  # noqa: E402
 
-if INSTALLED and Path(ringfuse.__file__).resolve().is_relative_to(REPO_ROOT):
+if INSTALLED and Path(ringfuse.__file__).resolve().is_relative_to(FRONTEND_DIR):
     raise RuntimeError(f"RINGFUSE_INSTALLED=1, but ringfuse comes from the source tree "
                        f"({ringfuse.__file__}): unset PYTHONPATH")
 

@@ -161,7 +161,7 @@ void setVariant(ModuleOp module, Variant variant) {
 
 unsigned wordBitsOf(ModuleOp module) {
   auto attr = module->getAttrOfType<IntegerAttr>(BFVDialect::kWordBitsAttrName);
-  return attr ? unsigned(attr.getInt()) : 64;
+  return attr ? unsigned(attr.getValue().getLimitedValue()) : 64;
 }
 
 void setWordBits(ModuleOp module, unsigned bits) {

@@ -45,9 +45,10 @@ LogicalResult BFVDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   if (name == kWordBitsAttrName) {
+    // Any integer type: getValue, not getInt, which asserts a signless one.
     auto bits = dyn_cast<IntegerAttr>(attribute.getValue());
     if (!isa<ModuleOp>(op) || !bits ||
-        (bits.getInt() != 32 && bits.getInt() != 64))
+        (bits.getValue() != 32 && bits.getValue() != 64))
       return op->emitOpError() << "'" << name << "' is 32 or 64 on a module";
     return success();
   }

@@ -43,3 +43,10 @@ module attributes {bfv.word_bits = 48 : i64} {
 // expected-error@+1 {{'builtin.module' op 'bfv.word_bits' is 32 or 64 on a module}}
 module attributes {bfv.word_bits = "32"} {
 }
+
+// -----
+
+// Of any integer type (an unsigned one is read, not asserted on).
+// expected-error@+1 {{'builtin.module' op 'bfv.word_bits' is 32 or 64 on a module}}
+module attributes {bfv.word_bits = 16 : ui64} {
+}

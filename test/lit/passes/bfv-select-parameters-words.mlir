@@ -47,3 +47,18 @@ func.func @depth4(%x: !bfv.ciphertext<#p, 2>) -> !bfv.ciphertext<#p, 2> {
   %7 = bfv.relinearize %6 : !bfv.ciphertext<#p, 3> -> !bfv.ciphertext<#p, 2>
   return %7 : !bfv.ciphertext<#p, 2>
 }
+
+// -----
+
+// A module that records 32-bit words keeps them, whatever the option says.
+// RUN: ringfuse-opt %s --split-input-file --bfv-select-parameters | FileCheck %s --check-prefix=KEPT
+// (26-bit primes: 30-bit ones and a P as wide would pass N = 4096's bound.)
+// KEPT: #params = #bfv.params<t = 65537, N = 4096, Q = [67084289, 67043329, 66994177], P = [66969601], dnum = 3>
+// KEPT-NEXT: module attributes {bfv.word_bits = 32 : i64}
+module attributes {bfv.word_bits = 32 : i64} {
+  func.func @product(%x: !bfv.ciphertext<#bfv.params<t = 65537>, 2>, %y: !bfv.ciphertext<#bfv.params<t = 65537>, 2>) -> !bfv.ciphertext<#bfv.params<t = 65537>, 2> {
+    %0 = bfv.mul %x, %y : !bfv.ciphertext<#bfv.params<t = 65537>, 2> -> !bfv.ciphertext<#bfv.params<t = 65537>, 3>
+    %1 = bfv.relinearize %0 : !bfv.ciphertext<#bfv.params<t = 65537>, 3> -> !bfv.ciphertext<#bfv.params<t = 65537>, 2>
+    return %1 : !bfv.ciphertext<#bfv.params<t = 65537>, 2>
+  }
+}

@@ -24,6 +24,15 @@ public:
   using Error::Error;
 };
 
+/// Host memory that the machine cannot give (a CPU program's buffers, say);
+/// the message says how much was needed and how much was available. Python
+/// sees it as MemoryError: refused before the allocation, so that the
+/// process is not ended by the system's out-of-memory killer instead.
+class OutOfHostMemory : public Error {
+public:
+  using Error::Error;
+};
+
 } // namespace ringfuse::runtime
 
 #endif // RINGFUSE_RUNTIME_ERROR_H

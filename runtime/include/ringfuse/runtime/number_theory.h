@@ -111,7 +111,7 @@ inline std::vector<uint64_t> findPrimesDownFrom(unsigned bits, size_t count,
   std::vector<uint64_t> primes;
   for (uint64_t p = (top - 1) / congruence * congruence + 1;
        primes.size() < count && p > congruence; p -= congruence)
-    if (p < top && isPrime(p) && !excluded(p))
+    if (isPrime(p) && !excluded(p))
       primes.push_back(p);
   return primes;
 }
