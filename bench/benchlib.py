@@ -46,7 +46,7 @@ if os.environ.get("RINGFUSE_INSTALLED") != "1":
     sys.path.insert(0, str(REPO_ROOT / "frontend"))
 
 import ringfuse as rf
-from ringfuse import driver
+from ringfuse import driver, resources
 from ringfuse._native import runtime
 
 # `ringfuse.compile` the attribute is the function; the module holds the cache
@@ -654,6 +654,11 @@ def commit() -> dict[str, Any]:
     named = os.environ.get("RINGFUSE_COMMIT")
     if named:
         return {"commit": named, "source": "$RINGFUSE_COMMIT"}
+    # An installed wheel (RINGFUSE_INSTALLED=1) is measured, not this tree.
+    if resources.installed():
+        stamp = resources.built_from() or "unknown"
+        return {"commit": stamp.removesuffix("-dirty"), "source": "wheel",
+                "dirty": stamp.endswith("-dirty")}
     head = run_text(["git", "-C", str(REPO_ROOT), "rev-parse", "HEAD"])
     if head is None:
         return {"commit": "unknown", "source": "none"}

@@ -40,6 +40,11 @@ mkdir -p "$bundle/source/frontend"
 cp -r runtime "$bundle/source/runtime"
 cp -r frontend/bindings "$bundle/source/frontend/bindings"
 cp runtime/tools/circuit_main.cpp "$bundle/tools/"
+# The commit it was built from, for benchmarks run from the installed wheel.
+if head=$(git rev-parse HEAD 2>/dev/null); then
+  git diff --quiet HEAD -- 2>/dev/null || head="$head-dirty"
+  echo "$head" > "$bundle/commit.txt"
+fi
 # The link list with the archives beside it, named relatively.
 while read -r item; do
   [[ -z $item ]] && continue

@@ -52,6 +52,13 @@ def runtime_link_file() -> Path:
     return REPO_ROOT / "build" / "runtime" / "ringfuse_runtime_link.txt"
 
 
+def built_from() -> str | None:
+    """The commit an installed wheel was built from ("...-dirty" with local
+    changes); None in a source tree or where the wheel was built outside git."""
+    stamp = BUNDLE_DIR / "commit.txt"
+    return stamp.read_text().strip() if stamp.is_file() else None
+
+
 def how_to_provide() -> str:
     """What to do when one of the files above is missing."""
     if installed():

@@ -97,6 +97,13 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
         [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
         capture_output=True, text=True, check=True).stdout.strip())
     (venv_site / "dependencies.pth").write_text("\n".join(site.getsitepackages()) + "\n")
+    # It knows the commit it was built from (benchmarks run from it record it).
+    head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                          check=True, cwd=REPO_ROOT).stdout.strip()
+    stamp = subprocess.run([str(python), "-c", "from ringfuse import resources; "
+                            "print(resources.built_from())"], capture_output=True, text=True,
+                           check=True, cwd=venv.parent).stdout.strip()
+    assert stamp in (head, f"{head}-dirty"), (stamp, head)
     return python
 
 
