@@ -24,7 +24,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseSet.h"
-#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <functional>
@@ -77,15 +76,14 @@ struct Rings {
     ArrayRef<uint64_t> q = params.getCiphertextModulus();
     ArrayRef<uint64_t> p = params.getSpecialModulus();
     uint64_t t = params.getPlaintextModulus();
-    // A 32-bit module's Q and P (bfv-select-parameters checked them) must
+    // A 32-bit module's moduli (bfv-select-parameters checked them) must
     // not have changed since.
-    const uint64_t bound = uint64_t(1) << width;
-    for (uint64_t prime : llvm::concat<const uint64_t>(q, p))
-      if (prime >= bound)
-        return anchor->emitError()
-               << "bfv-to-poly: a module of " << (width == 30 ? 32 : 64)
-               << "-bit words has moduli below 2^" << width << ", but " << prime
-               << " is not";
+    if (uint64_t wide = width == bfv::widestPrimeBits(32)
+                            ? bfv::modulusTooWideFor32BitWords(params)
+                            : 0)
+      return anchor->emitError()
+             << "bfv-to-poly: a module of 32-bit words has moduli below 2^"
+             << width << ", but " << wide << " is not";
     // Widths vary where one runs out, so the counts follow from the primes
     // found: search until the full level's B and R fit, or no prime is left.
     for (size_t want = q.size() + 8;; want *= 2) {

@@ -43,8 +43,12 @@ struct BFVSelectParameters
     // A module that records 32-bit words keeps them.
     words = wordBits == 32 || bfv::wordBitsOf(module) == 32 ? 32 : 64;
     if (words == 32) {
-      if (failed(checkNarrowModuli(module, traced)))
+      if (uint64_t wide = bfv::modulusTooWideFor32BitWords(traced)) {
+        module.emitError() << "with 32-bit words every modulus is below 2^"
+                           << bfv::widestPrimeBits(32) << ", but " << wide
+                           << " is not";
         return signalPassFailure();
+      }
       bfv::setWordBits(module, 32);
     }
 
@@ -117,21 +121,6 @@ struct BFVSelectParameters
   static constexpr unsigned kNarrowestPrimeBits = 25;
   /// The program's word size: the option's, or 32 where the module says so.
   unsigned words = 64;
-
-  /// With 32-bit words every modulus is below 2^30: t always, Q and P where
-  /// they are given.
-  LogicalResult checkNarrowModuli(ModuleOp module, bfv::ParamsAttr traced) {
-    const uint64_t bound = uint64_t(1) << bfv::widestPrimeBits(32);
-    SmallVector<uint64_t> moduli{traced.getPlaintextModulus()};
-    llvm::append_range(moduli, traced.getCiphertextModulus());
-    llvm::append_range(moduli, traced.getSpecialModulus());
-    for (uint64_t modulus : moduli)
-      if (modulus >= bound)
-        return module.emitError()
-               << "with 32-bit words every modulus is below 2^"
-               << bfv::widestPrimeBits(32) << ", but " << modulus << " is not";
-    return success();
-  }
 
   static unsigned largestBatchingDegree(bfv::ParamsAttr traced) {
     unsigned largest = 0;

@@ -7,6 +7,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -171,6 +172,17 @@ void setWordBits(ModuleOp module, unsigned bits) {
 }
 
 unsigned widestPrimeBits(unsigned wordBits) { return wordBits == 32 ? 30 : 60; }
+
+uint64_t modulusTooWideFor32BitWords(ParamsAttr params) {
+  const uint64_t bound = uint64_t(1) << widestPrimeBits(32);
+  if (params.getPlaintextModulus() >= bound)
+    return params.getPlaintextModulus();
+  for (uint64_t prime : llvm::concat<const uint64_t>(
+           params.getCiphertextModulus(), params.getSpecialModulus()))
+    if (prime >= bound)
+      return prime;
+  return 0;
+}
 
 std::string variantNames() {
   std::string names;

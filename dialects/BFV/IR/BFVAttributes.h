@@ -27,6 +27,9 @@ void setWordBits(mlir::ModuleOp module, unsigned bits);
 /// The widest primes a program of `wordBits`-bit words may have: 30 bits for
 /// 32-bit words (lazy values stay below 4q < 2^32), 60 for 64-bit words.
 unsigned widestPrimeBits(unsigned wordBits);
+/// The first of `params`' moduli (t, Q, P) that a program of 32-bit words
+/// cannot have (2^30 or more); 0 if none.
+uint64_t modulusTooWideFor32BitWords(ParamsAttr params);
 /// "hps, lhps, chps or behz": every variant, for messages.
 std::string variantNames();
 
