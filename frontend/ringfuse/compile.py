@@ -485,7 +485,7 @@ def cxx_compiler() -> list[str]:
 
 def cuda_compiler() -> list[str]:
     """nvcc: from PATH, else the toolkit's usual place."""
-    found = shutil.which("nvcc") or shutil.which("/usr/local/cuda/bin/nvcc")
+    found = driver.find_nvcc()
     if found is None:
         raise CompilerError(
             "cannot find nvcc, the CUDA compiler the cuda target needs; install the CUDA "
@@ -497,11 +497,7 @@ def cuda_compiler() -> list[str]:
 def _runtime_headers_digest() -> str:
     # The emitted source includes runtime headers (program_abi.h at least): a
     # changed ABI must rebuild every program.
-    digest = hashlib.sha256()
-    for header in sorted(RUNTIME_INCLUDE_DIR.rglob("*.h")):
-        digest.update(str(header.relative_to(RUNTIME_INCLUDE_DIR)).encode() + b"\0")
-        digest.update(header.read_bytes())
-    return digest.hexdigest()
+    return resources.files_digest(RUNTIME_INCLUDE_DIR, "*.h")
 
 
 def build_library(source_path: Path, cache: Cache, *, target: str = "cpu") -> Path:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import fcntl
 import functools
-import hashlib
 import os
 import re
 import shutil
@@ -24,6 +23,7 @@ import warnings
 from pathlib import Path
 
 from . import resources
+from .driver import find_nvcc as _nvcc  # a name of its own: tests replace it
 
 RUNTIME_VARIABLE = "RINGFUSE_RUNTIME"
 # Build steps ninja and make print: "[12/87]".
@@ -107,12 +107,7 @@ def _home() -> Path:
 @functools.lru_cache(maxsize=None)
 def _sources_digest(bundle: Path) -> str:
     """The bundled runtime sources' digest (read once: they do not change)."""
-    digest = hashlib.sha256()
-    for path in sorted((bundle / "source").rglob("*")):
-        if path.is_file():
-            digest.update(str(path.relative_to(bundle)).encode() + b"\0")
-            digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
+    return resources.files_digest(bundle / "source")[:16]
 
 
 def _built(home: Path) -> Path | None:
@@ -123,13 +118,6 @@ def _built(home: Path) -> Path | None:
 def _gpu_present() -> bool:
     """An NVIDIA driver with a device (its control node), without loading CUDA."""
     return Path("/dev/nvidiactl").exists()
-
-
-def _nvcc() -> str | None:
-    found = shutil.which("nvcc")
-    if found is None and Path("/usr/local/cuda/bin/nvcc").exists():
-        found = "/usr/local/cuda/bin/nvcc"
-    return found
 
 
 def _build(home: Path, nvcc: str) -> None:

@@ -53,6 +53,11 @@ def find_tool(name: str) -> Path:
     )
 
 
+def find_nvcc() -> str | None:
+    """The CUDA compiler: from PATH, else the toolkit's usual place; None if neither."""
+    return shutil.which("nvcc") or shutil.which("/usr/local/cuda/bin/nvcc")
+
+
 def run_opt(mlir: str, *pass_args: str) -> str:
     """Run `ringfuse-opt` on IR text (read from stdin) and return what it prints.
 

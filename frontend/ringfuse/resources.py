@@ -10,6 +10,7 @@ executable with). Run from the source tree, they are the repository's own:
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -57,6 +58,17 @@ def built_from() -> str | None:
     changes); None in a source tree or where the wheel was built outside git."""
     stamp = BUNDLE_DIR / "commit.txt"
     return stamp.read_text().strip() if stamp.is_file() else None
+
+
+def files_digest(root: Path, pattern: str = "*") -> str:
+    """The SHA-256 of the files under `root` that match `pattern`: their paths
+    (relative to `root`) and contents, in sorted order."""
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob(pattern)):
+        if path.is_file():
+            digest.update(str(path.relative_to(root)).encode() + b"\0")
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
 
 
 def how_to_provide() -> str:
