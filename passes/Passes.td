@@ -444,17 +444,17 @@ def RNSChooseTransform : Pass<"rns-choose-transform", "::mlir::ModuleOp"> {
     its launch. Ties keep the smaller logN1, radix, ot (and the NTT over the
     DGT).
 
-    32-bit words need every modulus below 2^30; BFV's 60-bit primes are not,
-    so for them only 64-bit words qualify whatever `word-sizes` allows. An op
-    that no allowed kind and word can run is an error.
+    The word size is the program's: the module's `bfv.word_bits` (32 from
+    bfv-select-parameters' `word-bits=32`, else 64), since a program's
+    transforms run on its buffers' words. 32-bit words need every modulus
+    below 2^30. An op that no allowed kind can run on those words is an
+    error.
   }];
   let options = [
     Option<"costTable", "cost-table", "std::string", /*default=*/"\"\"",
            "The autotuner's JSON cost table (empty: the one built in)">,
     ListOption<"kinds", "kinds", "std::string",
-               "Transforms the target runs: ntt, dgt (default: ntt)">,
-    ListOption<"wordSizes", "word-sizes", "unsigned",
-               "Word sizes in bits the target runs: 64, 32 (default: 64)">
+               "Transforms the target runs: ntt, dgt (default: ntt)">
   ];
   let dependentDialects = ["::ringfuse::rns::RNSDialect"];
   let statistics = [

@@ -455,15 +455,15 @@ PYBIND11_MODULE(_runtime, m) {
           py::arg("path"), py::arg("device") = "cpu",
           "dlopen()s a compiled program's shared library and loads it for "
           "device \"cpu\" or \"cuda\".")
-      .def_property_readonly("device",
-                             [](const Program &p) {
-                               return std::string(deviceName(p.device()));
-                             })
+      .def_property_readonly(
+          "device",
+          [](const Program &p) { return std::string(deviceName(p.device())); })
       .def_property_readonly("replays_graph", &Program::replaysGraph)
       .def_property_readonly("context",
                              [](const Program &p) { return hold(p.context()); })
       .def_property_readonly("name", &Program::name)
       .def_property_readonly("variant", &Program::variant)
+      .def_property_readonly("word_size", &Program::wordBits)
       .def_property_readonly("insecure", &Program::insecure)
       .def_property_readonly("input_kinds",
                              [](const Program &p) {

@@ -22,6 +22,7 @@
 // transforms, a product set), lowered where its root is.
 //
 //===----------------------------------------------------------------------===//
+#include "dialects/BFV/IR/BFVAttributes.h"
 #include "dialects/Kernel/IR/KernelOps.h"
 #include "dialects/RNS/IR/RNSOps.h"
 #include "passes/Conversions/ElementwiseGroups.h"
@@ -69,13 +70,22 @@ rns::NttOp transformOfConversion(rns::ConvertOp op) {
   return transform;
 }
 
-/// Whether a fused forward NTT (ntt_key_switch, ntt_products) runs the
-/// transform attribute's shape, or without one the default.
-bool isFusedShape(rns::TransformAttr shape, rns::PolyType type) {
+/// The word size of the program `op` is part of (its module's
+/// bfv.word_bits).
+unsigned wordBitsAt(Operation *op) {
+  auto module = op->getParentOfType<ModuleOp>();
+  return module ? bfv::wordBitsOf(module) : 64;
+}
+
+/// Whether a fused forward NTT (ntt_key_switch, ntt_products) of the
+/// program `op` is part of runs the transform attribute's shape, or without
+/// one the default.
+bool isFusedShape(Operation *op, rns::TransformAttr shape, rns::PolyType type) {
   unsigned logN = llvm::Log2_64(type.getDegree());
-  runtime::NttShape nttShape = runtime::defaultNttShape(8, logN);
+  const unsigned wordBits = wordBitsAt(op);
+  runtime::NttShape nttShape = runtime::defaultNttShape(wordBits / 8, logN);
   if (shape) {
-    if (!shape.runsInPrograms() || !isNtt(shape))
+    if (!shape.runsInPrograms(wordBits) || !isNtt(shape))
       return false;
     nttShape = shape.nttShape();
   }
@@ -107,7 +117,7 @@ bool transformsItsDigits(rns::KeySwitchInnerProductOp op) {
     else if (transform.getTransformAttr() != shape)
       return false;
   }
-  return isFusedShape(shape, cast<rns::PolyType>(op.getK0().getType()));
+  return isFusedShape(op, shape, cast<rns::PolyType>(op.getK0().getType()));
 }
 
 /// The inner product that op's output goes into as a digit it transforms
@@ -218,7 +228,7 @@ std::vector<ProductSet> findProductSets(
               set.roots.size() <= size_t(runtime::kMaxProductOutputs) &&
               products <= size_t(runtime::kMaxProducts) &&
               first.getType().getDegree() >= (uint64_t(1) << fromLogN) &&
-              isFusedShape(first.getTransformAttr(), first.getType());
+              isFusedShape(first, first.getTransformAttr(), first.getType());
     for (rns::NttOp factor : set.factors)
       fusable = fusable &&
                 factor.getTransformAttr() == first.getTransformAttr() &&
@@ -479,14 +489,14 @@ private:
   /// a conversion transformOfConversion finds reads the conversion's input
   /// into a buffer of its own.
   template <typename TransformOp> LogicalResult lowerTransform(TransformOp op) {
-    // rns-choose-transform may pick what only a kernel-level target runs;
-    // programs call the runtime's 64-bit transforms.
+    // A program's transforms run on its buffers' words.
     rns::TransformAttr transform = op.getTransformAttr();
-    if (transform && !transform.runsInPrograms())
+    const unsigned wordBits = wordBitsAt(op);
+    if (transform && !transform.runsInPrograms(wordBits))
       return op.emitOpError()
-             << "has " << transform
-             << ", but programs run 64-bit transforms only (choose with "
-                "word-sizes=64)";
+             << "has " << transform << ", but its program's words are "
+             << wordBits << " bits (bfv.word_bits; rns-choose-transform "
+             << "chooses them)";
     constexpr bool forward = std::is_same_v<TransformOp, rns::NttOp>;
     const bool dgt =
         transform && transform.getKind() == rns::TransformKind::dgt;

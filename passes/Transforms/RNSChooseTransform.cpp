@@ -8,6 +8,7 @@
 #include "passes/Passes.h"
 #include "passes/CostModels/TransformCostModel.h"
 
+#include "dialects/BFV/IR/BFVAttributes.h"
 #include "dialects/RNS/IR/RNSOps.h"
 
 namespace ringfuse {
@@ -40,7 +41,8 @@ struct RNSChooseTransform
                         isa<rns::NttOp>(op));
       if (!choice) {
         op->emitOpError() << "no allowed transform runs " << type
-                          << " (check the kinds and word-sizes options)";
+                          << " (check the kinds option and the module's "
+                             "bfv.word_bits)";
         return signalPassFailure();
       }
       op->setAttr("transform", choice->shape.toAttr(op->getContext()));
@@ -63,15 +65,9 @@ struct RNSChooseTransform
     // The NTT unless asked: it is what every fused kernel runs.
     if (allowedKinds.empty())
       allowedKinds.push_back(rns::TransformKind::ntt);
-    SmallVector<unsigned> words(wordSizes.begin(), wordSizes.end());
-    for (unsigned word : words)
-      if (word != 32 && word != 64) {
-        first->emitError() << "rns-choose-transform: word size " << word
-                           << " is neither 32 nor 64";
-        return std::nullopt;
-      }
-    if (words.empty())
-      words.push_back(64);
+    // A program's transforms run on its buffers' words: the module's
+    // bfv.word_bits.
+    SmallVector<unsigned> words = {bfv::wordBitsOf(getOperation())};
 
     llvm::Expected<TransformCostTable> table =
         TransformCostTable::load(costTable);

@@ -34,12 +34,13 @@ const T &planAt(const std::vector<T> &plans, int index, const char *what) {
 
 /// A pointer into a buffer must leave room for `words` words in it. Pointers
 /// outside every buffer (the schedule's own memory) cannot be checked.
-void requireSpan(const RfRuntime *s, const uint64_t *data, size_t words,
+template <typename Word>
+void requireSpan(const RfRuntime *s, const Word *data, size_t words,
                  const char *what) {
   if (!data)
     throw Error(std::string(what) + " is a null pointer");
   for (size_t b = 0; b < s->bufferData.size(); ++b) {
-    const uint64_t *buffer = s->bufferData[b];
+    const Word *buffer = static_cast<const Word *>(s->bufferData[b]);
     const size_t size = s->bufferWords[b];
     if (!overlaps(data, 1, buffer, size))
       continue;
@@ -53,7 +54,8 @@ void requireSpan(const RfRuntime *s, const uint64_t *data, size_t words,
 }
 
 /// The basis of an NTT over `data`, which must hold all its limbs.
-const BasisPlan &checkNtt(const RfRuntime *s, int basis, const uint64_t *data) {
+template <typename Word>
+const BasisPlan &checkNtt(const RfRuntime *s, int basis, const Word *data) {
   const BasisPlan &plan = basisAt(s, basis);
   if (!plan.nttProblem.empty())
     throw Error(plan.nttProblem);
@@ -63,7 +65,8 @@ const BasisPlan &checkNtt(const RfRuntime *s, int basis, const uint64_t *data) {
 
 /// dgt_forward's and dgt_inverse's arguments: a basis with DGT tables and
 /// its words.
-const BasisPlan &checkDgt(const RfRuntime *s, int basis, const uint64_t *data) {
+template <typename Word>
+const BasisPlan &checkDgt(const RfRuntime *s, int basis, const Word *data) {
   const BasisPlan &plan = basisAt(s, basis);
   if (plan.dgt.empty())
     throw Error("basis " + std::to_string(basis) +
@@ -75,8 +78,9 @@ const BasisPlan &checkDgt(const RfRuntime *s, int basis, const uint64_t *data) {
 /// ntt_forward_from's arguments: checkNtt of out, and in one limb of the
 /// one-prime basis `inBasis`, its prime below 8 times each of `basis`'s,
 /// not overlapping out.
+template <typename Word>
 const BasisPlan &checkNttFrom(const RfRuntime *s, int basis, int inBasis,
-                              const uint64_t *in, const uint64_t *out) {
+                              const Word *in, const Word *out) {
   const BasisPlan &plan = checkNtt(s, basis, out);
   const BasisPlan &from = basisAt(s, inBasis);
   if (from.moduli.size() != 1)
@@ -109,20 +113,21 @@ bool asksForDefaultShape(int logN1, int radix, int otStages) {
 NttShape checkNttShape(const RfRuntime *s, int logN1, int radix, int otStages) {
   const unsigned logN = logDegree(s);
   if (asksForDefaultShape(logN1, radix, otStages))
-    return defaultNttShape(sizeof(uint64_t), logN);
+    return defaultNttShape(wordBytes(*s), logN);
   if (logN1 < 0 || radix < 0 || otStages < 0)
     throw Error("NTT shape not supported: negative parameters (logN1 = " +
                 std::to_string(logN1) + ", radix " + std::to_string(radix) +
                 ", " + std::to_string(otStages) + " OT stages)");
   const NttShape shape{unsigned(logN1), unsigned(radix), unsigned(otStages)};
   std::string why;
-  if (!isSupportedNttShape(sizeof(uint64_t), logN, shape, &why))
+  if (!isSupportedNttShape(wordBytes(*s), logN, shape, &why))
     throw Error("NTT shape not supported: " + why);
   return shape;
 }
 
-ConvertCall checkConvert(const RfRuntime *s, int index, const uint64_t *in,
-                         const uint64_t *out) {
+template <typename Word>
+ConvertCall checkConvert(const RfRuntime *s, int index, const Word *in,
+                         const Word *out) {
   const ConverterPlan &plan = planAt(s->converters, index, "converter");
   const size_t inWords = basisWords(s, plan.from);
   const size_t outWords = plan.copyFrom.size() * s->n;
@@ -131,8 +136,9 @@ ConvertCall checkConvert(const RfRuntime *s, int index, const uint64_t *in,
   return {&plan, inWords, outWords, overlaps(in, inWords, out, outWords)};
 }
 
-ScaleRoundCall checkScaleRound(const RfRuntime *s, int index,
-                               const uint64_t *in, const uint64_t *out) {
+template <typename Word>
+ScaleRoundCall checkScaleRound(const RfRuntime *s, int index, const Word *in,
+                               const Word *out) {
   const ScaleRoundEntry &entry =
       planAt(s->scaleRounds, index, "scale_round plan");
   const size_t inWords = basisWords(s, entry.input);
@@ -144,9 +150,9 @@ ScaleRoundCall checkScaleRound(const RfRuntime *s, int index,
   return {&entry, inWords, outWords, overlaps(in, inWords, out, outWords)};
 }
 
-ScaleRoundCall checkScaleRoundAdd(const RfRuntime *s, int index,
-                                  const uint64_t *in, const uint64_t *addend,
-                                  const uint64_t *out) {
+template <typename Word>
+ScaleRoundCall checkScaleRoundAdd(const RfRuntime *s, int index, const Word *in,
+                                  const Word *addend, const Word *out) {
   const ScaleRoundCall call = checkScaleRound(s, index, in, out);
   if (call.entry->converter >= 0)
     throw Error("scale_round plan " + std::to_string(index) +
@@ -158,8 +164,9 @@ ScaleRoundCall checkScaleRoundAdd(const RfRuntime *s, int index,
   return call;
 }
 
-ScaleUpCall checkScaleUp(const RfRuntime *s, int index, const uint64_t *in,
-                         const uint64_t *out) {
+template <typename Word>
+ScaleUpCall checkScaleUp(const RfRuntime *s, int index, const Word *in,
+                         const Word *out) {
   const ScaleUpPlan &plan = planAt(s->scaleUps, index, "scale_up plan");
   const size_t n = s->n, limbs = plan.outputModuli.size();
   requireSpan(s, in, n, "the input");
@@ -167,9 +174,10 @@ ScaleUpCall checkScaleUp(const RfRuntime *s, int index, const uint64_t *in,
   return {&plan, limbs, overlaps(in, n, out, limbs * n)};
 }
 
+template <typename Word>
 const BasisPlan &checkAutomorphism(const RfRuntime *s, int basis,
-                                   uint64_t galoisElement, const uint64_t *in,
-                                   const uint64_t *out) {
+                                   uint64_t galoisElement, const Word *in,
+                                   const Word *out) {
   const BasisPlan &plan = basisAt(s, basis);
   const size_t n = s->n, words = plan.moduli.size() * n;
   if (galoisElement % 2 == 0 || galoisElement >= 2 * n)
@@ -186,10 +194,11 @@ const BasisPlan &checkAutomorphism(const RfRuntime *s, int basis,
 /// The bound key and the layout of its level; the digits and outputs span
 /// the basis' limbs * N words each; the addend (or null) covers some of the
 /// level's primes of Q and overlaps neither output.
+template <typename Word>
 KeySwitchCall checkKeySwitch(const RfRuntime *s, int key, int basis,
-                             const uint64_t *const *digits, int digitCount,
-                             const uint64_t *out0, const uint64_t *out1,
-                             const RfKeySwitchAddend *addend) {
+                             const Word *const *digits, int digitCount,
+                             const Word *out0, const Word *out1,
+                             const KeySwitchAddendOf<Word> *addend) {
   const Context &context = *s->context;
   const std::vector<uint64_t> &q = context.q().values(), &p = context.p().values();
   const std::vector<uint64_t> &moduli = basisAt(s, basis).moduli;
@@ -219,32 +228,37 @@ KeySwitchCall checkKeySwitch(const RfRuntime *s, int key, int basis,
     requireSpan(s, digits[j], words, what.c_str());
     // Elementwise aliasing (a digit's buffer reused as an output) is safe:
     // every digit's word is read before the outputs' word is written.
-    for (const uint64_t *o : {out0, out1})
+    for (const Word *o : {out0, out1})
       if (o != digits[j] && overlaps(o, words, digits[j], words))
         throw Error(what + " partly overlaps an output");
   }
-  RfKeySwitchAddend added{};
+  KeySwitchCall call{ksk, moduli.size(), l, q.size() - l, expectedDigits};
   if (addend) {
-    added = *addend;
-    if (added.limbs < 1 || size_t(added.limbs) > l)
-      throw Error("the addend covers " + std::to_string(added.limbs) +
+    if (addend->limbs < 1 || size_t(addend->limbs) > l)
+      throw Error("the addend covers " + std::to_string(addend->limbs) +
                   " limbs; the level has " + std::to_string(l) +
                   " primes of Q");
-    const size_t addendWords = size_t(added.limbs) * s->n;
-    requireSpan(s, added.scales, size_t(added.limbs), "the addend's scales");
-    for (const uint64_t *a : {added.addend0, added.addend1}) {
+    const size_t addendWords = size_t(addend->limbs) * s->n;
+    requireSpan(s, addend->scales, size_t(addend->limbs),
+                "the addend's scales");
+    for (const Word *a : {addend->addend0, addend->addend1}) {
       requireSpan(s, a, addendWords, "an addend");
-      for (const uint64_t *o : {out0, out1})
+      for (const Word *o : {out0, out1})
         if (overlaps(o, words, a, addendWords))
           throw Error("an addend overlaps an output");
     }
+    call.addend0 = addend->addend0;
+    call.addend1 = addend->addend1;
+    call.addendScales = addend->scales;
+    call.addendLimbs = addend->limbs;
   }
-  return {ksk, moduli.size(), l, q.size() - l, expectedDigits, added};
+  return call;
 }
 
 /// Outputs of `words` words each, within the program's memory and none
 /// overlapping another.
-void requireDistinctOutputs(const RfRuntime *s, uint64_t *const *outputs,
+template <typename Word>
+void requireDistinctOutputs(const RfRuntime *s, Word *const *outputs,
                             int outputCount, size_t words) {
   for (int k = 0; k < outputCount; ++k) {
     const std::string what = "output " + std::to_string(k);
@@ -275,11 +289,11 @@ NttShape checkFusedNttShape(const RfRuntime *s, int logN1, int radix,
 /// overlapping another source's buffers, and no output (a polynomial over
 /// `basis` each) overlapping a source or a scratch buffer. Which sources are
 /// one prime's limb.
+template <typename Word>
 std::vector<bool>
 checkNttSources(const RfRuntime *s, int basis, const int *sourceBases,
-                const uint64_t *const *sources, uint64_t *const *scratch,
-                int count, const char *what,
-                const std::vector<const uint64_t *> &outputs) {
+                const Word *const *sources, Word *const *scratch, int count,
+                const char *what, const std::vector<const Word *> &outputs) {
   if (!sourceBases || !sources || !scratch)
     throw Error(std::string("a ") + what + " array is a null pointer");
   const size_t n = s->n, words = basisAt(s, basis).moduli.size() * n;
@@ -300,7 +314,7 @@ checkNttSources(const RfRuntime *s, int basis, const int *sourceBases,
   }
   auto sourceWords = [&](int j) { return oneLimb[j] ? n : words; };
   for (int j = 0; j < count; ++j) {
-    for (const uint64_t *o : outputs)
+    for (const Word *o : outputs)
       if (overlaps(o, words, sources[j], sourceWords(j)) ||
           overlaps(o, words, scratch[j], words))
         throw Error(name(j) + " or its scratch buffer overlaps an output");
@@ -314,13 +328,13 @@ checkNttSources(const RfRuntime *s, int basis, const int *sourceBases,
   return oneLimb;
 }
 
-NttKeySwitchCall checkNttKeySwitch(const RfRuntime *s, int key, int basis,
-                                   const int *digitBases,
-                                   const uint64_t *const *digits,
-                                   uint64_t *const *scratch, int digitCount,
-                                   const uint64_t *out0, const uint64_t *out1,
-                                   const RfKeySwitchAddend *addend, int logN1,
-                                   int radix, int otStages) {
+template <typename Word>
+NttKeySwitchCall
+checkNttKeySwitch(const RfRuntime *s, int key, int basis, const int *digitBases,
+                  const Word *const *digits, Word *const *scratch,
+                  int digitCount, const Word *out0, const Word *out1,
+                  const KeySwitchAddendOf<Word> *addend, int logN1, int radix,
+                  int otStages) {
   NttKeySwitchCall call;
   call.shape = checkFusedNttShape(s, logN1, radix, otStages, "key switching");
   // checkKeySwitch refuses a null scratch array, checkNttSources the others.
@@ -333,7 +347,7 @@ NttKeySwitchCall checkNttKeySwitch(const RfRuntime *s, int key, int basis,
     const size_t words = call.keySwitch.limbs * s->n,
                  addendWords = size_t(addend->limbs) * s->n;
     for (int j = 0; j < digitCount; ++j)
-      for (const uint64_t *a : {addend->addend0, addend->addend1})
+      for (const Word *a : {addend->addend0, addend->addend1})
         if (overlaps(scratch[j], words, a, addendWords))
           throw Error("digit " + std::to_string(j) +
                       "'s scratch buffer overlaps an addend");
@@ -341,13 +355,13 @@ NttKeySwitchCall checkNttKeySwitch(const RfRuntime *s, int key, int basis,
   return call;
 }
 
-NttProductsCall checkNttProducts(const RfRuntime *s, int basis,
-                                 const int *factorBases,
-                                 const uint64_t *const *factors,
-                                 uint64_t *const *scratch, int factorCount,
-                                 const int *pairs, int pairCount,
-                                 uint64_t *const *outputs, int outputCount,
-                                 int logN1, int radix, int otStages) {
+template <typename Word>
+NttProductsCall
+checkNttProducts(const RfRuntime *s, int basis, const int *factorBases,
+                 const Word *const *factors, Word *const *scratch,
+                 int factorCount, const int *pairs, int pairCount,
+                 Word *const *outputs, int outputCount, int logN1, int radix,
+                 int otStages) {
   NttProductsCall call;
   call.shape = checkFusedNttShape(s, logN1, radix, otStages, "products");
   if (factorCount < 1 || factorCount > kMaxProductFactors || outputCount < 1 ||
@@ -381,7 +395,7 @@ NttProductsCall checkNttProducts(const RfRuntime *s, int basis,
   if (output != outputCount - 1)
     throw Error("no pair names output " + std::to_string(output + 1));
   const size_t words = basisAt(s, basis).moduli.size() * s->n;
-  std::vector<const uint64_t *> written(outputs, outputs + outputCount);
+  std::vector<const Word *> written(outputs, outputs + outputCount);
   requireDistinctOutputs(s, outputs, outputCount, words);
   call.oneLimb = checkNttSources(s, basis, factorBases, factors, scratch,
                                  factorCount, "factor", written);
@@ -394,11 +408,11 @@ NttProductsCall checkNttProducts(const RfRuntime *s, int basis,
 /// each factor and output a polynomial over `basis`, and no output
 /// overlapping a factor (read for the later outputs after the earlier ones
 /// are written) or another output.
-SumOfProductsCall checkSumOfProducts(const RfRuntime *s, int basis,
-                                     const uint64_t *const *factors,
-                                     int factorCount, const int *pairs,
-                                     int pairCount, uint64_t *const *outputs,
-                                     int outputCount, int accumulate) {
+template <typename Word>
+SumOfProductsCall
+checkSumOfProducts(const RfRuntime *s, int basis, const Word *const *factors,
+                   int factorCount, const int *pairs, int pairCount,
+                   Word *const *outputs, int outputCount, int accumulate) {
   SumOfProductsCall call{};
   call.basis = &basisAt(s, basis);
   if (factorCount < 1 || factorCount > kMaxSumFactors || pairCount < 1 ||
@@ -465,102 +479,122 @@ SumOfProductsCall checkSumOfProducts(const RfRuntime *s, int basis,
 
 namespace checks {
 
-NttCall ntt_forward(RfRuntime *rt, int basis, uint64_t *data, int log_n1,
-                    int radix, int ot_stages) {
+template <typename Word>
+NttCall ntt_forward(RfRuntime *rt, int basis, Word *data, int log_n1, int radix,
+                    int ot_stages) {
   return {&checkNtt(rt, basis, data), checkNttShape(rt, log_n1, radix, ot_stages)};
 }
 
-NttCall ntt_inverse(RfRuntime *rt, int basis, uint64_t *data, int log_n1,
-                    int radix, int ot_stages) {
+template <typename Word>
+NttCall ntt_inverse(RfRuntime *rt, int basis, Word *data, int log_n1, int radix,
+                    int ot_stages) {
   return ntt_forward(rt, basis, data, log_n1, radix, ot_stages);
 }
 
-NttCall ntt_forward_from(RfRuntime *rt, int basis, int in_basis,
-                         const uint64_t *in, uint64_t *out, int log_n1,
-                         int radix, int ot_stages) {
+template <typename Word>
+NttCall ntt_forward_from(RfRuntime *rt, int basis, int in_basis, const Word *in,
+                         Word *out, int log_n1, int radix, int ot_stages) {
   return {&checkNttFrom(rt, basis, in_basis, in, out),
           checkNttShape(rt, log_n1, radix, ot_stages)};
 }
 
-DgtCall dgt_forward(RfRuntime *rt, int basis, uint64_t *data) {
+template <typename Word>
+DgtCall dgt_forward(RfRuntime *rt, int basis, Word *data) {
   return {&checkDgt(rt, basis, data)};
 }
 
-DgtCall dgt_inverse(RfRuntime *rt, int basis, uint64_t *data) {
+template <typename Word>
+DgtCall dgt_inverse(RfRuntime *rt, int basis, Word *data) {
   return dgt_forward(rt, basis, data);
 }
 
-ConvertCall convert(RfRuntime *rt, int plan, const uint64_t *in, uint64_t *out) {
+template <typename Word>
+ConvertCall convert(RfRuntime *rt, int plan, const Word *in, Word *out) {
   return checkConvert(rt, plan, in, out);
 }
 
-ScaleRoundCall scale_round(RfRuntime *rt, int plan, const uint64_t *in,
-                           uint64_t *out) {
+template <typename Word>
+ScaleRoundCall scale_round(RfRuntime *rt, int plan, const Word *in, Word *out) {
   return checkScaleRound(rt, plan, in, out);
 }
 
-ScaleRoundCall scale_round_add(RfRuntime *rt, int plan, const uint64_t *in,
-                               const uint64_t *addend, uint64_t *out) {
+template <typename Word>
+ScaleRoundCall scale_round_add(RfRuntime *rt, int plan, const Word *in,
+                               const Word *addend, Word *out) {
   return checkScaleRoundAdd(rt, plan, in, addend, out);
 }
 
-ScaleUpCall scale_up(RfRuntime *rt, int plan, const uint64_t *in,
-                     uint64_t *out) {
+template <typename Word>
+ScaleUpCall scale_up(RfRuntime *rt, int plan, const Word *in, Word *out) {
   return checkScaleUp(rt, plan, in, out);
 }
 
-AutomorphismCall automorphism(RfRuntime *rt, int basis,
-                              uint64_t galois_element, const uint64_t *in,
-                              uint64_t *out) {
+template <typename Word>
+AutomorphismCall automorphism(RfRuntime *rt, int basis, uint64_t galois_element,
+                              const Word *in, Word *out) {
   return {&checkAutomorphism(rt, basis, galois_element, in, out)};
 }
 
+template <typename Word>
 AutomorphismCall automorphism_evaluation(RfRuntime *rt, int basis,
                                          uint64_t galois_element,
-                                         const uint64_t *in, uint64_t *out) {
+                                         const Word *in, Word *out) {
   return {&checkAutomorphism(rt, basis, galois_element, in, out)};
 }
 
+template <typename Word>
 KeySwitchCall key_switch_inner_product(RfRuntime *rt, int key, int basis,
-                                       const uint64_t *const *digits,
-                                       int digit_count, uint64_t *out0,
-                                       uint64_t *out1,
-                                       const RfKeySwitchAddend *addend) {
+                                       const Word *const *digits,
+                                       int digit_count, Word *out0, Word *out1,
+                                       const KeySwitchAddendOf<Word> *addend) {
   return checkKeySwitch(rt, key, basis, digits, digit_count, out0, out1,
                         addend);
 }
 
-NttKeySwitchCall ntt_key_switch(RfRuntime *rt, int key, int basis,
-                                const int *digit_bases,
-                                const uint64_t *const *digits,
-                                uint64_t *const *scratch, int digit_count,
-                                uint64_t *out0, uint64_t *out1,
-                                const RfKeySwitchAddend *addend, int log_n1,
-                                int radix, int ot_stages) {
+template <typename Word>
+NttKeySwitchCall
+ntt_key_switch(RfRuntime *rt, int key, int basis, const int *digit_bases,
+               const Word *const *digits, Word *const *scratch, int digit_count,
+               Word *out0, Word *out1, const KeySwitchAddendOf<Word> *addend,
+               int log_n1, int radix, int ot_stages) {
   return checkNttKeySwitch(rt, key, basis, digit_bases, digits, scratch,
                            digit_count, out0, out1, addend, log_n1, radix,
                            ot_stages);
 }
 
+template <typename Word>
 NttProductsCall ntt_products(RfRuntime *rt, int basis, const int *factor_bases,
-                             const uint64_t *const *factors,
-                             uint64_t *const *scratch, int factor_count,
-                             const int *pairs, int pair_count,
-                             uint64_t *const *outputs, int output_count,
-                             int log_n1, int radix, int ot_stages) {
+                             const Word *const *factors, Word *const *scratch,
+                             int factor_count, const int *pairs, int pair_count,
+                             Word *const *outputs, int output_count, int log_n1,
+                             int radix, int ot_stages) {
   return checkNttProducts(rt, basis, factor_bases, factors, scratch,
                           factor_count, pairs, pair_count, outputs,
                           output_count, log_n1, radix, ot_stages);
 }
 
-SumOfProductsCall sum_of_products(RfRuntime *rt, int basis,
-                                  const uint64_t *const *factors,
-                                  int factor_count, const int *pairs,
-                                  int pair_count, uint64_t *const *outputs,
-                                  int output_count, int accumulate) {
+template <typename Word>
+SumOfProductsCall
+sum_of_products(RfRuntime *rt, int basis, const Word *const *factors,
+                int factor_count, const int *pairs, int pair_count,
+                Word *const *outputs, int output_count, int accumulate) {
   return checkSumOfProducts(rt, basis, factors, factor_count, pairs, pair_count,
                             outputs, output_count, accumulate);
 }
+
+// Both word sizes' checks.
+#define RF_KERNEL(name, Call, parameters, ...) template Call name parameters;
+#define RF_WORD uint64_t
+#define RF_ADDEND RfKeySwitchAddend
+#include "ringfuse/runtime/kernel_catalog.def"
+#undef RF_WORD
+#undef RF_ADDEND
+#define RF_KERNEL(name, Call, parameters, ...) template Call name parameters;
+#define RF_WORD uint32_t
+#define RF_ADDEND RfKeySwitchAddend32
+#include "ringfuse/runtime/kernel_catalog.def"
+#undef RF_WORD
+#undef RF_ADDEND
 
 } // namespace checks
 } // namespace ringfuse::runtime::detail

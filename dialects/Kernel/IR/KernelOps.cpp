@@ -1,8 +1,10 @@
 //===- KernelOps.cpp - kernel operations and their verifiers --------------===//
 #include "dialects/Kernel/IR/KernelOps.h"
+#include "dialects/BFV/IR/BFVAttributes.h"
 #include "ringfuse/runtime/ntt_shape.h"
 #include "ringfuse/runtime/sum_of_products.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
@@ -471,9 +473,11 @@ LogicalResult verifyTransform(LaunchOp op) {
   rns::TransformAttr shape = op.getTransformAttr();
   if (!shape)
     return success();
-  if (!shape.runsInPrograms())
-    return op.emitOpError()
-           << "programs run 64-bit transforms only, got " << shape;
+  auto module = op->getParentOfType<ModuleOp>();
+  const unsigned wordBits = module ? ringfuse::bfv::wordBitsOf(module) : 64;
+  if (!shape.runsInPrograms(wordBits))
+    return op.emitOpError() << "its program's words are " << wordBits
+                            << " bits (bfv.word_bits), got " << shape;
   const rns::TransformKind kind = op.getKernel().starts_with("dgt_")
                                       ? rns::TransformKind::dgt
                                       : rns::TransformKind::ntt;

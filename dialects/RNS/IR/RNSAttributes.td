@@ -78,9 +78,12 @@ def RNS_TransformAttr : AttrDef<RNS_Dialect, "Transform"> {
   }];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
-    /// Whether compiled programs can run it: the program ABI's ntt and dgt
-    /// entries work on 64-bit words.
-    bool runsInPrograms() const { return getWord() == 64; }
+    /// Whether a program of `wordBits`-bit words (its module's
+    /// bfv.word_bits) runs it: the program ABI's ntt and dgt entries
+    /// transform the program's buffers, of its word size.
+    bool runsInPrograms(unsigned wordBits) const {
+      return getWord() == wordBits;
+    }
     /// The runtime's description of this decomposition (ntt_shape.h).
     ::ringfuse::runtime::NttShape nttShape() const {
       return {getLogN1(), getRadix(), getOt()};

@@ -66,8 +66,9 @@ public:
 
 private:
   CudaDriver &driver_;
-  std::vector<uint64_t *> buffers_;
-  uint64_t *spare_, *scratch_;
+  std::vector<void *> buffers_;
+  void *spare_;
+  uint64_t *scratch_;
 };
 
 bool CudaDriver::runsInstances() const {
@@ -156,7 +157,7 @@ void CudaDriver::enqueueChunk(Region &region, unsigned count, bool replay) {
     const size_t bytes = valueWords(s_, layout) * sizeof(uint64_t);
     for (size_t k = 0; k < layout.components; ++k)
       check(cudaMemcpy2DAsync(
-                s_.bufferData[layout.buffers[k]], stride,
+                deviceBuffer(layout.buffers[k]), stride,
                 region.staged(0, stagingWords_, inputStaging_[v][k]),
                 stagingPitch, bytes, count, cudaMemcpyHostToDevice, stream),
             "copying input " + std::to_string(v) + " of a batch to the GPU");
@@ -167,7 +168,7 @@ void CudaDriver::enqueueChunk(Region &region, unsigned count, bool replay) {
   } else {
     s_.failed = false;
     s_.error.clear();
-    s_.runFunction(&s_, &kernelTable());
+    runScheduleOnce(s_);
     finishSchedule();
     if (s_.failed) {
       cudaError_t drained = cudaStreamSynchronize(stream);
@@ -183,7 +184,7 @@ void CudaDriver::enqueueChunk(Region &region, unsigned count, bool replay) {
     for (size_t k = 0; k < layout.components; ++k)
       check(cudaMemcpy2DAsync(
                 region.staged(0, stagingWords_, outputStaging_[v][k]),
-                stagingPitch, s_.bufferData[layout.buffers[k]], stride, qBytes,
+                stagingPitch, deviceBuffer(layout.buffers[k]), stride, qBytes,
                 count, cudaMemcpyDeviceToHost, stream),
             "copying output " + std::to_string(v) + " of a batch from the GPU");
   }

@@ -143,9 +143,9 @@ CudaDriver::CudaDriver(RfRuntime &s) : s_(s), device_(currentDevice()) {
                         totalBytes - measure.size(), stream_.get()),
         "clearing the program's buffers");
 
-  std::vector<uint64_t *> bufferData;
+  std::vector<void *> bufferData;
   for (size_t at : bufferOffsets)
-    bufferData.push_back(reinterpret_cast<uint64_t *>(memory_.get() + at));
+    bufferData.push_back(memory_.get() + at);
   scratch_ = reinterpret_cast<uint64_t *>(memory_.get() + scratchOffset);
   keys_ = reinterpret_cast<uint64_t *>(memory_.get() + keysOffset);
   for (size_t k = 0; k < s.constants.size(); ++k)
@@ -182,7 +182,7 @@ CudaDriver::CudaDriver(RfRuntime &s) : s_(s), device_(currentDevice()) {
   uploaded_.assign(s.keyElements.size(), {});
   s.bufferData = std::move(bufferData);
   s.moduliData = plans_.moduli;
-  s.spareBuffer = reinterpret_cast<uint64_t *>(memory_.get() + spareOffset);
+  s.spareBuffer = memory_.get() + spareOffset;
   s.spareModuli = plans_.spareModuli;
 }
 
@@ -235,7 +235,7 @@ std::vector<WordCopy> CudaDriver::constantCopies() const {
   std::vector<WordCopy> copies;
   for (size_t k = 0; k < s_.constants.size(); ++k) {
     const ConstantData &constant = s_.constants[k];
-    copies.push_back({plans_.constantWords[k], s_.bufferData[constant.buffer],
+    copies.push_back({plans_.constantWords[k], deviceBuffer(constant.buffer),
                       constant.words.size(), s_.bufferWords[constant.buffer]});
   }
   return copies;
@@ -256,20 +256,20 @@ void CudaDriver::bindInputs(const std::vector<ProgramInput> &inputs) {
       if (const auto *onDevice =
               std::get_if<const DeviceCiphertext *>(&inputs[v])) {
         copies.push_back({(*onDevice)->words.get() + k * words,
-                          s_.bufferData[layout.buffers[k]], words});
+                          deviceBuffer(layout.buffers[k]), words});
         continue;
       }
       if (layout.prepared) {
         const Plaintext &given = *std::get<const Plaintext *>(inputs[v]);
         if (const uint64_t *kept = keptOnDevice(v, given)) {
-          copies.push_back({kept, s_.bufferData[layout.buffers[k]], words});
+          copies.push_back({kept, deviceBuffer(layout.buffers[k]), words});
           continue;
         }
       }
       uint64_t *staged = pinned + inputStaging_[v][k];
       std::memcpy(staged, hostInputWords(layout, inputs[v], k),
                   words * sizeof(uint64_t));
-      check(cudaMemcpyAsync(s_.bufferData[layout.buffers[k]], staged,
+      check(cudaMemcpyAsync(deviceBuffer(layout.buffers[k]), staged,
                             words * sizeof(uint64_t), cudaMemcpyHostToDevice,
                             stream),
             "copying input " + std::to_string(v) + " to the GPU");
@@ -338,7 +338,7 @@ cuda::Graph CudaDriver::captureGraph(std::string &problem) {
   }
   s_.failed = false;
   s_.error.clear();
-  s_.runFunction(&s_, &kernelTable());
+  runScheduleOnce(s_);
   finishSchedule();
   cudaGraph_t graph = nullptr;
   cudaError_t end = cudaStreamEndCapture(stream_.get(), &graph);
@@ -376,7 +376,7 @@ void CudaDriver::runSchedule() {
                     describe(launch));
     return;
   }
-  s_.runFunction(&s_, &kernelTable());
+  runScheduleOnce(s_);
   finishSchedule();
 }
 
@@ -417,7 +417,7 @@ CudaDriver::run(const std::vector<ProgramInput> &inputs) {
     const ValueLayout &layout = s_.outputs[v];
     for (size_t k = 0; k < layout.components; ++k)
       check(cudaMemcpyAsync(pinned + outputStaging_[v][k],
-                            s_.bufferData[layout.buffers[k]],
+                            deviceBuffer(layout.buffers[k]),
                             qWords * sizeof(uint64_t), cudaMemcpyDeviceToHost,
                             stream_.get()),
             "copying output " + std::to_string(v) + " from the GPU");
@@ -453,7 +453,7 @@ CudaDriver::runOnDevice(const std::vector<ProgramInput> &inputs) {
   for (size_t v = 0; v < s_.outputs.size(); ++v) {
     const ValueLayout &layout = s_.outputs[v];
     for (size_t k = 0; k < layout.components; ++k)
-      copies.push_back({s_.bufferData[layout.buffers[k]],
+      copies.push_back({deviceBuffer(layout.buffers[k]),
                         outputs[v].words.get() + k * qWords, qWords});
   }
   copyWithin(copies, stream_.get());

@@ -113,9 +113,13 @@ public:
   explicit CudaDriver(RfRuntime &s);
   ~CudaDriver() override;
 
+#define RF_WORD uint64_t
+#define RF_ADDEND RfKeySwitchAddend
 #define RF_KERNEL(name, Call, parameters, ...)                                 \
   void name(const Call &call, RF_UNPAREN parameters) override;
 #include "ringfuse/runtime/kernel_catalog.def"
+#undef RF_WORD
+#undef RF_ADDEND
 
   void *stream() override { return stream_.get(); }
   void checkLaunch(const char *kernel, int cudaError) override;
@@ -142,6 +146,10 @@ public:
 private:
   struct Region;
   class InRegion;
+  /// Buffer b's words (the program's 64-bit words) in device memory.
+  uint64_t *deviceBuffer(int b) const {
+    return static_cast<uint64_t *>(s_.bufferData[b]);
+  }
   // Dataflow (cuda_kernels.cu).
   cudaStream_t beginLaunch(Accesses accesses);
   void endLaunch();

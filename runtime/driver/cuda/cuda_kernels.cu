@@ -317,7 +317,7 @@ void CudaDriver::key_switch_inner_product(const KeySwitchCall &call,
   cuda::KeySwitchPlan plan{};
   plan.key = keyView(key, call);
   plan.digits = static_cast<int>(call.digits);
-  plan.addend = call.addend;
+  plan.addend = call.addend<uint64_t>();
   // By value: a captured graph keeps the pointers, not the host array.
   const size_t words = call.limbs * s_.n;
   Accesses accesses{{}, {{out0, words}, {out1, words}}};
@@ -325,7 +325,7 @@ void CudaDriver::key_switch_inner_product(const KeySwitchCall &call,
     plan.digitData[j] = digits[j];
     accesses.reads.push_back({digits[j], words});
   }
-  addendAccesses(call.addend, accesses);
+  addendAccesses(call.addend<uint64_t>(), accesses);
   cudaStream_t stream = beginLaunch(std::move(accesses));
   cuda::launchKeySwitchInnerProduct(plan, s_.n, out0, out1, stream, instances_);
   endLaunch();
@@ -355,12 +355,12 @@ void CudaDriver::ntt_key_switch(const NttKeySwitchCall &call, RfRuntime *,
   Accesses accesses = sourceAccesses(digits, scratch, call.oneLimb, words);
   accesses.writes.push_back({out0, words});
   accesses.writes.push_back({out1, words});
-  addendAccesses(call.keySwitch.addend, accesses);
+  addendAccesses(call.keySwitch.addend<uint64_t>(), accesses);
   cudaStream_t stream = beginLaunch(std::move(accesses));
-  cuda::launchNttKeySwitch(keyView(key, call.keySwitch), plans_.ntt[basis],
-                           s_.n, call.shape,
-                           sourcesOf(digits, scratch, call.oneLimb), out0, out1,
-                           call.keySwitch.addend, stream, instances_);
+  cuda::launchNttKeySwitch(
+      keyView(key, call.keySwitch), plans_.ntt[basis], s_.n, call.shape,
+      sourcesOf(digits, scratch, call.oneLimb), out0, out1,
+      call.keySwitch.addend<uint64_t>(), stream, instances_);
   endLaunch();
 }
 

@@ -28,9 +28,9 @@ module {
 
 // CHECK: #include <cuda_runtime.h>
 // CHECK: __constant__ uint64_t elementwise_0_constant0[] = {3, 3};
-// CHECK: RF_HOST_DEVICE inline void elementwise_0(const Modulus &q, size_t limb, size_t i, const uint64_t *in0, const uint64_t *in1, uint64_t *out0, const uint64_t *constant0) {
+// CHECK: RF_HOST_DEVICE inline void elementwise_0(const Modulus &q, size_t limb, size_t i, const RfWord *in0, const RfWord *in1, RfWord *out0, const uint64_t *constant0) {
 // CHECK: ringfuse::runtime::mulMod(v2, constant0[limb], q)
-// CHECK: __global__ void elementwise_0_kernel(const RfModulus *moduli, size_t stride, const uint64_t *in0, const uint64_t *in1, uint64_t *out0) {
+// CHECK: __global__ void elementwise_0_kernel(const RfModulus *moduli, size_t stride, const RfWord *in0, const RfWord *in1, RfWord *out0) {
 // CHECK-NEXT: const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
 // CHECK-NEXT: if (i >= 32) return;
 // Grid z is the instance, its buffers `stride` words after the last's.

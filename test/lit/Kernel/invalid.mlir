@@ -176,7 +176,7 @@ func.func @dgt_with_an_input(%x: !kernel.buffer<16, #Q>, %y: !kernel.buffer<16, 
 
 #Q = #rns.basis<Q: [97, 193]>
 func.func @transform_word32(%x: !kernel.buffer<16, #Q>) {
-  // expected-error@+1 {{'kernel.launch' op programs run 64-bit transforms only, got #rns.transform<ntt, word = 32, logN1 = 0, radix = 4, ot = 0>}}
+  // expected-error@+1 {{'kernel.launch' op its program's words are 64 bits (bfv.word_bits), got #rns.transform<ntt, word = 32, logN1 = 0, radix = 4, ot = 0>}}
   kernel.launch "ntt_inverse" outs(%x : !kernel.buffer<16, #Q>) {transform = #rns.transform<ntt, word = 32, logN1 = 0, radix = 4, ot = 0>}
   return
 }

@@ -119,3 +119,43 @@ module {
     return %x : !kernel.buffer<16, #Q>
   }
 }
+
+// -----
+
+// A program of 32-bit words (bfv.word_bits = 32): its moduli must be below
+// 2^30; 1073741857 = 2^30 + 33 is a prime = 1 mod 32, but too wide.
+#p = #bfv.params<t = 17, N = 16, Q = [97, 193], P = [353]>
+#Q = #rns.basis<Q: [97, 193]>
+#B = #rns.basis<B: [1073741857]>
+module attributes {bfv.word_bits = 32 : i64} {
+  func.func @f(%x: !kernel.buffer<16, #Q>) -> !kernel.buffer<16, #Q> attributes {kernel.slots = 1, ringfuse.inputs = array<i64: 0>, ringfuse.outputs = array<i64: 0>, ringfuse.params = #p} {
+    // expected-error@+1 {{'kernel.alloc' op holds a buffer over #rns.basis<B: [1073741857]>, whose modulus 1073741857 is not below 2^30, in a program of 32-bit words (bfv.word_bits)}}
+    %0 = kernel.alloc {slot = 0} : !kernel.buffer<16, #B>
+    kernel.launch "convert" ins(%x : !kernel.buffer<16, #Q>) outs(%0 : !kernel.buffer<16, #B>)
+    return %x : !kernel.buffer<16, #Q>
+  }
+}
+
+// -----
+
+// Its plaintext buffers hold words mod t: t must be below 2^32.
+#p = #bfv.params<t = 4294967311, N = 16, Q = [97, 193], P = [353]>
+#Q = #rns.basis<Q: [97, 193]>
+module attributes {bfv.word_bits = 32 : i64} {
+  // expected-error@+1 {{'func.func' op is a program of 32-bit words (bfv.word_bits), but its plaintext modulus 4294967311 is not below 2^32}}
+  func.func @f(%x: !kernel.buffer<16, #Q>) -> !kernel.buffer<16, #Q> attributes {kernel.slots = 0, ringfuse.inputs = array<i64: 0>, ringfuse.outputs = array<i64: 0>, ringfuse.params = #p} {
+    return %x : !kernel.buffer<16, #Q>
+  }
+}
+
+// -----
+
+// And its transforms run on 32-bit words.
+#Q = #rns.basis<Q: [97, 193]>
+module attributes {bfv.word_bits = 32 : i64} {
+  func.func @f(%x: !kernel.buffer<16, #Q>) {
+    // expected-error@+1 {{'kernel.launch' op its program's words are 32 bits (bfv.word_bits), got #rns.transform<ntt, word = 64, logN1 = 0, radix = 4, ot = 0>}}
+    kernel.launch "ntt_forward" outs(%x : !kernel.buffer<16, #Q>) {transform = #rns.transform<ntt, word = 64, logN1 = 0, radix = 4, ot = 0>}
+    return
+  }
+}

@@ -6,20 +6,18 @@
 // RUN: not ringfuse-opt %s --rns-choose-transform='cost-table=%S/Inputs/transform-costs-unsupported-shape.json' 2>&1 | FileCheck %s --check-prefix=SHAPE
 // RUN: not ringfuse-opt %s --rns-choose-transform='cost-table=%S/Inputs/does-not-exist.json' 2>&1 | FileCheck %s --check-prefix=UNREADABLE
 // RUN: not ringfuse-opt %s --rns-choose-transform='kinds=fft' 2>&1 | FileCheck %s --check-prefix=KIND
-// RUN: not ringfuse-opt %s --rns-choose-transform='word-sizes=16' 2>&1 | FileCheck %s --check-prefix=WORD
 // The DGT needs N >= 4, and it is the only kind allowed here:
 // RUN: not ringfuse-opt %s --split-input-file --rns-choose-transform='kinds=dgt' 2>&1 | FileCheck %s --check-prefix=NONE
 
-// MALFORMED: [[@LINE+10]]:8: error: rns-choose-transform: cost table {{.*}}transform-costs-malformed.json: malformed JSON:
-// MISSING: [[@LINE+9]]:8: error: rns-choose-transform: cost table {{.*}}: entry 0: 'median_us' must be a positive number
-// NODATE: [[@LINE+8]]:8: error: rns-choose-transform: cost table {{.*}}: missing string field 'date'
-// SHAPE: [[@LINE+7]]:8: error: rns-choose-transform: cost table {{.*}}: entry 0: unsupported NTT shape: the column step would need more than 48 KiB of shared memory
-// UNREADABLE: [[@LINE+6]]:8: error: rns-choose-transform: cost table {{.*}}does-not-exist.json: cannot read it: No such file or directory
+// MALFORMED: [[@LINE+9]]:8: error: rns-choose-transform: cost table {{.*}}transform-costs-malformed.json: malformed JSON:
+// MISSING: [[@LINE+8]]:8: error: rns-choose-transform: cost table {{.*}}: entry 0: 'median_us' must be a positive number
+// NODATE: [[@LINE+7]]:8: error: rns-choose-transform: cost table {{.*}}: missing string field 'date'
+// SHAPE: [[@LINE+6]]:8: error: rns-choose-transform: cost table {{.*}}: entry 0: unsupported NTT shape: the column step would need more than 48 KiB of shared memory
+// UNREADABLE: [[@LINE+5]]:8: error: rns-choose-transform: cost table {{.*}}does-not-exist.json: cannot read it: No such file or directory
 #Q = #rns.basis<Q: [193, 257]>
 func.func @f(%x: !rns.poly<2, #Q, coeff>) -> !rns.poly<2, #Q, eval> {
-  // KIND: [[@LINE+3]]:8: error: rns-choose-transform: unknown transform kind 'fft' (expected ntt or dgt)
-  // WORD: [[@LINE+2]]:8: error: rns-choose-transform: word size 16 is neither 32 nor 64
-  // NONE: [[@LINE+1]]:8: error: 'rns.ntt' op no allowed transform runs '!rns.poly<2, #rns.basis<Q: [193, 257]>, coeff>' (check the kinds and word-sizes options)
+  // KIND: [[@LINE+2]]:8: error: rns-choose-transform: unknown transform kind 'fft' (expected ntt or dgt)
+  // NONE: [[@LINE+1]]:8: error: 'rns.ntt' op no allowed transform runs '!rns.poly<2, #rns.basis<Q: [193, 257]>, coeff>' (check the kinds option and the module's bfv.word_bits)
   %0 = rns.ntt %x : !rns.poly<2, #Q, coeff> -> !rns.poly<2, #Q, eval>
   return %0 : !rns.poly<2, #Q, eval>
 }

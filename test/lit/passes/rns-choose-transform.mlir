@@ -3,7 +3,9 @@
 // RUN: ringfuse-opt %s --rns-choose-transform='cost-table=%S/Inputs/transform-costs-ot.json' | FileCheck %s --check-prefix=OT
 // RUN: ringfuse-opt %s --rns-choose-transform='cost-table=%S/Inputs/transform-costs-dgt.json kinds=ntt,dgt' | FileCheck %s --check-prefix=DGT
 // RUN: ringfuse-opt %s --rns-choose-transform='cost-table=%S/Inputs/transform-costs-dgt.json' | FileCheck %s --check-prefix=NODGT
-// RUN: ringfuse-opt %s --rns-choose-transform='cost-table=%S/Inputs/transform-costs-word32.json word-sizes=64,32' | FileCheck %s --check-prefix=WORD32
+// A table whose 32-bit entry is cheaper: this module's words are 64 bits
+// (no bfv.word_bits), so its transforms are too (32-bit modules:
+// rns-choose-transform-words.mlir).
 // RUN: ringfuse-opt %s --rns-choose-transform='cost-table=%S/Inputs/transform-costs-word32.json' | FileCheck %s --check-prefix=WORD64
 // The compiled-in table (bench/data/transform-costs.json) always yields a
 // shape the verifiers accept:
@@ -28,8 +30,6 @@
 // DGT: rns.intt {{.*}}#rns.transform<ntt, word = 64, logN1 = 6, radix = 8, ot = 2>
 // NODGT-LABEL: func.func @small_primes
 // NODGT: rns.ntt {{.*}}#rns.transform<ntt, word = 64, logN1 = 6, radix = 8, ot = 2>
-// WORD32-LABEL: func.func @small_primes
-// WORD32: rns.ntt {{.*}}#rns.transform<ntt, word = 32, logN1 = 6, radix = 8, ot = 2>
 // WORD64-LABEL: func.func @small_primes
 // WORD64: rns.ntt {{.*}}#rns.transform<ntt, word = 64, logN1 = 6, radix = 8, ot = 2>
 // No table has the inverse: the model's choice.
@@ -40,10 +40,9 @@ func.func @small_primes(%x: !rns.poly<8192, #S, coeff>) -> !rns.poly<8192, #S, c
   return %1 : !rns.poly<8192, #S, coeff>
 }
 
-// A 60-bit prime: 32-bit words cannot hold it, so the 32-bit entry is
-// ignored even where allowed.
-// WORD32-LABEL: func.func @wide_primes
-// WORD32: rns.ntt {{.*}}#rns.transform<ntt, word = 64, logN1 = 6, radix = 8, ot = 2>
+// A 60-bit prime.
+// WORD64-LABEL: func.func @wide_primes
+// WORD64: rns.ntt {{.*}}#rns.transform<ntt, word = 64, logN1 = 6, radix = 8, ot = 2>
 func.func @wide_primes(%x: !rns.poly<8192, #W, coeff>) -> !rns.poly<8192, #W, eval> {
   %0 = rns.ntt %x : !rns.poly<8192, #W, coeff> -> !rns.poly<8192, #W, eval>
   return %0 : !rns.poly<8192, #W, eval>
@@ -52,8 +51,6 @@ func.func @wide_primes(%x: !rns.poly<8192, #W, coeff>) -> !rns.poly<8192, #W, ev
 // N = 16 is in no table: the model.
 // RADIX8-LABEL: func.func @tiny
 // RADIX8: rns.ntt {{.*}}#rns.transform<ntt, word = 64, logN1 = 0, radix = 4, ot = 2>
-// WORD32-LABEL: func.func @tiny
-// WORD32: rns.ntt {{.*}}#rns.transform<ntt, word = 32, logN1 = 0, radix = 4, ot = 2>
 func.func @tiny(%x: !rns.poly<16, #S, coeff>) -> !rns.poly<16, #S, eval> {
   %0 = rns.ntt %x : !rns.poly<16, #S, coeff> -> !rns.poly<16, #S, eval>
   return %0 : !rns.poly<16, #S, eval>
