@@ -53,6 +53,13 @@ bool isNtt(rns::TransformAttr shape) {
   return !shape || shape.getKind() == rns::TransformKind::ntt;
 }
 
+/// The word size of the program `op` is part of (its module's
+/// bfv.word_bits).
+unsigned wordBitsAt(Operation *op) {
+  auto module = op->getParentOfType<ModuleOp>();
+  return module ? bfv::wordBitsOf(module) : 64;
+}
+
 /// The forward NTT that transforms `op`'s output straight from its input,
 /// or null: a fast conversion from one prime whose words every output
 /// prime's NTT takes as they are, read by that NTT alone.
@@ -65,16 +72,9 @@ rns::NttOp transformOfConversion(rns::ConvertOp op) {
   if (!transform || from.size() != 1 || !isNtt(transform.getTransformAttr()))
     return nullptr;
   for (uint64_t q : op.getType().getBasis().getModuli())
-    if (!runtime::isLazyNttInput(from[0], q))
+    if (!runtime::isLazyNttInput(wordBitsAt(op) / 8, from[0], q))
       return nullptr;
   return transform;
-}
-
-/// The word size of the program `op` is part of (its module's
-/// bfv.word_bits).
-unsigned wordBitsAt(Operation *op) {
-  auto module = op->getParentOfType<ModuleOp>();
-  return module ? bfv::wordBitsOf(module) : 64;
 }
 
 /// Whether a fused forward NTT (ntt_key_switch, ntt_products) of the

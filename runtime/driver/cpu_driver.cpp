@@ -251,24 +251,23 @@ public:
 
   // Each kernel on both word sizes: the reference code on 64-bit words,
   // which a program of 32-bit words reaches through WideSpans.
-#define RF_KERNEL(name, Call, parameters, arguments, ...)                      \
+#define RF_CPU_ENTRY(name, Call, parameters, arguments, ...)                   \
   void name(const Call &call, RF_UNPAREN parameters) override {                \
     name##On(call, RF_UNPAREN arguments);                                      \
   }
+#define RF_KERNEL RF_CPU_ENTRY
 #define RF_WORD uint64_t
 #define RF_ADDEND RfKeySwitchAddend
 #include "ringfuse/runtime/kernel_catalog.def"
 #undef RF_WORD
 #undef RF_ADDEND
-#define RF_KERNEL(name, Call, parameters, arguments, ...)                      \
-  void name(const Call &call, RF_UNPAREN parameters) override {                \
-    name##On(call, RF_UNPAREN arguments);                                      \
-  }
+#define RF_KERNEL RF_CPU_ENTRY
 #define RF_WORD uint32_t
 #define RF_ADDEND RfKeySwitchAddend32
 #include "ringfuse/runtime/kernel_catalog.def"
 #undef RF_WORD
 #undef RF_ADDEND
+#undef RF_CPU_ENTRY
 
   /// No stream and no launches to check: generated loops run on the host.
   void *stream() override { return nullptr; }

@@ -87,11 +87,12 @@ const BasisPlan &checkNttFrom(const RfRuntime *s, int basis, int inBasis,
     throw Error("the input's basis must have one prime, not " +
                 std::to_string(from.moduli.size()));
   requireSpan(s, in, s->n, "the input");
+  const unsigned bytes = static_cast<unsigned>(wordBytes(*s));
   for (uint64_t q : plan.moduli)
-    if (!isLazyNttInput(from.moduli[0], q))
+    if (!isLazyNttInput(bytes, from.moduli[0], q))
       throw Error("the input's prime " + std::to_string(from.moduli[0]) +
-                  " is not below 8 times the output's prime " +
-                  std::to_string(q));
+                  " is not below " + std::to_string(lazyNttInputFactor(bytes)) +
+                  " times the output's prime " + std::to_string(q));
   if (overlaps(in, s->n, out, plan.moduli.size() * s->n))
     throw Error("the output overlaps the input");
   return plan;
@@ -583,18 +584,21 @@ sum_of_products(RfRuntime *rt, int basis, const Word *const *factors,
 }
 
 // Both word sizes' checks.
-#define RF_KERNEL(name, Call, parameters, ...) template Call name parameters;
+#define RF_INSTANTIATE(name, Call, parameters, ...)                            \
+  template Call name parameters;
+#define RF_KERNEL RF_INSTANTIATE
 #define RF_WORD uint64_t
 #define RF_ADDEND RfKeySwitchAddend
 #include "ringfuse/runtime/kernel_catalog.def"
 #undef RF_WORD
 #undef RF_ADDEND
-#define RF_KERNEL(name, Call, parameters, ...) template Call name parameters;
+#define RF_KERNEL RF_INSTANTIATE
 #define RF_WORD uint32_t
 #define RF_ADDEND RfKeySwitchAddend32
 #include "ringfuse/runtime/kernel_catalog.def"
 #undef RF_WORD
 #undef RF_ADDEND
+#undef RF_INSTANTIATE
 
 } // namespace checks
 } // namespace ringfuse::runtime::detail

@@ -14,6 +14,7 @@
 #include "program_state.h"
 
 #include "ringfuse/runtime/ntt_shape.h"
+#include "ringfuse/runtime/program_words.h"
 #include "ringfuse/runtime/sum_of_products.h"
 
 #include <array>
@@ -58,13 +59,6 @@ struct ScaleUpCall {
 struct AutomorphismCall {
   const BasisPlan *basis;
 };
-
-/// Key switching's addend of a program of Word words (program_abi.h).
-template <typename Word> struct AddendOfWord;
-template <> struct AddendOfWord<uint64_t> { using type = RfKeySwitchAddend; };
-template <> struct AddendOfWord<uint32_t> { using type = RfKeySwitchAddend32; };
-template <typename Word>
-using KeySwitchAddendOf = typename AddendOfWord<Word>::type;
 
 /// A key-switching inner product over Q_l P (Q's first l primes, then P):
 /// limb i of the basis is the key's limb keyLimb(i). The addend's words are

@@ -338,12 +338,12 @@ __global__ void nttOrderPairs(DgtPlan<Word> plan, Word *data) {
                  limb.p);
 }
 
-template <bool TO_NTT>
-void launchNttOrderPairs(const DgtPlan<uint64_t> &plan, uint64_t *data,
+template <bool TO_NTT, typename Word>
+void launchNttOrderPairs(const DgtPlan<Word> &plan, Word *data,
                          cudaStream_t stream) {
   constexpr unsigned kThreads = 256;
   const size_t m = size_t(1) << (plan.logN - 1);
-  nttOrderPairs<uint64_t, TO_NTT>
+  nttOrderPairs<Word, TO_NTT>
       <<<dim3(static_cast<unsigned>((m + kThreads - 1) / kThreads),
               static_cast<unsigned>(plan.limbCount)),
          kThreads, 0, stream>>>(plan, data);
@@ -373,7 +373,8 @@ void launchDgtInverse(const DgtPlan<uint32_t> &plan, uint32_t *data,
   inverse(plan, data, stream);
 }
 
-void launchDgtForwardAsNtt(const DgtPlan<uint64_t> &plan, uint64_t *data,
+template <typename Word>
+void launchDgtForwardAsNtt(const DgtPlan<Word> &plan, Word *data,
                            cudaStream_t stream) {
   if (plan.limbCount <= 0)
     return;
@@ -381,13 +382,23 @@ void launchDgtForwardAsNtt(const DgtPlan<uint64_t> &plan, uint64_t *data,
   launchNttOrderPairs<true>(plan, data, stream);
 }
 
-void launchDgtInverseAsNtt(const DgtPlan<uint64_t> &plan, uint64_t *data,
+template <typename Word>
+void launchDgtInverseAsNtt(const DgtPlan<Word> &plan, Word *data,
                            cudaStream_t stream) {
   if (plan.limbCount <= 0)
     return;
   launchNttOrderPairs<false>(plan, data, stream);
   inverse(plan, data, stream);
 }
+
+template void launchDgtForwardAsNtt(const DgtPlan<uint64_t> &, uint64_t *,
+                                    cudaStream_t);
+template void launchDgtForwardAsNtt(const DgtPlan<uint32_t> &, uint32_t *,
+                                    cudaStream_t);
+template void launchDgtInverseAsNtt(const DgtPlan<uint64_t> &, uint64_t *,
+                                    cudaStream_t);
+template void launchDgtInverseAsNtt(const DgtPlan<uint32_t> &, uint32_t *,
+                                    cudaStream_t);
 
 // Device tables ---------------------------------------------------------------
 

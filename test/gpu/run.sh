@@ -3,8 +3,9 @@
 # the runtime and its Python extension there, then runs
 #   1. gpu_tests (built here with GoogleTest and carried: the driver's kernels
 #      against the CPU driver on hand-written programs),
-#   2. the end-to-end suite (and 32-bit-word programs) on the CUDA driver,
-#   3. every end-to-end circuit, CUDA against CPU, word for word,
+#   2. the end-to-end suite (and programs of 32-bit words) on the CUDA driver,
+#   3. every end-to-end circuit, CUDA against CPU, word for word (with 64-bit
+#      and with 32-bit words),
 #   4. the GPU client's keys, encodings, encryptions and decryptions against
 #      the CPU client's,
 #   5. running out of GPU memory (alone: it fills the GPU),

@@ -38,17 +38,6 @@ def power16(x: rf.Encrypted):
     return x
 
 
-def compile_32(circuit: rf.Circuit, **options: object) -> rf.Program | None:
-    """The circuit compiled with 32-bit words for the suite's target. The CUDA
-    driver has no kernels on 32-bit words yet (issue 49's next step): there the
-    program is refused when it loads, clearly, and this returns None."""
-    if TARGET == "cuda":
-        with pytest.raises(rf.CompilerError, match="runs programs of 64-bit words only"):
-            rf.compile(circuit, TARGET, word_size=32, **options)  # type: ignore[arg-type]
-        return None
-    return rf.compile(circuit, TARGET, word_size=32, **options)  # type: ignore[arg-type]
-
-
 def moduli_in(dump: Path) -> set[int]:
     """Every modulus of every RNS basis in the IR dumps of one compilation."""
     moduli: set[int] = set()
@@ -62,9 +51,8 @@ def moduli_in(dump: Path) -> set[int]:
 def test_every_modulus_fits_30_bits_and_the_outputs_decrypt(
     variant: str, tmp_path: Path, cache_dir: Path
 ) -> None:
-    program = compile_32(mixed, variant=variant, dump_ir=tmp_path, cache_dir=cache_dir)
-    if program is None:
-        return
+    program = rf.compile(mixed, TARGET, variant=variant, word_size=32, dump_ir=tmp_path,
+                         cache_dir=cache_dir)
     primes = [*program.params.coeff_modulus, *program.params.special_modulus]
     assert max(primes) < 2**30, primes
     moduli = moduli_in(tmp_path)
@@ -107,9 +95,7 @@ def test_programs_of_64_bit_words_stay_so(cache_dir: Path) -> None:
 def test_digits_of_one_prime_where_two_do_not_fit_the_bound(
     variant: str, cache_dir: Path
 ) -> None:
-    program = compile_32(power16, variant=variant, cache_dir=cache_dir)
-    if program is None:
-        return
+    program = rf.compile(power16, TARGET, variant=variant, word_size=32, cache_dir=cache_dir)
     assert program.params.poly_modulus_degree == 8192
     assert len(program.params.special_modulus) == 1
     keys = program.keygen()
@@ -147,3 +133,22 @@ def test_ringfusec_builds_an_executable_over_30_bit_primes(
                            "--word-size", "32"]) == 0
     params = rf.Params.load(tmp_path / "square.params")
     assert max([*params.coeff_modulus, *params.special_modulus]) < 2**30
+
+
+def test_a_batch_of_a_32_bit_program_is_its_single_runs(cache_dir: Path) -> None:
+    # On the GPU its instances share each launch (the instance dimension), on
+    # the CPU they spread over the cores: word for word the single runs.
+    program = rf.compile(mixed, TARGET, word_size=32, cache_dir=cache_dir)
+    keys = program.keygen(seed=bytes(range(32)))
+    rng = np.random.default_rng(11)
+    n = program.params.slot_count
+    rows = [rng.integers(0, T, (3, n)) for _ in range(3)]
+    w = rng.integers(0, T, n)
+    batches = [keys.encrypt(values) for values in rows]
+    out = program(*batches, w=w)
+    for k in range(3):
+        single = program(batches[0][k], batches[1][k], batches[2][k], w=w)
+        np.testing.assert_array_equal(out[k].residues(), single.residues())
+    x, y, z = rows
+    want = (x * y % T * z + np.stack([rotate_rows(r, 1) for r in x]) * w + y * z) % T
+    np.testing.assert_array_equal(keys.decrypt(out), want)

@@ -230,11 +230,14 @@ LogicalResult verifyOneLimbInput(LaunchOp op, BufferType in, BufferType out) {
     return op.emitOpError() << "transforms every limb from one limb of the "
                                "same degree, got "
                             << in << " for " << out;
+  auto module = op->getParentOfType<ModuleOp>();
+  const unsigned bytes = (module ? ringfuse::bfv::wordBitsOf(module) : 64) / 8;
   for (uint64_t q : out.getBasis().getModuli())
-    if (!ringfuse::runtime::isLazyNttInput(from[0], q))
-      return op.emitOpError() << "needs the input's prime below 8 times each "
-                                 "of the output's, got "
-                              << from[0] << " for " << q;
+    if (!ringfuse::runtime::isLazyNttInput(bytes, from[0], q))
+      return op.emitOpError()
+             << "needs the input's prime below "
+             << ringfuse::runtime::lazyNttInputFactor(bytes)
+             << " times each of the output's, got " << from[0] << " for " << q;
   return success();
 }
 

@@ -53,7 +53,7 @@ public:
       driver.s_.bufferData[b] = region.at(layout.buffers[b]);
     driver.s_.spareBuffer = region.at(layout.spare);
     driver.scratch_ = region.at(layout.scratch);
-    driver.instances_ = {count, layout.bytes / sizeof(uint64_t)};
+    driver.instances_ = {count, layout.bytes / wordBytes(driver.s_)};
   }
   ~InRegion() {
     driver_.s_.bufferData = buffers_;
@@ -68,13 +68,16 @@ private:
   CudaDriver &driver_;
   std::vector<void *> buffers_;
   void *spare_;
-  uint64_t *scratch_;
+  void *scratch_;
 };
 
 bool CudaDriver::runsInstances() const {
   // The DGT's kernels take one instance a launch.
-  return std::none_of(plans_.dgt.begin(), plans_.dgt.end(),
-                      [](const auto &plan) { return plan.limbCount > 0; });
+  auto none = [](const auto &plans) {
+    return std::none_of(plans.begin(), plans.end(),
+                        [](const auto &plan) { return plan.limbCount > 0; });
+  };
+  return none(plans_.dgt) && none(plans_.dgt32);
 }
 
 /// Instances a chunk of a batch of `instances` takes: what two regions fit
@@ -136,10 +139,10 @@ void CudaDriver::stageInputs(Region &region,
     if (std::holds_alternative<const DeviceCiphertext *>(inputs[v]))
       throw Error("input " + std::to_string(v) +
                   ": a batch's instances take their inputs from the host");
+    // Staged in the program's words (narrowed here for 32-bit words).
     for (size_t k = 0; k < layout.components; ++k)
-      std::memcpy(region.staged(instance, stagingWords_, inputStaging_[v][k]),
-                  hostInputWords(layout, inputs[v], k),
-                  words * sizeof(uint64_t));
+      storeWords(s_, hostInputWords(layout, inputs[v], k), words,
+                 region.staged(instance, stagingWords_, inputStaging_[v][k]));
   }
 }
 
@@ -150,11 +153,11 @@ void CudaDriver::stageInputs(Region &region,
 void CudaDriver::enqueueChunk(Region &region, unsigned count, bool replay) {
   const cudaStream_t stream = replay ? region.stream.get() : stream_.get();
   const size_t stagingPitch = stagingWords_ * sizeof(uint64_t);
-  const size_t stride = instances_.stride * sizeof(uint64_t);
+  const size_t stride = instances_.stride * wordBytes(s_);
   copyWithin(constantCopies(), stream); // in every instance
   for (size_t v = 0; v < s_.inputs.size(); ++v) {
     const ValueLayout &layout = s_.inputs[v];
-    const size_t bytes = valueWords(s_, layout) * sizeof(uint64_t);
+    const size_t bytes = valueWords(s_, layout) * wordBytes(s_);
     for (size_t k = 0; k < layout.components; ++k)
       check(cudaMemcpy2DAsync(
                 deviceBuffer(layout.buffers[k]), stride,
@@ -178,7 +181,7 @@ void CudaDriver::enqueueChunk(Region &region, unsigned count, bool replay) {
                        : std::string()));
     }
   }
-  const size_t qBytes = s_.context->q().size() * s_.n * sizeof(uint64_t);
+  const size_t qBytes = s_.context->q().size() * s_.n * wordBytes(s_);
   for (size_t v = 0; v < s_.outputs.size(); ++v) {
     const ValueLayout &layout = s_.outputs[v];
     for (size_t k = 0; k < layout.components; ++k)
@@ -210,14 +213,14 @@ void CudaDriver::collectChunk(Region &region,
       [&](size_t, size_t i) {
         std::vector<Ciphertext> &instance = outputs[region.first + i];
         for (size_t v = 0; v < s_.outputs.size(); ++v) {
-          // A value's components are staged one after another.
+          // Each component from its staging, in the program's words.
           const ValueLayout &layout = s_.outputs[v];
-          const uint64_t *words =
-              region.staged(i, stagingWords_, outputStaging_[v][0]);
-          instance.push_back(
-              Ciphertext{s_.context, layout.components,
-                         std::vector<uint64_t>(
-                             words, words + layout.components * qWords)});
+          Ciphertext ct{s_.context, layout.components,
+                        std::vector<uint64_t>(layout.components * qWords)};
+          for (size_t k = 0; k < layout.components; ++k)
+            loadWords(s_, region.staged(i, stagingWords_, outputStaging_[v][k]),
+                      qWords, ct.component(k));
+          instance.push_back(std::move(ct));
         }
       },
       region.first);

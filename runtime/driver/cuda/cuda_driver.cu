@@ -86,14 +86,32 @@ CudaDriver::CudaDriver(RfRuntime &s) : s_(s), device_(currentDevice()) {
     if (s.bases[b].moduli.size() > 65535)
       throw Error("basis " + std::to_string(b) + " has too many moduli");
 
-  // The tables: twiddles once per prime that some transformable basis has.
-  std::map<uint64_t, const NttTables *> twiddles;
-  for (const BasisPlan &plan : s.bases)
-    if (plan.nttProblem.empty())
-      for (size_t i = 0; i < plan.moduli.size(); ++i)
-        twiddles.emplace(plan.moduli[i], plan.ntt[i]);
+  // The tables: twiddles once per prime that some transformable basis has,
+  // of the program's word size (the 32-bit tables made here; they are copied
+  // into the table image), and a 32-bit program's DGT tables.
+  const bool narrow = s.wordBits == 32;
+  const size_t word = wordBytes(s);
+  HostTables tables;
+  for (const BasisPlan &plan : s.bases) {
+    if (!plan.nttProblem.empty())
+      continue;
+    for (size_t i = 0; i < plan.moduli.size(); ++i) {
+      const uint64_t q = plan.moduli[i];
+      if (!narrow)
+        tables.ntt.emplace(q, plan.ntt[i]);
+      else if (!tables.ntt32.count(q))
+        tables.ntt32[q] =
+            std::make_unique<NttTables32>(static_cast<uint32_t>(q), n);
+    }
+    if (narrow)
+      for (uint64_t q :
+           plan.dgt.empty() ? std::vector<uint64_t>{} : plan.moduli)
+        if (!tables.dgt32.count(q))
+          tables.dgt32[q] = std::make_unique<DgtTables<uint32_t>>(
+              static_cast<uint32_t>(q), n);
+  }
   TableImage measure(0);
-  placeTables(s, twiddles, measure);
+  placeTables(s, tables, measure);
 
   // The rest of the allocation, after the tables: the buffers, spare and
   // scratch (one instance's region), then the keys.
@@ -102,10 +120,10 @@ CudaDriver::CudaDriver(RfRuntime &s) : s_(s), device_(currentDevice()) {
   std::vector<size_t> bufferOffsets;
   for (size_t words : s.bufferWords) {
     bufferOffsets.push_back(offset);
-    offset = alignUp(offset + words * sizeof(uint64_t));
+    offset = alignUp(offset + words * word);
   }
   const size_t spareOffset = offset;
-  offset = alignUp(offset + s.largestBuffer * sizeof(uint64_t));
+  offset = alignUp(offset + s.largestBuffer * word);
   size_t scratchWords = 1;
   for (size_t k = 0; k < s.converters.size(); ++k)
     scratchWords = std::max(scratchWords, s.converters[k].copyFrom.size() * n);
@@ -114,7 +132,7 @@ CudaDriver::CudaDriver(RfRuntime &s) : s_(s), device_(currentDevice()) {
   for (const ScaleUpPlan &plan : s.scaleUps)
     scratchWords = std::max(scratchWords, plan.outputModuli.size() * n);
   const size_t scratchOffset = offset;
-  offset = alignUp(offset + scratchWords * sizeof(uint64_t));
+  offset = alignUp(offset + scratchWords * word);
   for (size_t at : bufferOffsets)
     layout_.buffers.push_back(at - regionStart);
   layout_.spare = spareOffset - regionStart;
@@ -122,8 +140,7 @@ CudaDriver::CudaDriver(RfRuntime &s) : s_(s), device_(currentDevice()) {
   layout_.bytes = offset - regionStart;
   keyWords_ = 2 * c.dnum() * qpWords;
   const size_t keysOffset = offset;
-  offset =
-      alignUp(offset + s.keyElements.size() * keyWords_ * sizeof(uint64_t));
+  offset = alignUp(offset + s.keyElements.size() * keyWords_ * word);
   const size_t totalBytes = offset;
 
   for (size_t i = 0; i < kSideStreams; ++i)
@@ -134,7 +151,7 @@ CudaDriver::CudaDriver(RfRuntime &s) : s_(s), device_(currentDevice()) {
 
   // The tables again, now at their device addresses, and up they go.
   TableImage image(reinterpret_cast<uintptr_t>(memory_.get()));
-  plans_ = placeTables(s, twiddles, image);
+  plans_ = placeTables(s, tables, image);
   check(cudaMemcpyAsync(memory_.get(), image.bytes().data(),
                         image.bytes().size(), cudaMemcpyHostToDevice,
                         stream_.get()),
@@ -146,15 +163,8 @@ CudaDriver::CudaDriver(RfRuntime &s) : s_(s), device_(currentDevice()) {
   std::vector<void *> bufferData;
   for (size_t at : bufferOffsets)
     bufferData.push_back(memory_.get() + at);
-  scratch_ = reinterpret_cast<uint64_t *>(memory_.get() + scratchOffset);
-  keys_ = reinterpret_cast<uint64_t *>(memory_.get() + keysOffset);
-  for (size_t k = 0; k < s.constants.size(); ++k)
-    if (!s.constants[k].words.empty())
-      check(cudaMemcpyAsync(bufferData[s.constants[k].buffer],
-                            plans_.constantWords[k],
-                            s.constants[k].words.size() * sizeof(uint64_t),
-                            cudaMemcpyDeviceToDevice, stream_.get()),
-            "placing constant " + std::to_string(k));
+  scratch_ = memory_.get() + scratchOffset;
+  keys_ = memory_.get() + keysOffset;
 
   // Pinned staging for the inputs and outputs of a run.
   size_t stagingWords = 0;
@@ -173,17 +183,17 @@ CudaDriver::CudaDriver(RfRuntime &s) : s_(s), device_(currentDevice()) {
     }
   }
   stagingWords_ = stagingWords;
-  pinned_ = cuda::PinnedMemory(
-      std::max<size_t>(stagingWords, 1) * sizeof(uint64_t),
-      "the program's inputs and outputs");
-  check(cudaStreamSynchronize(stream_.get()),
-        "loading the program onto the GPU");
-
+  pinned_ =
+      cuda::PinnedMemory(std::max<size_t>(stagingWords, 1) * sizeof(uint64_t),
+                         "the program's inputs and outputs");
   uploaded_.assign(s.keyElements.size(), {});
   s.bufferData = std::move(bufferData);
   s.moduliData = plans_.moduli;
   s.spareBuffer = memory_.get() + spareOffset;
   s.spareModuli = plans_.spareModuli;
+  copyWithin(constantCopies(), stream_.get());
+  check(cudaStreamSynchronize(stream_.get()),
+        "loading the program onto the GPU");
 }
 
 CudaDriver::~CudaDriver() {
@@ -207,6 +217,10 @@ void CudaDriver::placeKeys(bool force) {
     return words;
   };
   bool copied = false;
+  // A program of 32-bit words holds its keys in them: narrowed on the host
+  // first (kept until the copies are waited for below).
+  std::vector<std::vector<uint32_t>> narrowed;
+  const size_t word = wordBytes(s_);
   for (size_t k = 0; k < s_.keyElements.size(); ++k) {
     const KeySwitchKey *key = s_.boundKeys[k];
     std::vector<const uint64_t *> words = wordsOf(key);
@@ -214,12 +228,18 @@ void CudaDriver::placeKeys(bool force) {
     if (!force && slot.key == key && slot.words == words)
       continue;
     slot = {}; // until the copy is known to have succeeded
-    uint64_t *target = keys_ + k * keyWords_;
-    for (size_t j = 0; j < words.size(); ++j)
-      check(cudaMemcpyAsync(target + j * qpWords, words[j],
-                            qpWords * sizeof(uint64_t), cudaMemcpyHostToDevice,
-                            stream_.get()),
+    unsigned char *target =
+        static_cast<unsigned char *>(keys_) + k * keyWords_ * word;
+    for (size_t j = 0; j < words.size(); ++j) {
+      const void *from = words[j];
+      if (narrow()) {
+        narrowed.emplace_back(words[j], words[j] + qpWords);
+        from = narrowed.back().data();
+      }
+      check(cudaMemcpyAsync(target + j * qpWords * word, from, qpWords * word,
+                            cudaMemcpyHostToDevice, stream_.get()),
             "uploading key " + std::to_string(k));
+    }
     copied = true;
   }
   if (!copied)
@@ -236,7 +256,8 @@ std::vector<WordCopy> CudaDriver::constantCopies() const {
   for (size_t k = 0; k < s_.constants.size(); ++k) {
     const ConstantData &constant = s_.constants[k];
     copies.push_back({plans_.constantWords[k], deviceBuffer(constant.buffer),
-                      constant.words.size(), s_.bufferWords[constant.buffer]});
+                      constant.words.size(), s_.bufferWords[constant.buffer],
+                      false, narrow()});
   }
   return copies;
 }
@@ -256,21 +277,23 @@ void CudaDriver::bindInputs(const std::vector<ProgramInput> &inputs) {
       if (const auto *onDevice =
               std::get_if<const DeviceCiphertext *>(&inputs[v])) {
         copies.push_back({(*onDevice)->words.get() + k * words,
-                          deviceBuffer(layout.buffers[k]), words});
+                          deviceBuffer(layout.buffers[k]), words, 0, false,
+                          narrow()});
         continue;
       }
       if (layout.prepared) {
         const Plaintext &given = *std::get<const Plaintext *>(inputs[v]);
         if (const uint64_t *kept = keptOnDevice(v, given)) {
-          copies.push_back({kept, deviceBuffer(layout.buffers[k]), words});
+          copies.push_back({kept, deviceBuffer(layout.buffers[k]), words, 0,
+                            false, narrow()});
           continue;
         }
       }
+      // Staged in the program's words (narrowed here for 32-bit words).
       uint64_t *staged = pinned + inputStaging_[v][k];
-      std::memcpy(staged, hostInputWords(layout, inputs[v], k),
-                  words * sizeof(uint64_t));
+      storeWords(s_, hostInputWords(layout, inputs[v], k), words, staged);
       check(cudaMemcpyAsync(deviceBuffer(layout.buffers[k]), staged,
-                            words * sizeof(uint64_t), cudaMemcpyHostToDevice,
+                            words * wordBytes(s_), cudaMemcpyHostToDevice,
                             stream),
             "copying input " + std::to_string(v) + " to the GPU");
     }
@@ -416,10 +439,9 @@ CudaDriver::run(const std::vector<ProgramInput> &inputs) {
   for (size_t v = 0; v < s_.outputs.size(); ++v) {
     const ValueLayout &layout = s_.outputs[v];
     for (size_t k = 0; k < layout.components; ++k)
-      check(cudaMemcpyAsync(pinned + outputStaging_[v][k],
-                            deviceBuffer(layout.buffers[k]),
-                            qWords * sizeof(uint64_t), cudaMemcpyDeviceToHost,
-                            stream_.get()),
+      check(cudaMemcpyAsync(
+                pinned + outputStaging_[v][k], deviceBuffer(layout.buffers[k]),
+                qWords * wordBytes(s_), cudaMemcpyDeviceToHost, stream_.get()),
             "copying output " + std::to_string(v) + " from the GPU");
   }
   finishRun("");
@@ -431,8 +453,7 @@ CudaDriver::run(const std::vector<ProgramInput> &inputs) {
     Ciphertext ct{s_.context, layout.components,
                   std::vector<uint64_t>(layout.components * qWords)};
     for (size_t k = 0; k < layout.components; ++k)
-      std::memcpy(ct.component(k), pinned + outputStaging_[v][k],
-                  qWords * sizeof(uint64_t));
+      loadWords(s_, pinned + outputStaging_[v][k], qWords, ct.component(k));
     outputs.push_back(std::move(ct));
   }
   return outputs;
@@ -454,7 +475,8 @@ CudaDriver::runOnDevice(const std::vector<ProgramInput> &inputs) {
     const ValueLayout &layout = s_.outputs[v];
     for (size_t k = 0; k < layout.components; ++k)
       copies.push_back({deviceBuffer(layout.buffers[k]),
-                        outputs[v].words.get() + k * qWords, qWords});
+                        outputs[v].words.get() + k * qWords, qWords, 0,
+                        narrow(), false});
   }
   copyWithin(copies, stream_.get());
   finishRun("");

@@ -43,11 +43,18 @@ constexpr unsigned kNttMaxRowLog = 11;
 /// paper's Fig. 11c and the H200 sweep), so no more are built or tested.
 constexpr unsigned kNttMaxOtStages = 2;
 
-/// Whether residues of `inputPrime` are inputs the forward NTT mod q takes
-/// as they are (ntt_forward_from's one-limb input): below 8q, the GPU
-/// transform's lazy bound for 64-bit words.
-inline bool isLazyNttInput(uint64_t inputPrime, uint64_t q) {
-  return inputPrime / 8 < q;
+/// The GPU transform's lazy input bound on words of `wordBytes` bytes, in
+/// multiples of q: 8q for 64-bit words, 4q for 32-bit ones.
+inline uint64_t lazyNttInputFactor(unsigned wordBytes) {
+  return wordBytes == 4 ? 4 : 8;
+}
+
+/// Whether residues of `inputPrime` are inputs the forward NTT mod q on
+/// words of `wordBytes` bytes takes as they are (ntt_forward_from's one-limb
+/// input): below its lazy bound.
+inline bool isLazyNttInput(unsigned wordBytes, uint64_t inputPrime,
+                           uint64_t q) {
+  return inputPrime / lazyNttInputFactor(wordBytes) < q;
 }
 
 /// Shared memory of a column-step block: the step's twiddles (value and

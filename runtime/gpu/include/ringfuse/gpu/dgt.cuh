@@ -60,9 +60,12 @@ void launchDgtInverse(const DgtPlan<uint32_t> &plan, uint32_t *data,
 /// DgtTables::forwardAsNtt / inverseAsNtt on every limb: the DGT with its
 /// Gaussian pairs mapped to (from) the NTT's words, one more pass over the
 /// data; the words are NttTables::forward's (compiled programs' `dgt`).
-void launchDgtForwardAsNtt(const DgtPlan<uint64_t> &plan, uint64_t *data,
+/// (Instantiated for both word sizes.)
+template <typename Word>
+void launchDgtForwardAsNtt(const DgtPlan<Word> &plan, Word *data,
                            cudaStream_t stream);
-void launchDgtInverseAsNtt(const DgtPlan<uint64_t> &plan, uint64_t *data,
+template <typename Word>
+void launchDgtInverseAsNtt(const DgtPlan<Word> &plan, Word *data,
                            cudaStream_t stream);
 
 /// The tables of a basis as one image of `bytes` to be copied to device
