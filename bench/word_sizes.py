@@ -2,6 +2,7 @@
 
     python bench/word_sizes.py [--device cuda|cpu] [--variants chps,hps] [--rounds 3]
                                [--sets N] [--out bench/results/word-sizes-h200-COMMIT.json]
+                               [--table passes/CostModels/data/word_size-costs.json]
 
 At each set (logN, logQ, logP), `x * y` compiled twice: with 64-bit words over
 60-bit primes (Q = [60] * logQ/60, P = [60] * logP/60, as bench_gpu.py) and
@@ -11,11 +12,15 @@ noise). Both are timed in alternating rounds in one process on one device
 (`Program.time_runs`: inputs bound once, warm-up runs, CUDA events around each
 graph replay), each round's median kept; the reported time is the median of
 the rounds'. Every program decrypts to x * y mod t before and after timing.
+`--table` also writes the compiler's word-size table from the first variant's
+times (bfv-select-parameters' `word-bits=auto` reads it; rebuild the
+compiler after replacing passes/CostModels/data/word_size-costs.json).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 from collections.abc import Sequence
@@ -115,6 +120,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="the first N of the six sets")
     parser.add_argument("--cache", type=Path, help="program cache (default: a new one)")
     parser.add_argument("--out", type=Path, help="JSON report")
+    parser.add_argument("--table", type=Path,
+                        help="the compiler's word-size table, from the first variant")
     args = parser.parse_args(argv)
     sets = SETS[: args.sets]
     runs = (2, 5) if args.device == "cpu" else (10, 50)
@@ -125,6 +132,17 @@ def main(argv: Sequence[str] | None = None) -> int:
               "the median of the rounds' medians.",
               "records": records}
     write_report(args.out, report)
+    if args.table:
+        first = args.variants.split(",")[0]
+        table = {
+            "source": f"bench/word_sizes.py on {report['device']['name']} at "
+                      f"{report['commit']} ({first})",
+            "date": report["date"][:10],
+            "entries": [{key: r[key] for key in ("log_n", "log_q", "log_p", "us_64", "us_32")}
+                        for r in records if r["variant"] == first],
+        }
+        args.table.write_text(json.dumps(table, indent=1) + "\n")
+        print(f"wrote {args.table}")
     return 0
 
 

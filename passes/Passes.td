@@ -140,15 +140,27 @@ def BFVSelectParameters : Pass<"bfv-select-parameters", "::mlir::ModuleOp"> {
     `reserve-depth`, Q also leaves room at the outputs for that many further
     products by fresh ciphertexts, each relinearized (for a caller that will
     multiply the outputs again).
+
+    With `word-bits=auto` the word size is the one measured faster: the
+    parameters are chosen for 64-bit words, and where the word-size table's
+    entry of that N nearest in log Q has HMult faster with 32-bit words (and
+    a 32-bit set holds the circuit), chosen again for 32-bit words. Given
+    parameters are kept, with 32-bit words where that entry says so and
+    every modulus fits them.
   }];
   let options = [
     Option<"marginBits", "margin-bits", "unsigned", /*default=*/"10",
            "Noise budget (bits) left at the outputs beyond the estimate">,
     Option<"reserveDepth", "reserve-depth", "unsigned", /*default=*/"0",
            "Further products by fresh ciphertexts the outputs must allow">,
-    Option<"wordBits", "word-bits", "unsigned", /*default=*/"64",
-           "The program's word size, 32 or 64: with 32, Q's and P's primes "
-           "are below 2^30 and the module records bfv.word_bits = 32">
+    Option<"wordBits", "word-bits", "std::string", /*default=*/"\"64\"",
+           "The program's word size: 64, 32 (Q's and P's primes below 2^30, "
+           "and the module records bfv.word_bits = 32) or auto (the one "
+           "measured faster at the chosen N and log Q: word-size-table)">,
+    Option<"wordSizeTable", "word-size-table", "std::string",
+           /*default=*/"\"\"",
+           "HMult measured with both word sizes (bench/word_sizes.py; empty: "
+           "passes/CostModels/data/word_size-costs.json, compiled in)">
   ];
   let dependentDialects = ["::ringfuse::bfv::BFVDialect"];
 }
@@ -444,8 +456,8 @@ def RNSChooseTransform : Pass<"rns-choose-transform", "::mlir::ModuleOp"> {
     its launch. Ties keep the smaller logN1, radix, ot (and the NTT over the
     DGT).
 
-    The word size is the program's: the module's `bfv.word_bits` (32 from
-    bfv-select-parameters' `word-bits=32`, else 64), since a program's
+    The word size is the program's: the module's `bfv.word_bits` (32 where
+    bfv-select-parameters chose 32-bit words, else 64), since a program's
     transforms run on its buffers' words. 32-bit words need every modulus
     below 2^30. An op that no allowed kind can run on those words is an
     error.

@@ -89,7 +89,7 @@ def compile(
     optimize: bool = True,
     max_galois_keys: int = 0,
     max_galois_key_bytes: int = 0,
-    word_size: int = 64,
+    word_size: int | str = "auto",
     cache_dir: str | os.PathLike[str] | None = None,
 ) -> Program:
     """Compile a circuit into a `Program` that runs on encrypted inputs.
@@ -122,11 +122,12 @@ def compile(
     `max_galois_keys` / `max_galois_key_bytes` (0: no limit) bound the Galois
     keys the program needs (`prog.galois_elements`, `prog.galois_key_bytes`):
     beyond, rotations are built from power-of-two steps, more key switches
-    for less key memory. `word_size` is 64 (the default) or 32: with 32,
-    every modulus of the program (Q, P and the auxiliary bases) is below
-    2^30, about twice the primes for the same Q, so each word fits 32 bits
-    (the drivers still hold them in 64-bit words). `cache_dir` overrides
-    `$RINGFUSE_CACHE_DIR` / `~/.cache/ringfuse`.
+    for less key memory. `word_size` is 64, 32 or "auto" (the default): with
+    32, every modulus of the program (Q, P and the auxiliary bases) is below
+    2^30, about twice the primes for the same Q, and the program runs on
+    32-bit words; "auto" takes the word size measured faster for HMult at
+    the parameters chosen (`prog.word_size` says which). `cache_dir`
+    overrides `$RINGFUSE_CACHE_DIR` / `~/.cache/ringfuse`.
 
     `target` is "cpu", "cuda" (the GPU; CUDA source built with nvcc) or
     "auto", which picks the GPU when one is usable and says so on stderr.
@@ -153,7 +154,7 @@ def compile(
     return Program._load(library_path, traced, source_path, device)
 
 
-WORD_SIZES = (32, 64)
+WORD_SIZES = (32, 64, "auto")
 
 
 def check_target(target: object) -> None:
@@ -332,7 +333,7 @@ class PipelineOptions:
     optimize: bool = True
     max_galois_keys: int = 0
     max_galois_key_bytes: int = 0
-    word_size: int = 64
+    word_size: int | str = "auto"
 
     def __post_init__(self) -> None:
         check_variant(self.variant)
@@ -342,9 +343,11 @@ class PipelineOptions:
         object.__setattr__(self, "transforms", tuple(self.transforms))
         if not isinstance(self.optimize, bool):
             raise ValueError(f"optimize must be True or False, not {self.optimize!r}")
-        if (not isinstance(self.word_size, int) or isinstance(self.word_size, bool)
-                or self.word_size not in WORD_SIZES):
-            raise ValueError(f"word_size must be 32 or 64 (bits), not {self.word_size!r}")
+        if isinstance(self.word_size, bool) or not any(
+                self.word_size == size and type(self.word_size) is type(size)
+                for size in WORD_SIZES):
+            raise ValueError(
+                f"word_size must be 32 or 64 (bits) or 'auto', not {self.word_size!r}")
         # The compiler's options are 32-bit (keys) and 64-bit (bytes) unsigned.
         for name, bound in (("max_galois_keys", 2**32), ("max_galois_key_bytes", 2**64)):
             value = getattr(self, name)
@@ -366,7 +369,7 @@ class PipelineOptions:
             + ([f"max-galois-keys={self.max_galois_keys}"] if self.max_galois_keys else [])
             + ([f"max-galois-key-bytes={self.max_galois_key_bytes}"]
                if self.max_galois_key_bytes else [])
-            + ([f"word-bits={self.word_size}"] if self.word_size != 64 else [])
+            + ([] if self.word_size == "auto" else [f"word-bits={self.word_size}"])
         )
         return (f"{PIPELINE}={' '.join(options)}" if options else PIPELINE,)
 

@@ -151,8 +151,10 @@ def _parser() -> argparse.ArgumentParser:
         help="at most BYTES of Galois keys (0: no limit)",
     )
     parser.add_argument(
-        "--word-size", type=int, choices=WORD_SIZES, default=64, metavar="BITS",
-        help="64 (the default) or 32: every modulus below 2^30, so each word fits 32 bits",
+        "--word-size", type=lambda text: text if text == "auto" else int(text),
+        choices=WORD_SIZES, default="auto", metavar="BITS",
+        help="64, 32 (every modulus below 2^30, the program on 32-bit words) or auto "
+        "(the default: the one measured faster at the chosen parameters)",
     )
     parser.add_argument(
         "--circuit", metavar="NAME", help="which circuit, if the file defines several"
@@ -183,7 +185,7 @@ def build(
     optimize: bool = True,
     max_galois_keys: int = 0,
     max_galois_key_bytes: int = 0,
-    word_size: int = 64,
+    word_size: int | str = "auto",
     circuit_name: str | None = None,
     cache_dir: str | os.PathLike[str] | None = None,
 ) -> Executable:

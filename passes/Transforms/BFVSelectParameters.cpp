@@ -1,11 +1,13 @@
 //===- BFVSelectParameters.cpp - N, Q, P for the circuit's noise ----------===//
 #include "dialects/BFV/IR/BFVOps.h"
 #include "passes/Analyses/NoiseAnalysis.h"
-#include "passes/Transforms/ParameterRewriting.h"
+#include "passes/CostModels/WordSizeCostModel.h"
 #include "passes/Passes.h"
+#include "passes/Transforms/ParameterRewriting.h"
 #include "ringfuse/runtime/number_theory.h"
 #include "ringfuse/runtime/security.h"
 
+#include <cmath>
 #include <optional>
 
 namespace ringfuse {
@@ -29,19 +31,36 @@ struct BFVSelectParameters
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (wordBits != 32 && wordBits != 64) {
-      module.emitError() << "bfv-select-parameters: word-bits must be 32 or "
-                            "64, got "
-                         << unsigned(wordBits);
+    if (wordBits != "32" && wordBits != "64" && wordBits != "auto") {
+      module.emitError() << "bfv-select-parameters: word-bits must be 32, 64 "
+                            "or auto, got '"
+                         << wordBits << "'";
       return signalPassFailure();
+    }
+    std::optional<WordSizeCostTable> table;
+    if (wordBits == "auto") {
+      llvm::Expected<WordSizeCostTable> loaded =
+          WordSizeCostTable::load(wordSizeTable);
+      if (!loaded) {
+        module.emitError() << "bfv-select-parameters: "
+                           << llvm::toString(loaded.takeError());
+        return signalPassFailure();
+      }
+      table = std::move(*loaded);
     }
     bfv::ParamsAttr traced = findParameters(module);
     if (!traced)
       return signalPassFailure();
     CircuitNoiseAnalysis noise(module);
     uint64_t t = traced.getPlaintextModulus();
-    // A module that records 32-bit words keeps them.
-    words = wordBits == 32 || bfv::wordBitsOf(module) == 32 ? 32 : 64;
+    // A module that records 32-bit words keeps them; given parameters take
+    // the measured faster word size where their moduli fit it.
+    words = wordBits == "32" || bfv::wordBitsOf(module) == 32 ? 32 : 64;
+    if (table && !traced.getCiphertextModulus().empty() &&
+        !bfv::modulusTooWideFor32BitWords(traced) &&
+        table->fasterWordBits(llvm::Log2_32(traced.getRingDegree()),
+                              logQ(traced.getCiphertextModulus())) == 32)
+      words = 32;
     if (words == 32) {
       if (uint64_t wide = bfv::modulusTooWideFor32BitWords(traced)) {
         module.emitError() << "with 32-bit words every modulus is below 2^"
@@ -85,6 +104,22 @@ struct BFVSelectParameters
       return signalPassFailure();
     }
     std::optional<Choice> choice = choose(noise, traced, /*wantSlots=*/true);
+    // auto: chosen again for 32-bit words where they were measured faster
+    // at the 64-bit choice's N and log Q (and a 32-bit set holds the circuit).
+    if (choice && table &&
+        table->fasterWordBits(
+            llvm::Log2_32(choice->degree),
+            logQ(ArrayRef(choice->primes).drop_back(choice->digitPrimes))) ==
+            32) {
+      words = 32;
+      if (std::optional<Choice> narrow =
+              choose(noise, traced, /*wantSlots=*/true)) {
+        choice = std::move(narrow);
+        bfv::setWordBits(module, 32);
+      } else {
+        words = 64;
+      }
+    }
     if (!choice && choose(noise, traced, /*wantSlots=*/false)) {
       module.emitError()
           << "t = " << t << " allows slots only up to N = " << largestBatchingDegree(traced)
@@ -103,6 +138,14 @@ struct BFVSelectParameters
       return signalPassFailure();
     }
     replaceParameters(module, build(*choice, t));
+  }
+
+  /// log2 of the product of `primes`, rounded: what a set's "log Q" says.
+  static unsigned logQ(ArrayRef<uint64_t> primes) {
+    double bits = 0;
+    for (uint64_t q : primes)
+      bits += std::log2(double(q));
+    return unsigned(std::lround(bits));
   }
 
   /// Why batching matters and how to get it.

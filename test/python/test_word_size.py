@@ -106,10 +106,20 @@ def test_digits_of_one_prime_where_two_do_not_fit_the_bound(
     np.testing.assert_array_equal(keys.decrypt(program(keys.encrypt(x))), want)
 
 
-@pytest.mark.parametrize("word_size", [16, 48, 32.0, True, "32"])
+@pytest.mark.parametrize("word_size", [16, 48, 32.0, True, "32", "Auto"])
 def test_other_word_sizes_are_refused(word_size: object) -> None:
-    with pytest.raises(ValueError, match="word_size must be 32 or 64"):
+    with pytest.raises(ValueError, match="word_size must be 32 or 64 \\(bits\\) or 'auto'"):
         rf.compile(mixed, word_size=word_size)  # type: ignore[arg-type]
+
+
+def test_auto_takes_the_word_size_measured_faster(cache_dir: Path) -> None:
+    # The built-in table (bench/word_sizes.py on the H200) has HMult faster
+    # with 64-bit words at every set: the default, auto, keeps them; forced,
+    # either size is taken.
+    assert rf.compile(mixed, TARGET, cache_dir=cache_dir).word_size == 64
+    assert rf.compile(mixed, TARGET, word_size="auto", cache_dir=cache_dir).word_size == 64
+    assert rf.compile(mixed, TARGET, word_size=64, cache_dir=cache_dir).word_size == 64
+    assert rf.compile(mixed, TARGET, word_size=32, cache_dir=cache_dir).word_size == 32
 
 
 def test_given_moduli_too_wide_for_32_bit_words_are_refused(cache_dir: Path) -> None:

@@ -1,7 +1,7 @@
 // RUN: ringfuse-opt %s --split-input-file --bfv-select-parameters=word-bits=32 --verify-diagnostics
 // RUN: not ringfuse-opt %s --split-input-file --bfv-select-parameters=word-bits=48 2>&1 | FileCheck %s --check-prefix=BITS
 
-// BITS: error: bfv-select-parameters: word-bits must be 32 or 64, got 48
+// BITS: error: bfv-select-parameters: word-bits must be 32, 64 or auto, got '48'
 
 // A given Q with a prime of 2^30 or more cannot have 32-bit words.
 // expected-error@+1 {{with 32-bit words every modulus is below 2^30, but 34359697409 is not}}
