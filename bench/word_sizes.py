@@ -23,6 +23,7 @@ import argparse
 import json
 import statistics
 import sys
+import tempfile
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -125,7 +126,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     sets = SETS[: args.sets]
     runs = (2, 5) if args.device == "cpu" else (10, 50)
-    cache = args.cache or Path(__import__("tempfile").mkdtemp(prefix="ringfuse-words-"))
+    cache = args.cache or Path(tempfile.mkdtemp(prefix="ringfuse-words-"))
     records = measure(sets, args.variants.split(","), args.device, args.rounds, runs, cache)
     report = {**report_header("word_sizes", args.device),
               "method": method(args.device, runs) + f" {args.rounds} alternating rounds; "

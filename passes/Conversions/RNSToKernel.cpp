@@ -53,13 +53,6 @@ bool isNtt(rns::TransformAttr shape) {
   return !shape || shape.getKind() == rns::TransformKind::ntt;
 }
 
-/// The word size of the program `op` is part of (its module's
-/// bfv.word_bits).
-unsigned wordBitsAt(Operation *op) {
-  auto module = op->getParentOfType<ModuleOp>();
-  return module ? bfv::wordBitsOf(module) : 64;
-}
-
 /// The forward NTT that transforms `op`'s output straight from its input,
 /// or null: a fast conversion from one prime whose words every output
 /// prime's NTT takes as they are, read by that NTT alone.
@@ -72,7 +65,7 @@ rns::NttOp transformOfConversion(rns::ConvertOp op) {
   if (!transform || from.size() != 1 || !isNtt(transform.getTransformAttr()))
     return nullptr;
   for (uint64_t q : op.getType().getBasis().getModuli())
-    if (!runtime::isLazyNttInput(wordBitsAt(op) / 8, from[0], q))
+    if (!runtime::isLazyNttInput(bfv::wordBitsAt(op) / 8, from[0], q))
       return nullptr;
   return transform;
 }
@@ -82,7 +75,7 @@ rns::NttOp transformOfConversion(rns::ConvertOp op) {
 /// one the default.
 bool isFusedShape(Operation *op, rns::TransformAttr shape, rns::PolyType type) {
   unsigned logN = llvm::Log2_64(type.getDegree());
-  const unsigned wordBits = wordBitsAt(op);
+  const unsigned wordBits = bfv::wordBitsAt(op);
   runtime::NttShape nttShape = runtime::defaultNttShape(wordBits / 8, logN);
   if (shape) {
     if (!shape.runsInPrograms(wordBits) || !isNtt(shape))
@@ -491,7 +484,7 @@ private:
   template <typename TransformOp> LogicalResult lowerTransform(TransformOp op) {
     // A program's transforms run on its buffers' words.
     rns::TransformAttr transform = op.getTransformAttr();
-    const unsigned wordBits = wordBitsAt(op);
+    const unsigned wordBits = bfv::wordBitsAt(op);
     if (transform && !transform.runsInPrograms(wordBits))
       return op.emitOpError()
              << "has " << transform << ", but its program's words are "

@@ -325,36 +325,44 @@ private:
   // for every NTT shape, so the shape is only checked: a program refused on
   // the GPU is refused here too.
 
+  /// f on `words` words of data as 64-bit words, read and written in place.
+  template <typename Word, typename F>
+  static void inPlace(Word *data, size_t words, F f) {
+    WideSpan<Word> wide(data, words, true);
+    f(wide.words());
+    wide.commit();
+  }
+
   template <typename Word>
   void ntt_forwardOn(const NttCall &call, RfRuntime *, int, Word *data, int,
                      int, int) {
-    WideSpan<Word> wide(data, call.basis->ntt.size() * s_.n, true);
-    transformLimbs(*call.basis, s_.n, wide.words(), /*forward=*/true);
-    wide.commit();
+    inPlace(data, call.basis->ntt.size() * s_.n, [&](uint64_t *words) {
+      transformLimbs(*call.basis, s_.n, words, /*forward=*/true);
+    });
   }
 
   template <typename Word>
   void ntt_inverseOn(const NttCall &call, RfRuntime *, int, Word *data, int,
                      int, int) {
-    WideSpan<Word> wide(data, call.basis->ntt.size() * s_.n, true);
-    transformLimbs(*call.basis, s_.n, wide.words(), /*forward=*/false);
-    wide.commit();
+    inPlace(data, call.basis->ntt.size() * s_.n, [&](uint64_t *words) {
+      transformLimbs(*call.basis, s_.n, words, /*forward=*/false);
+    });
   }
 
   template <typename Word>
   void dgt_forwardOn(const DgtCall &call, RfRuntime *, int, Word *data) {
-    WideSpan<Word> wide(data, call.basis->dgt.size() * s_.n, true);
-    for (size_t i = 0; i < call.basis->dgt.size(); ++i)
-      call.basis->dgt[i]->forwardAsNtt(wide.words() + i * s_.n);
-    wide.commit();
+    inPlace(data, call.basis->dgt.size() * s_.n, [&](uint64_t *words) {
+      for (size_t i = 0; i < call.basis->dgt.size(); ++i)
+        call.basis->dgt[i]->forwardAsNtt(words + i * s_.n);
+    });
   }
 
   template <typename Word>
   void dgt_inverseOn(const DgtCall &call, RfRuntime *, int, Word *data) {
-    WideSpan<Word> wide(data, call.basis->dgt.size() * s_.n, true);
-    for (size_t i = 0; i < call.basis->dgt.size(); ++i)
-      call.basis->dgt[i]->inverseAsNtt(wide.words() + i * s_.n);
-    wide.commit();
+    inPlace(data, call.basis->dgt.size() * s_.n, [&](uint64_t *words) {
+      for (size_t i = 0; i < call.basis->dgt.size(); ++i)
+        call.basis->dgt[i]->inverseAsNtt(words + i * s_.n);
+    });
   }
 
   template <typename Word>

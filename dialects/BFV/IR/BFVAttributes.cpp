@@ -165,6 +165,13 @@ unsigned wordBitsOf(ModuleOp module) {
   return attr ? unsigned(attr.getValue().getLimitedValue()) : 64;
 }
 
+unsigned wordBitsAt(Operation *op) {
+  auto module = dyn_cast<ModuleOp>(op);
+  if (!module)
+    module = op->getParentOfType<ModuleOp>();
+  return module ? wordBitsOf(module) : 64;
+}
+
 void setWordBits(ModuleOp module, unsigned bits) {
   module->setAttr(
       BFVDialect::kWordBitsAttrName,

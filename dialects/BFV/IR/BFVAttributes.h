@@ -12,6 +12,7 @@
 
 namespace mlir {
 class ModuleOp;
+class Operation;
 } // namespace mlir
 
 namespace ringfuse::bfv {
@@ -22,6 +23,9 @@ Variant variantOf(mlir::ModuleOp module);
 void setVariant(mlir::ModuleOp module, Variant variant);
 /// A module's word size: its `bfv.word_bits`, else 64.
 unsigned wordBitsOf(mlir::ModuleOp module);
+/// The word size of the program `op` is part of: its module's (or, for a
+/// module, its own) wordBitsOf; 64 outside any module.
+unsigned wordBitsAt(mlir::Operation *op);
 /// Records `bits` (32 or 64) as the module's `bfv.word_bits`.
 void setWordBits(mlir::ModuleOp module, unsigned bits);
 /// The widest primes a program of `wordBits`-bit words may have: 30 bits for

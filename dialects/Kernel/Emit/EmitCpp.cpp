@@ -129,8 +129,7 @@ public:
     if (failed(checkValues(outputs.asArrayRef(), returned, "outputs")))
       return failure();
     n_ = params_.getRingDegree();
-    auto module = func_->getParentOfType<ModuleOp>();
-    wordBits_ = module ? bfv::wordBitsOf(module) : 64;
+    wordBits_ = bfv::wordBitsAt(func_);
     // A planned program: its slots, buffers and moduli are the kernel
     // dialect's to verify (KernelDialect::verifyOperationAttribute).
     if (!func_->hasAttr(kernel::KernelDialect::kSlotsAttrName))

@@ -5,7 +5,6 @@
 #include "dialects/Common/NumberTheory.h"
 #include "dialects/Kernel/IR/KernelOps.h"
 
-#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
 
@@ -40,8 +39,7 @@ bool isProgramModulus(uint64_t modulus, uint64_t n, uint64_t t) {
 LogicalResult verifyProgramBuffers(FunctionOpInterface function,
                                    ringfuse::bfv::ParamsAttr params) {
   const uint64_t n = params.getRingDegree(), t = params.getPlaintextModulus();
-  auto module = function->getParentOfType<ModuleOp>();
-  const unsigned wordBits = module ? ringfuse::bfv::wordBitsOf(module) : 64;
+  const unsigned wordBits = ringfuse::bfv::wordBitsAt(function);
   if (wordBits == 32 && t >= (uint64_t(1) << 32))
     return function->emitOpError()
            << "is a program of 32-bit words (bfv.word_bits), but its "

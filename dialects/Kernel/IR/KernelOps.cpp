@@ -4,7 +4,6 @@
 #include "ringfuse/runtime/ntt_shape.h"
 #include "ringfuse/runtime/sum_of_products.h"
 
-#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
@@ -230,8 +229,7 @@ LogicalResult verifyOneLimbInput(LaunchOp op, BufferType in, BufferType out) {
     return op.emitOpError() << "transforms every limb from one limb of the "
                                "same degree, got "
                             << in << " for " << out;
-  auto module = op->getParentOfType<ModuleOp>();
-  const unsigned bytes = (module ? ringfuse::bfv::wordBitsOf(module) : 64) / 8;
+  const unsigned bytes = ringfuse::bfv::wordBitsAt(op) / 8;
   for (uint64_t q : out.getBasis().getModuli())
     if (!ringfuse::runtime::isLazyNttInput(bytes, from[0], q))
       return op.emitOpError()
@@ -476,8 +474,7 @@ LogicalResult verifyTransform(LaunchOp op) {
   rns::TransformAttr shape = op.getTransformAttr();
   if (!shape)
     return success();
-  auto module = op->getParentOfType<ModuleOp>();
-  const unsigned wordBits = module ? ringfuse::bfv::wordBitsOf(module) : 64;
+  const unsigned wordBits = ringfuse::bfv::wordBitsAt(op);
   if (!shape.runsInPrograms(wordBits))
     return op.emitOpError() << "its program's words are " << wordBits
                             << " bits (bfv.word_bits), got " << shape;
