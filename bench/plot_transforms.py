@@ -4,10 +4,10 @@
     python3 bench/plot_transforms.py passes/CostModels/data/transform-costs.json \\
         --out bench/results/transforms-h200.png [--direction forward]
 
-One line per variant (NTT or DGT, 64- or 32-bit words, with or without
-on-the-fly twiddling), each point the fastest shape the table holds for that
-variant at that logN, for log Q = 1260 (21 limbs of 60 bits or 42 of 30 bits),
-beside the floor of the 64-bit and 32-bit transforms and Phantom's radix-8 NTT.
+One line per variant (NTT or DGT, with or without on-the-fly twiddling), each
+point the fastest shape the table holds for that variant at that logN, for
+log Q = 1260 (21 limbs of 60 bits), beside the transforms' floor and Phantom's
+radix-8 NTT.
 Needs matplotlib (`pip install matplotlib`; not a dependency of ringfuse).
 """
 
@@ -28,7 +28,7 @@ def best_times(entries: list[dict], direction: str) -> dict[str, dict[int, float
     for e in entries:
         if e["direction"] != direction:
             continue
-        name = f"{e['transform'].upper()} {e['word']}-bit"
+        name = e["transform"].upper()
         if e["transform"] == "ntt":
             name += " OT" if e["ot"] else " no OT"
         points = lines.setdefault(name, {})
@@ -55,13 +55,12 @@ def main() -> None:
         log_ns = sorted(lines[name])
         axes.plot(log_ns, [lines[name][n] for n in log_ns], marker="o", label=name)
     log_ns = sorted({n for points in lines.values() for n in points})
-    for word, style in ((64, ":"), (32, "-.")):
-        axes.plot(log_ns, [floor_us(word, n)["floor_us"] for n in log_ns], style,
-                  color="gray", label=f"floor, {word}-bit words")
+    axes.plot(log_ns, [floor_us(n)["floor_us"] for n in log_ns], ":", color="gray",
+              label="floor")
     if args.direction == "forward":
         phantom = sorted(PHANTOM_FORWARD_US)
         axes.plot(phantom, [PHANTOM_FORWARD_US[n] for n in phantom], "k--",
-                  label="Phantom radix-8 NTT (64-bit)")
+                  label="Phantom radix-8 NTT")
     axes.set_yscale("log")
     axes.set_xlabel("logN")
     axes.set_ylabel(f"{args.direction} transform of log Q = 1260 bits (us)")

@@ -3,8 +3,8 @@
 
 Runs `transform_bench` (bench/cuda, built with the CUDA runtime) over every
 decomposition the runtime supports, for a polynomial of log Q = 1260 bits: 21
-limbs of 60-bit primes (64-bit words) or 42 limbs of 30-bit primes (32-bit
-words), at logN = 10 .. 17, forward and inverse, NTT and DGT. Every timed
+limbs of 60-bit primes, at logN = 10 .. 17, forward and inverse, NTT and DGT.
+Every timed
 transform is first checked word for word against the CPU reference.
 
     python3 bench/tune_transforms.py --bench build/runtime/bench/cuda/transform_bench \\
@@ -28,14 +28,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 LOG_Q_BITS = 1260
-LIMBS = {64: 21, 32: 42}
-PRIME_BITS = {64: 60, 32: 30}
+LIMBS = 21
 
 # Ceilings measured on a lent H200: a device-to-device copy (bytes read plus
 # written), and Harvey/Shoup butterflies with lazy reduction on operands in
 # registers.
 COPY_BYTES_PER_S = 4.25e12
-BUTTERFLIES_PER_S = {64: 7.95e11, 32: 3.09e12}
+BUTTERFLIES_PER_S = 7.95e11
 
 METHOD = (
     "transform_bench: random residues below each prime; the output of the first "
@@ -49,32 +48,27 @@ METHOD = (
 @dataclass(frozen=True)
 class Variant:
     transform: str
-    word: int
     log_n: int
     direction: str
     log_n1: int = 0
     radix: int = 0
     ot: int = 0
 
-    @property
-    def limbs(self) -> int:
-        return LIMBS[self.word]
-
     def line(self) -> str:
         return (
-            f"{self.transform} {self.word} {self.log_n} {self.limbs} {self.direction} "
+            f"{self.transform} {self.log_n} {LIMBS} {self.direction} "
             f"{self.log_n1} {self.radix} {self.ot}"
         )
 
 
-def ntt_shapes(word: int, log_n: int) -> list[tuple[int, int, int]]:
+def ntt_shapes(log_n: int) -> list[tuple[int, int, int]]:
     """Every (logN1, radix, ot) ntt.cu supports (isSupportedNttShape's rules)."""
     shapes = []
-    for log_n1 in (0, 4, 5, 6, 7, 8, 9):
+    for log_n1 in (0, 4, 5, 6, 7, 8):
         log_n2 = log_n - log_n1
         if log_n2 > 11 or log_n1 >= log_n:
             continue
-        if log_n1 and (log_n2 < 4 or (word == 64 and log_n1 > 8)):
+        if log_n1 and log_n2 < 4:
             continue
         for radix in (4, 8, 16):
             if log_n1 and 16 * (1 << log_n1) // radix > 1024:
@@ -87,28 +81,27 @@ def ntt_shapes(word: int, log_n: int) -> list[tuple[int, int, int]]:
 
 def variants(log_ns: list[int], quick: bool) -> list[Variant]:
     out = []
-    for word in (64, 32):
-        for log_n in log_ns:
-            for direction in ("forward", "inverse"):
-                # The DGT's split of N/2 = R x C is fixed (dgt.h's dgtShape);
-                # the table records log R as its logN1.
-                out.append(Variant("dgt", word, log_n, direction, (log_n - 1) // 2))
-                for log_n1, radix, ot in ntt_shapes(word, log_n):
-                    if quick and radix == 16:
-                        continue
-                    out.append(Variant("ntt", word, log_n, direction, log_n1, radix, ot))
+    for log_n in log_ns:
+        for direction in ("forward", "inverse"):
+            # The DGT's split of N/2 = R x C is fixed (dgt.h's dgtShape); the
+            # table records log R as its logN1.
+            out.append(Variant("dgt", log_n, direction, (log_n - 1) // 2))
+            for log_n1, radix, ot in ntt_shapes(log_n):
+                if quick and radix == 16:
+                    continue
+                out.append(Variant("ntt", log_n, direction, log_n1, radix, ot))
     return out
 
 
-def floor_us(word: int, log_n: int) -> dict[str, float]:
+def floor_us(log_n: int) -> dict[str, float]:
     """The floor of one transform of every limb: data read and written once
     at copy bandwidth, and N/2 log N butterflies per limb at the butterfly rate
     (a DGT does the same work in Gaussian-integer butterflies over N/2 points)."""
-    limbs, n = LIMBS[word], 1 << log_n
-    byte_count = 2 * limbs * n * word // 8
+    limbs, n = LIMBS, 1 << log_n
+    byte_count = 2 * limbs * n * 8
     butterflies = limbs * n // 2 * log_n
     memory = byte_count / COPY_BYTES_PER_S * 1e6
-    compute = butterflies / BUTTERFLIES_PER_S[word] * 1e6
+    compute = butterflies / BUTTERFLIES_PER_S * 1e6
     return {"bytes": byte_count, "butterflies": butterflies, "memory_us": memory,
             "compute_us": compute, "floor_us": max(memory, compute)}
 
@@ -142,8 +135,8 @@ def main() -> int:
             failures.append(record)
             continue
         entries.append({
-            "transform": variant.transform, "word": variant.word, "logN": variant.log_n,
-            "limbs": variant.limbs, "direction": variant.direction,
+            "transform": variant.transform, "logN": variant.log_n,
+            "limbs": LIMBS, "direction": variant.direction,
             "logN1": variant.log_n1, "radix": variant.radix, "ot": variant.ot,
             "median_us": round(record["median_us"], 3),
             "min_us": round(record["min_us"], 3), "max_us": round(record["max_us"], 3),
@@ -164,13 +157,13 @@ def main() -> int:
           f"{'x floor':>8}{'TB/s':>7}{'bfly/s':>10}")
     best: dict[tuple, dict] = {}
     for e in entries:
-        key = (e["transform"], e["word"], e["direction"], e["ot"] > 0, e["logN"])
+        key = (e["transform"], e["direction"], e["ot"] > 0, e["logN"])
         if key not in best or e["median_us"] < best[key]["median_us"]:
             best[key] = e
     for key in sorted(best):
         e = best[key]
-        f = floor_us(e["word"], e["logN"])
-        name = f"{e['transform']}{e['word']} {e['direction'][:3]}{' OT' if key[3] else ''}"
+        f = floor_us(e["logN"])
+        name = f"{e['transform']} {e['direction'][:3]}{' OT' if key[2] else ''}"
         shape = "fixed split" if e["transform"] == "dgt" else \
             f"N1=2^{e['logN1']} r{e['radix']} ot{e['ot']}"
         seconds = e["median_us"] * 1e-6

@@ -126,10 +126,7 @@ def BFVSelectParameters : Pass<"bfv-select-parameters", "::mlir::ModuleOp"> {
     estimates the noise every output accumulates (CircuitNoiseAnalysis: fresh
     encryption, multiplications, plaintext products, additions, key
     switches, in bits) and picks the smallest ring degree N, and for it the
-    widest primes (60 bits, or 30 with `word-bits=32`, down to 25) of which
-    there are enough at N, whose Q holds that noise plus a margin (and P
-    one prime of the same width; with 32-bit words two where the bound
-    allows, digits of two primes)
+    widest primes (60 bits down to 25), whose Q holds that noise plus a margin
     while log2(QP) stays within the 2024 security bound for N. A circuit
     computes on slot vectors, so N is restricted to batching degrees (t a
     prime = 1 mod 2N), and a t that batches at no allowed N (a power of two,
@@ -140,27 +137,12 @@ def BFVSelectParameters : Pass<"bfv-select-parameters", "::mlir::ModuleOp"> {
     `reserve-depth`, Q also leaves room at the outputs for that many further
     products by fresh ciphertexts, each relinearized (for a caller that will
     multiply the outputs again).
-
-    With `word-bits=auto` the word size is the one measured faster: the
-    parameters are chosen for 64-bit words, and where the word-size table's
-    entry of that N nearest in log Q has HMult faster with 32-bit words (and
-    a 32-bit set holds the circuit), chosen again for 32-bit words. Given
-    parameters are kept, with 32-bit words where that entry says so and
-    every modulus fits them.
   }];
   let options = [
     Option<"marginBits", "margin-bits", "unsigned", /*default=*/"10",
            "Noise budget (bits) left at the outputs beyond the estimate">,
     Option<"reserveDepth", "reserve-depth", "unsigned", /*default=*/"0",
-           "Further products by fresh ciphertexts the outputs must allow">,
-    Option<"wordBits", "word-bits", "std::string", /*default=*/"\"64\"",
-           "The program's word size: 64, 32 (Q's and P's primes below 2^30, "
-           "and the module records bfv.word_bits = 32) or auto (the one "
-           "measured faster at the chosen N and log Q: word-size-table)">,
-    Option<"wordSizeTable", "word-size-table", "std::string",
-           /*default=*/"\"\"",
-           "HMult measured with both word sizes (bench/word_sizes.py; empty: "
-           "passes/CostModels/data/word_size-costs.json, compiled in)">
+           "Further products by fresh ciphertexts the outputs must allow">
   ];
   let dependentDialects = ["::ringfuse::bfv::BFVDialect"];
 }
@@ -426,41 +408,37 @@ def RNSFuse : Pass<"rns-fuse", "::mlir::ModuleOp"> {
 }
 
 def RNSChooseTransform : Pass<"rns-choose-transform", "::mlir::ModuleOp"> {
-  let summary = "Choose each transform's kernel, word size and decomposition";
+  let summary = "Choose each transform's kernel and decomposition";
   let description = [{
     Sets `transform = #rns.transform<...>` on every rns.ntt and rns.intt:
-    the kind (ntt, dgt), word size (32, 64), log N1, per-thread radix and
+    the kind (ntt, dgt), log N1, per-thread radix and
     on-the-fly stages that cost least for its ring degree N = 2^logN, limb
     count L and direction (TransformCostModel).
 
     Costs come from the autotuner's table (bench/tune_transforms.py; the
     `cost-table` file, or passes/CostModels/data/transform-costs.json as compiled into
     the binary): if it has entries for this logN and direction among the
-    allowed kinds and words, the cheapest of those, each scaled linearly to
+    allowed kinds, the cheapest of those, each scaled linearly to
     the op's limbs, median_us * L / limbs (one launch covers all limbs, and
     at tuned sizes the GPU is full). Otherwise the analytic roofline model
     picks among every supported shape:
 
       time = max(bytes / 4.25 TB/s, butterflies / rate) + steps * 2 us
 
-    with rate 7.95e11 butterflies/s for 64-bit words and 3.09e12 for 32-bit
-    (H200 ceilings); for the NTT, steps = 2 if logN1 > 0 else 1, bytes =
-    L (steps * 2 w N + 2 w T) with w the word's bytes and T the twiddles
+    with rate 7.95e11 butterflies/s (the H200's ceiling for 64-bit words);
+    for the NTT, steps = 2 if logN1 > 0 else 1, bytes =
+    L (steps * 16 N + 16 T) with T the twiddles
     read, N - 1, or 2^(logN - k) - 1 + k 2^logN1 + N2 / 2 with k on-the-fly
     stages; butterflies = L N / 2 (logN + k) (an on-the-fly twiddle is two
     products). The DGT: 2 steps, T = 2 N, L (N / 2 (logN - 1) + 3 N)
-    products. Programs run the DGT with 64-bit words (dgt_forward /
-    dgt_inverse) and one more pass, its Gaussian pairs to the NTT's words, so
+    products. Programs run the DGT (dgt_forward / dgt_inverse) and one more
+    pass, its Gaussian pairs to the NTT's words, so
     that every other kernel reads the NTT's words: the table's DGT times,
     which lack it, and the model both add its read and write of the data and
     its launch. Ties keep the smaller logN1, radix, ot (and the NTT over the
     DGT).
 
-    The word size is the program's: the module's `bfv.word_bits` (32 where
-    bfv-select-parameters chose 32-bit words, else 64), since a program's
-    transforms run on its buffers' words. 32-bit words need every modulus
-    below 2^30. An op that no allowed kind can run on those words is an
-    error.
+    An op that no allowed kind can run is an error.
   }];
   let options = [
     Option<"costTable", "cost-table", "std::string", /*default=*/"\"\"",

@@ -1,7 +1,7 @@
 //===- transform_bench.cpp - times the GPU transforms ---------------------===//
 //
 // Reads one configuration per line on stdin:
-//   <ntt|dgt> <word bits 32|64> <logN> <limbs> <forward|inverse> <logN1> <radix> <otStages>
+//   <ntt|dgt> <logN> <limbs> <forward|inverse> <logN1> <radix> <otStages>
 // (the DGT's split is fixed by N: its last three fields are ignored)
 // and prints one JSON object per line: the median time of one transform of
 // all limbs, in microseconds, and whether the output equals the CPU
@@ -50,7 +50,7 @@ constexpr int kWarmupBatches = 3, kTimedBatches = 15;
 
 struct Config {
   std::string transform, direction;
-  unsigned wordBits = 64, logN = 0, limbs = 0;
+  unsigned logN = 0, limbs = 0;
   cuda::NttShape shape;
 };
 
@@ -247,9 +247,8 @@ std::string time(const Config &c, const std::vector<uint64_t> &primes,
 template <typename Word>
 std::string run(const Config &c, std::mt19937_64 &rng) {
   const size_t n = size_t(1) << c.logN;
-  const unsigned bits = sizeof(Word) == 8 ? 60 : 30;
-  const std::vector<uint64_t> primes = rt::findPrimesBelow(
-      bits, c.limbs, 2 * n, [](uint64_t) { return false; });
+  const std::vector<uint64_t> primes =
+      rt::findPrimesBelow(60, c.limbs, 2 * n, [](uint64_t) { return false; });
   if (primes.size() != c.limbs)
     throw rt::Error("not enough primes");
   if (c.transform == "dgt")
@@ -268,21 +267,19 @@ int main() {
       continue;
     std::istringstream fields(line);
     Config c;
-    fields >> c.transform >> c.wordBits >> c.logN >> c.limbs >> c.direction >>
+    fields >> c.transform >> c.logN >> c.limbs >> c.direction >>
         c.shape.logN1 >> c.shape.radix >> c.shape.otStages;
     std::printf("{\"config\": \"%s\", ", line.c_str());
     try {
       if (!fields || (c.transform != "ntt" && c.transform != "dgt") ||
-          (c.direction != "forward" && c.direction != "inverse") ||
-          (c.wordBits != 32 && c.wordBits != 64))
-        throw rt::Error("expected: <ntt|dgt> <32|64> <logN> <limbs> "
+          (c.direction != "forward" && c.direction != "inverse"))
+        throw rt::Error("expected: <ntt|dgt> <logN> <limbs> "
                         "<forward|inverse> <logN1> <radix> <otStages>");
       std::string why;
       if (c.transform == "ntt" &&
-          !cuda::isSupportedNttShape(c.wordBits / 8, c.logN, c.shape, &why))
+          !cuda::isSupportedNttShape(c.logN, c.shape, &why))
         throw rt::Error(why);
-      const std::string result =
-          c.wordBits == 64 ? run<uint64_t>(c, rng) : run<uint32_t>(c, rng);
+      const std::string result = run<uint64_t>(c, rng);
       std::printf("%s}\n", result.c_str());
       if (result.find("\"correct\": false") != std::string::npos)
         ++failures;

@@ -463,7 +463,6 @@ PYBIND11_MODULE(_runtime, m) {
                              [](const Program &p) { return hold(p.context()); })
       .def_property_readonly("name", &Program::name)
       .def_property_readonly("variant", &Program::variant)
-      .def_property_readonly("word_size", &Program::wordBits)
       .def_property_readonly("insecure", &Program::insecure)
       .def_property_readonly("input_kinds",
                              [](const Program &p) {

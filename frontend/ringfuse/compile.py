@@ -89,7 +89,6 @@ def compile(
     optimize: bool = True,
     max_galois_keys: int = 0,
     max_galois_key_bytes: int = 0,
-    word_size: int | str = "auto",
     cache_dir: str | os.PathLike[str] | None = None,
 ) -> Program:
     """Compile a circuit into a `Program` that runs on encrypted inputs.
@@ -122,12 +121,8 @@ def compile(
     `max_galois_keys` / `max_galois_key_bytes` (0: no limit) bound the Galois
     keys the program needs (`prog.galois_elements`, `prog.galois_key_bytes`):
     beyond, rotations are built from power-of-two steps, more key switches
-    for less key memory. `word_size` is 64, 32 or "auto" (the default): with
-    32, every modulus of the program (Q, P and the auxiliary bases) is below
-    2^30, about twice the primes for the same Q, and the program runs on
-    32-bit words; "auto" takes the word size measured faster for HMult at
-    the parameters chosen (`prog.word_size` says which). `cache_dir`
-    overrides `$RINGFUSE_CACHE_DIR` / `~/.cache/ringfuse`.
+    for less key memory. `cache_dir` overrides
+    `$RINGFUSE_CACHE_DIR` / `~/.cache/ringfuse`.
 
     `target` is "cpu", "cuda" (the GPU; CUDA source built with nvcc) or
     "auto", which picks the GPU when one is usable and says so on stderr.
@@ -139,7 +134,7 @@ def compile(
     """
     options = PipelineOptions(
         variant, reserve_depth, transforms,  # type: ignore[arg-type]
-        optimize, max_galois_keys, max_galois_key_bytes, word_size,
+        optimize, max_galois_keys, max_galois_key_bytes,
     )
     device = resolve_target(target)
     traced = trace(circuit, params=params)
@@ -152,9 +147,6 @@ def compile(
             f"program was built: {library_path}); use target='cpu' or 'auto'"
         )
     return Program._load(library_path, traced, source_path, device)
-
-
-WORD_SIZES = (32, 64, "auto")
 
 
 def check_target(target: object) -> None:
@@ -333,7 +325,6 @@ class PipelineOptions:
     optimize: bool = True
     max_galois_keys: int = 0
     max_galois_key_bytes: int = 0
-    word_size: int | str = "auto"
 
     def __post_init__(self) -> None:
         check_variant(self.variant)
@@ -343,11 +334,6 @@ class PipelineOptions:
         object.__setattr__(self, "transforms", tuple(self.transforms))
         if not isinstance(self.optimize, bool):
             raise ValueError(f"optimize must be True or False, not {self.optimize!r}")
-        if isinstance(self.word_size, bool) or not any(
-                self.word_size == size and type(self.word_size) is type(size)
-                for size in WORD_SIZES):
-            raise ValueError(
-                f"word_size must be 32 or 64 (bits) or 'auto', not {self.word_size!r}")
         # The compiler's options are 32-bit (keys) and 64-bit (bytes) unsigned.
         for name, bound in (("max_galois_keys", 2**32), ("max_galois_key_bytes", 2**64)):
             value = getattr(self, name)
@@ -369,7 +355,6 @@ class PipelineOptions:
             + ([f"max-galois-keys={self.max_galois_keys}"] if self.max_galois_keys else [])
             + ([f"max-galois-key-bytes={self.max_galois_key_bytes}"]
                if self.max_galois_key_bytes else [])
-            + ([] if self.word_size == "auto" else [f"word-bits={self.word_size}"])
         )
         return (f"{PIPELINE}={' '.join(options)}" if options else PIPELINE,)
 

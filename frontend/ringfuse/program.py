@@ -73,9 +73,6 @@ class Program:
         # The multiplication variant compiled in: with variant="auto", the
         # one the compiler's cost model chose.
         self.variant: str = native.variant
-        # The bits of its words (word_size=32 at compile, else 64): the width
-        # of every buffer it runs on.
-        self.word_size: int = native.word_size
         self._relin_key: RelinKey | None = None
         self._galois_keys: GaloisKeys | None = None
         self._keys_bound = False

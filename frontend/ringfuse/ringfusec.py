@@ -28,7 +28,6 @@ from .circuit import Circuit, Trace, TraceError, trace
 from .compile import (
     DEFAULT_TRANSFORMS,
     RUNTIME_INCLUDE_DIR,
-    WORD_SIZES,
     Cache,
     PipelineOptions,
     cuda_compiler,
@@ -97,7 +96,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             optimize=not arguments.no_optimize,
             max_galois_keys=arguments.max_galois_keys,
             max_galois_key_bytes=arguments.max_galois_key_bytes,
-            word_size=arguments.word_size,
             circuit_name=arguments.circuit,
         )
     except (RingfusecError, CompilerError, TraceError, TypeError, ValueError) as error:
@@ -151,12 +149,6 @@ def _parser() -> argparse.ArgumentParser:
         help="at most BYTES of Galois keys (0: no limit)",
     )
     parser.add_argument(
-        "--word-size", type=lambda text: text if text == "auto" else int(text),
-        choices=WORD_SIZES, default="auto", metavar="BITS",
-        help="64, 32 (every modulus below 2^30, the program on 32-bit words) or auto "
-        "(the default: the one measured faster at the chosen parameters)",
-    )
-    parser.add_argument(
         "--circuit", metavar="NAME", help="which circuit, if the file defines several"
     )
     return parser
@@ -185,7 +177,6 @@ def build(
     optimize: bool = True,
     max_galois_keys: int = 0,
     max_galois_key_bytes: int = 0,
-    word_size: int | str = "auto",
     circuit_name: str | None = None,
     cache_dir: str | os.PathLike[str] | None = None,
 ) -> Executable:
@@ -197,7 +188,7 @@ def build(
     """
     options = PipelineOptions(
         variant, reserve_depth, transforms,  # type: ignore[arg-type]
-        optimize, max_galois_keys, max_galois_key_bytes, word_size,
+        optimize, max_galois_keys, max_galois_key_bytes,
     )
     device = resolve_target(target)
     output = Path(output)

@@ -22,7 +22,6 @@
 // transforms, a product set), lowered where its root is.
 //
 //===----------------------------------------------------------------------===//
-#include "dialects/BFV/IR/BFVAttributes.h"
 #include "dialects/Kernel/IR/KernelOps.h"
 #include "dialects/RNS/IR/RNSOps.h"
 #include "passes/Conversions/ElementwiseGroups.h"
@@ -65,20 +64,18 @@ rns::NttOp transformOfConversion(rns::ConvertOp op) {
   if (!transform || from.size() != 1 || !isNtt(transform.getTransformAttr()))
     return nullptr;
   for (uint64_t q : op.getType().getBasis().getModuli())
-    if (!runtime::isLazyNttInput(bfv::wordBitsAt(op) / 8, from[0], q))
+    if (!runtime::isLazyNttInput(from[0], q))
       return nullptr;
   return transform;
 }
 
-/// Whether a fused forward NTT (ntt_key_switch, ntt_products) of the
-/// program `op` is part of runs the transform attribute's shape, or without
-/// one the default.
-bool isFusedShape(Operation *op, rns::TransformAttr shape, rns::PolyType type) {
+/// Whether a fused forward NTT (ntt_key_switch, ntt_products) runs the
+/// transform attribute's shape, or without one the default.
+bool isFusedShape(rns::TransformAttr shape, rns::PolyType type) {
   unsigned logN = llvm::Log2_64(type.getDegree());
-  const unsigned wordBits = bfv::wordBitsAt(op);
-  runtime::NttShape nttShape = runtime::defaultNttShape(wordBits / 8, logN);
+  runtime::NttShape nttShape = runtime::defaultNttShape(logN);
   if (shape) {
-    if (!shape.runsInPrograms(wordBits) || !isNtt(shape))
+    if (!isNtt(shape))
       return false;
     nttShape = shape.nttShape();
   }
@@ -92,8 +89,7 @@ rns::TransformAttr fusedTransform(rns::TransformAttr shape,
   runtime::NttShape fused =
       runtime::fusedNttShape(llvm::Log2_64(type.getDegree()), shape.nttShape());
   return rns::TransformAttr::get(shape.getContext(), shape.getKind(),
-                                 shape.getWord(), fused.logN1, fused.radix,
-                                 fused.otStages);
+                                 fused.logN1, fused.radix, fused.otStages);
 }
 
 /// Whether the inner product runs in its digits' NTTs (ntt_key_switch): every
@@ -110,7 +106,7 @@ bool transformsItsDigits(rns::KeySwitchInnerProductOp op) {
     else if (transform.getTransformAttr() != shape)
       return false;
   }
-  return isFusedShape(op, shape, cast<rns::PolyType>(op.getK0().getType()));
+  return isFusedShape(shape, cast<rns::PolyType>(op.getK0().getType()));
 }
 
 /// The inner product that op's output goes into as a digit it transforms
@@ -221,7 +217,7 @@ std::vector<ProductSet> findProductSets(
               set.roots.size() <= size_t(runtime::kMaxProductOutputs) &&
               products <= size_t(runtime::kMaxProducts) &&
               first.getType().getDegree() >= (uint64_t(1) << fromLogN) &&
-              isFusedShape(first, first.getTransformAttr(), first.getType());
+              isFusedShape(first.getTransformAttr(), first.getType());
     for (rns::NttOp factor : set.factors)
       fusable = fusable &&
                 factor.getTransformAttr() == first.getTransformAttr() &&
@@ -482,14 +478,7 @@ private:
   /// a conversion transformOfConversion finds reads the conversion's input
   /// into a buffer of its own.
   template <typename TransformOp> LogicalResult lowerTransform(TransformOp op) {
-    // A program's transforms run on its buffers' words.
     rns::TransformAttr transform = op.getTransformAttr();
-    const unsigned wordBits = bfv::wordBitsAt(op);
-    if (transform && !transform.runsInPrograms(wordBits))
-      return op.emitOpError()
-             << "has " << transform << ", but its program's words are "
-             << wordBits << " bits (bfv.word_bits; rns-choose-transform "
-             << "chooses them)";
     constexpr bool forward = std::is_same_v<TransformOp, rns::NttOp>;
     const bool dgt =
         transform && transform.getKind() == rns::TransformKind::dgt;

@@ -26,32 +26,26 @@ llvm::Error tableError(StringRef source, const llvm::Twine &message) {
 }
 
 // The H200's measured ceilings (bench/README.md): HBM3e bandwidth, and
-// Shoup butterflies per second of ntt.cu's kernels with 64- and 32-bit words
-// when nothing waits for memory.
+// Shoup butterflies per second of ntt.cu's kernels when nothing waits for
+// memory.
 constexpr double kBytesPerSecond = 4.25e12;
-constexpr double kButterfliesPerSecond64 = 7.95e11;
-constexpr double kButterfliesPerSecond32 = 3.09e12;
+constexpr double kButterfliesPerSecond = 7.95e11;
 // What one more kernel on the stream costs: a launch and the tail of the
 // previous grid draining before the next may start.
 constexpr double kLaunchMicroseconds = 2.0;
-
-/// Whether a shape is the DGT as programs run it (64-bit words): the
-/// table's bare DGT and one more pass, its Gaussian pairs to the NTT's words
-/// (DgtTables::forwardAsNtt), which the autotuner does not time.
-bool isProgramDgt(const TransformShape &shape) {
-  return shape.kind == rns::TransformKind::dgt && shape.word == 64;
-}
 
 /// Kernels a transform launches, each a pass over the data: two for the DGT
 /// and a split NTT (column and row steps), one for an NTT in one step; and
 /// the DGT's pass to the NTT's order in programs.
 unsigned passesOverData(const TransformShape &shape) {
   if (shape.kind == rns::TransformKind::dgt)
-    return isProgramDgt(shape) ? 3 : 2;
+    return 3; // the program DGT's pass to the NTT's order (below)
   return shape.logN1 > 0 ? 2 : 1;
 }
 
-/// The program DGT's extra pass: it reads and writes the data once.
+/// The DGT as programs run it is the table's bare DGT and one more pass, its
+/// Gaussian pairs to the NTT's words (DgtTables::forwardAsNtt), which the
+/// autotuner does not time: it reads and writes the data once.
 double nttOrderPassMicroseconds(unsigned logN, unsigned limbs) {
   return limbs * 2 * 8 * std::ldexp(1.0, logN) / kBytesPerSecond * 1e6 +
          kLaunchMicroseconds;
@@ -109,13 +103,11 @@ Expected<TransformCostTable> TransformCostTable::parse(StringRef json,
     entry.shape.kind = *rns::symbolizeTransformKind(*kind);
     entry.forward = *direction == "forward";
     entry.medianMicroseconds = *median;
-    for (auto [key, field] :
-         {std::pair(StringRef("word"), &entry.shape.word),
-          std::pair(StringRef("logN"), &entry.logN),
-          std::pair(StringRef("limbs"), &entry.limbs),
-          std::pair(StringRef("logN1"), &entry.shape.logN1),
-          std::pair(StringRef("radix"), &entry.shape.radix),
-          std::pair(StringRef("ot"), &entry.shape.ot)})
+    for (auto [key, field] : {std::pair(StringRef("logN"), &entry.logN),
+                              std::pair(StringRef("limbs"), &entry.limbs),
+                              std::pair(StringRef("logN1"), &entry.shape.logN1),
+                              std::pair(StringRef("radix"), &entry.shape.radix),
+                              std::pair(StringRef("ot"), &entry.shape.ot)})
       if (llvm::Error error = integer(key, *field))
         return std::move(error);
     if (entry.limbs == 0)
@@ -125,7 +117,7 @@ Expected<TransformCostTable> TransformCostTable::parse(StringRef json,
     // A table that names a shape the GPU cannot run was not measured on it.
     const TransformShape &s = entry.shape;
     std::string problem = rns::TransformAttr::transformProblem(
-        s.kind, s.word, s.logN1, s.radix, s.ot, 1u << entry.logN, {});
+        s.kind, s.logN1, s.radix, s.ot, 1u << entry.logN, {});
     if (!problem.empty())
       return tableError(source, where + ": " + problem);
     table.entries_.push_back(entry);
@@ -144,50 +136,45 @@ Expected<TransformCostTable> TransformCostTable::load(StringRef path) {
 }
 
 TransformCostModel::TransformCostModel(TransformCostTable table,
-                                       llvm::ArrayRef<rns::TransformKind> kinds,
-                                       llvm::ArrayRef<unsigned> words)
-    : table_(std::move(table)), kinds_(kinds), words_(words) {
-  // A fixed order (ntt before dgt, wide words first), so that ties go the
-  // same way whatever order the options list them in.
+                                       llvm::ArrayRef<rns::TransformKind> kinds)
+    : table_(std::move(table)), kinds_(kinds) {
+  // A fixed order (ntt before dgt), so that ties go the same way whatever
+  // order the option lists them in.
   llvm::sort(kinds_);
   kinds_.erase(std::unique(kinds_.begin(), kinds_.end()), kinds_.end());
-  llvm::sort(words_, std::greater<unsigned>());
-  words_.erase(std::unique(words_.begin(), words_.end()), words_.end());
 }
 
 bool TransformCostModel::allowed(const TransformShape &shape, unsigned degree,
                                  llvm::ArrayRef<uint64_t> moduli) const {
   return llvm::is_contained(kinds_, shape.kind) &&
-         llvm::is_contained(words_, shape.word) &&
-         rns::TransformAttr::transformProblem(shape.kind, shape.word,
-                                              shape.logN1, shape.radix,
-                                              shape.ot, degree, moduli)
+         rns::TransformAttr::transformProblem(
+             shape.kind, shape.logN1, shape.radix, shape.ot, degree, moduli)
              .empty();
 }
 
 // time = max(bytes / 4.25 TB/s, butterflies / rate) + steps * 2 us, with N =
-// 2^logN, w the word's bytes and L limbs:
+// 2^logN, 8-byte words and L limbs:
 //   NTT: steps = 2 when logN1 > 0 (a column and a row launch), else 1; each
-//     step reads and writes the data, 2 w N L bytes. Twiddles are Shoup
-//     pairs (2 w bytes) per limb: N - 1 of them tabulated; with k on-the-fly
+//     step reads and writes the data, 16 N L bytes. Twiddles are Shoup
+//     pairs (16 bytes) per limb: N - 1 of them tabulated; with k on-the-fly
 //     stages the last k stages instead read k per row (2^logN1 rows) and a
 //     table of N2 / 2 shared by all rows, so 2^(logN - k) - 1 + k 2^logN1 +
 //     N2 / 2. Butterflies: N / 2 logN per limb, and those of an on-the-fly
 //     stage count twice (their twiddle is a product of two Shoup products).
-//   DGT: 2 steps (3 with 64-bit words: programs' pass to the NTT's order,
-//     which reads and writes the data once more); twiddles are the twist (N/2
-//     Gaussian Shoup pairs, 4 w bytes each), the step-2 and the stage twiddles
+//   DGT: 3 steps (2 and programs' pass to the NTT's order, which reads and
+//     writes the data once more); twiddles are the twist (N/2 Gaussian Shoup
+//     pairs, 32 bytes each), the step-2 and the stage twiddles
 //     (N/2 Shoup pairs each): 4 w N per limb. Products: N/4 log(N/2) Gaussian
 //     butterflies of two Shoup products, the twist's four per Gaussian and step
 //     2's two: N/2 (logN - 1) + 3 N per limb.
-//   rate = 7.95e11 per second for 64-bit words, 3.09e12 for 32-bit.
+//   rate = 7.95e11 per second.
 double TransformCostModel::modelMicroseconds(const TransformShape &shape,
                                              unsigned logN, unsigned limbs) {
-  const double n = std::ldexp(1.0, logN), w = shape.word / 8.0;
+  const double n = std::ldexp(1.0, logN), w = 8;
   const double steps = passesOverData(shape);
   double twiddles, butterflies;
   if (shape.kind == rns::TransformKind::dgt) {
-    twiddles = 2 * n; // in Shoup pairs: 4 w N bytes
+    twiddles = 2 * n; // in Shoup pairs: 32 N bytes
     butterflies = n / 2 * (logN - 1) + 3 * n;
   } else {
     const unsigned k = shape.ot, logN2 = logN - shape.logN1;
@@ -198,10 +185,8 @@ double TransformCostModel::modelMicroseconds(const TransformShape &shape,
     butterflies = n / 2 * (logN + k);
   }
   const double bytes = limbs * (steps * 2 * w * n + twiddles * 2 * w);
-  const double rate =
-      shape.word == 32 ? kButterfliesPerSecond32 : kButterfliesPerSecond64;
-  const double seconds =
-      std::max(bytes / kBytesPerSecond, limbs * butterflies / rate);
+  const double seconds = std::max(bytes / kBytesPerSecond,
+                                  limbs * butterflies / kButterfliesPerSecond);
   return seconds * 1e6 + launchMicroseconds(shape);
 }
 
@@ -238,7 +223,7 @@ TransformCostModel::choose(unsigned degree, llvm::ArrayRef<uint64_t> moduli,
   }
   for (const TransformCostTable::Entry *entry : nearest) {
     double cost = entry->medianMicroseconds * limbs / entry->limbs;
-    if (isProgramDgt(entry->shape))
+    if (entry->shape.kind == rns::TransformKind::dgt)
       cost += nttOrderPassMicroseconds(logN, limbs);
     if (!best || cost < best->microseconds)
       best = Choice{entry->shape, cost, /*fromTable=*/true};
@@ -249,27 +234,27 @@ TransformCostModel::choose(unsigned degree, llvm::ArrayRef<uint64_t> moduli,
   // The model, over every supported configuration in a fixed order (so a
   // tie keeps the first: the smaller logN1, radix and ot; the model does not
   // see the radix at all).
-  for (rns::TransformKind kind : kinds_)
-    for (unsigned word : words_) {
-      llvm::SmallVector<TransformShape> candidates;
-      if (kind == rns::TransformKind::dgt) {
-        candidates.push_back({kind, word, (logN - 1) / 2, 0, 0});
-      } else {
-        for (unsigned logN1 : {0u, 4u, 5u, 6u, 7u, 8u, 9u})
-          for (unsigned radix : {4u, 8u, 16u})
-            for (unsigned ot = 0;
-                 logN1 < logN && ot <= std::min<unsigned>(logN - logN1, runtime::kNttMaxOtStages);
-                 ++ot)
-              candidates.push_back({kind, word, logN1, radix, ot});
-      }
-      for (const TransformShape &shape : candidates) {
-        if (!allowed(shape, degree, moduli))
-          continue;
-        double cost = modelMicroseconds(shape, logN, limbs);
-        if (!best || cost < best->microseconds)
-          best = Choice{shape, cost, /*fromTable=*/false};
-      }
+  for (rns::TransformKind kind : kinds_) {
+    llvm::SmallVector<TransformShape> candidates;
+    if (kind == rns::TransformKind::dgt) {
+      candidates.push_back({kind, (logN - 1) / 2, 0, 0});
+    } else {
+      for (unsigned logN1 : {0u, 4u, 5u, 6u, 7u, 8u})
+        for (unsigned radix : {4u, 8u, 16u})
+          for (unsigned ot = 0;
+               logN1 < logN &&
+               ot <= std::min<unsigned>(logN - logN1, runtime::kNttMaxOtStages);
+               ++ot)
+            candidates.push_back({kind, logN1, radix, ot});
     }
+    for (const TransformShape &shape : candidates) {
+      if (!allowed(shape, degree, moduli))
+        continue;
+      double cost = modelMicroseconds(shape, logN, limbs);
+      if (!best || cost < best->microseconds)
+        best = Choice{shape, cost, /*fromTable=*/false};
+    }
+  }
   return best;
 }
 

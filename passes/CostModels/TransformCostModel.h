@@ -22,20 +22,19 @@
 
 namespace ringfuse {
 
-/// One transform configuration: kind, word size and split, as the attribute.
+/// One transform configuration: kind and split, as the attribute.
 struct TransformShape {
   rns::TransformKind kind = rns::TransformKind::ntt;
-  unsigned word = 64;
   unsigned logN1 = 0;
   unsigned radix = 4;
   unsigned ot = 0;
 
   bool operator==(const TransformShape &other) const {
-    return kind == other.kind && word == other.word && logN1 == other.logN1 &&
-           radix == other.radix && ot == other.ot;
+    return kind == other.kind && logN1 == other.logN1 && radix == other.radix &&
+           ot == other.ot;
   }
   rns::TransformAttr toAttr(mlir::MLIRContext *context) const {
-    return rns::TransformAttr::get(context, kind, word, logN1, radix, ot);
+    return rns::TransformAttr::get(context, kind, logN1, radix, ot);
   }
 };
 
@@ -53,7 +52,7 @@ public:
 
   /// Parses the JSON the autotuner writes:
   ///   {"device": ..., "date": "YYYY-MM-DD", "method": ...,
-  ///    "entries": [{"transform": "ntt"|"dgt", "word": 32|64, "logN", "limbs",
+  ///    "entries": [{"transform": "ntt"|"dgt", "logN", "limbs",
   ///                 "direction": "forward"|"inverse", "logN1", "radix",
   ///                 "ot", "median_us"}, ...]}
   /// Every field is required; every entry's shape must be one the GPU runs.
@@ -81,18 +80,17 @@ public:
     bool fromTable = false;
   };
 
-  /// `kinds` and `words`: what the target can run (the pass options).
+  /// `kinds`: what the target can run (the pass option).
   TransformCostModel(TransformCostTable table,
-                     llvm::ArrayRef<rns::TransformKind> kinds,
-                     llvm::ArrayRef<unsigned> words);
+                     llvm::ArrayRef<rns::TransformKind> kinds);
 
   /// For limbs of `degree` words over `moduli`. Where the table has entries
-  /// for this degree and direction (of allowed kinds and words that fit the
-  /// moduli), the cheapest of them, each scaled linearly to the op's limb
+  /// for this degree and direction (of allowed kinds that fit the moduli),
+  /// the cheapest of them, each scaled linearly to the op's limb
   /// count: median_us * limbs / entry limbs (a launch transforms all limbs
   /// at once, and at the tuned sizes the GPU is full, so time grows with
   /// the data). Otherwise the shape the analytic model likes best among
-  /// the supported ones. Nothing when no allowed kind and word can run it.
+  /// the supported ones. Nothing when no allowed kind can run it.
   std::optional<Choice> choose(unsigned degree, llvm::ArrayRef<uint64_t> moduli,
                                bool forward) const;
 
@@ -110,7 +108,6 @@ private:
 
   TransformCostTable table_;
   llvm::SmallVector<rns::TransformKind> kinds_;
-  llvm::SmallVector<unsigned> words_;
 };
 
 } // namespace ringfuse

@@ -40,7 +40,6 @@ void buildRingfusePipeline(mlir::OpPassManager &pm,
                            const RingfusePipelineOptions &options) {
   BFVSelectParametersOptions parameters;
   parameters.reserveDepth = options.reserveDepth;
-  parameters.wordBits = options.wordBits;
   pm.addPass(createBFVSelectParameters(parameters));
   pm.addPass(createBFVExpandSlotSums());
   // The whole-circuit rewrites at the scheme level, where sums, products

@@ -33,12 +33,6 @@ struct RingfusePipelineOptions
                      "selection leaves room for them, and leveled HPS does "
                      "not spend it"),
       llvm::cl::init(0)};
-  Option<std::string> wordBits{
-      *this, "word-bits",
-      llvm::cl::desc("The program's word size: 64, 32 (every modulus, Q, P "
-                     "and the auxiliary bases, below 2^30) or auto (the one "
-                     "measured faster at the chosen parameters)"),
-      llvm::cl::init("auto")};
   Option<bool> optimize{
       *this, "optimize",
       llvm::cl::desc("Whole-circuit optimizations: baby-step giant-step, "

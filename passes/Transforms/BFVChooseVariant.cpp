@@ -49,7 +49,7 @@ struct BFVChooseVariant : public impl::BFVChooseVariantBase<BFVChooseVariant> {
       module.emitError() << "bfv-choose-variant: " << llvm::toString(table.takeError());
       return signalPassFailure();
     }
-    TransformCostModel transforms(std::move(*table), {rns::TransformKind::ntt}, {64});
+    TransformCostModel transforms(std::move(*table), {rns::TransformKind::ntt});
     CircuitCostModel model(transforms);
 
     SmallVector<NamedAttribute> costs;

@@ -8,7 +8,6 @@
 #include "passes/Passes.h"
 #include "passes/CostModels/TransformCostModel.h"
 
-#include "dialects/BFV/IR/BFVAttributes.h"
 #include "dialects/RNS/IR/RNSOps.h"
 
 namespace ringfuse {
@@ -41,8 +40,7 @@ struct RNSChooseTransform
                         isa<rns::NttOp>(op));
       if (!choice) {
         op->emitOpError() << "no allowed transform runs " << type
-                          << " (check the kinds option and the module's "
-                             "bfv.word_bits)";
+                          << " (check the kinds option)";
         return signalPassFailure();
       }
       op->setAttr("transform", choice->shape.toAttr(op->getContext()));
@@ -65,9 +63,6 @@ struct RNSChooseTransform
     // The NTT unless asked: it is what every fused kernel runs.
     if (allowedKinds.empty())
       allowedKinds.push_back(rns::TransformKind::ntt);
-    // A program's transforms run on its buffers' words: the module's
-    // bfv.word_bits.
-    SmallVector<unsigned> words = {bfv::wordBitsOf(getOperation())};
 
     llvm::Expected<TransformCostTable> table =
         TransformCostTable::load(costTable);
@@ -76,7 +71,7 @@ struct RNSChooseTransform
                          << llvm::toString(table.takeError());
       return std::nullopt;
     }
-    return TransformCostModel(std::move(*table), allowedKinds, words);
+    return TransformCostModel(std::move(*table), allowedKinds);
   }
 };
 } // namespace

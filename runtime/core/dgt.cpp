@@ -365,6 +365,5 @@ void DgtTables<Word>::multiplyPointwise(const Word *a, const Word *b,
 }
 
 template class DgtTables<uint64_t>;
-template class DgtTables<uint32_t>;
 
 } // namespace ringfuse::runtime

@@ -127,25 +127,6 @@ void NttTables::inverse(uint64_t *a) const {
   inverseLazy(a, n_, inverseRootPowers_.data(), inverseDegree_, modulus_.value);
 }
 
-NttTables32::NttTables32(uint32_t q, size_t n) : n_(n), q_(q) {
-  checkDegree(n);
-  if (q >= (uint32_t(1) << 30))
-    throw Error("32-bit NTT modulus " + std::to_string(q) +
-                " is not below 2^30 (lazy butterflies need two spare bits)");
-  root_ = static_cast<uint32_t>(minimalPrimitiveRoot(q, 2 * n));
-  buildRootPowers(q, n, root_, rootPowers_, inverseRootPowers_);
-  inverseDegree_ = ShoupConstant32(
-      static_cast<uint32_t>(invertModSlow(n % q, q)), q);
-}
-
-void NttTables32::forward(uint32_t *a) const {
-  forwardLazy(a, n_, rootPowers_.data(), q_);
-}
-
-void NttTables32::inverse(uint32_t *a) const {
-  inverseLazy(a, n_, inverseRootPowers_.data(), inverseDegree_, q_);
-}
-
 std::vector<size_t> batchingSlotPositions(size_t n) {
   const unsigned logN = __builtin_ctzll(n);
   const uint64_t twoN = 2 * n;

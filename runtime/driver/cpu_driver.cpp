@@ -18,10 +18,7 @@
 
 #include <algorithm>
 #include <chrono>
-#include <functional>
 #include <new>
-#include <optional>
-#include <type_traits>
 
 namespace ringfuse::runtime::detail {
 namespace {
@@ -120,7 +117,6 @@ void roundInto(const RfRuntime *s, const ScaleRoundEntry &entry,
 /// call's basis, summed in digit order as evaluation.cpp's keySwitch
 /// accumulates them.
 void innerProduct(const RfRuntime *s, const KeySwitchCall &call,
-                  const RfKeySwitchAddend &addend,
                   const uint64_t *const *digits, uint64_t *out0,
                   uint64_t *out1) {
   const Context &context = *s->context;
@@ -140,6 +136,7 @@ void innerProduct(const RfRuntime *s, const KeySwitchCall &call,
       out1[base + c] = sum1;
     }
   }
+  const RfKeySwitchAddend &addend = call.addend;
   for (size_t i = 0; i < size_t(addend.limbs); ++i) {
     const Modulus &m = context.qp().modulus(call.keyLimb(i));
     const uint64_t scale = addend.scales[i];
@@ -175,99 +172,163 @@ void transformSources(const RfRuntime *s, int basis,
   }
 }
 
-/// A span of a buffer of the program's words as the 64-bit words the
-/// reference code takes: the span itself for 64-bit words; for 32-bit words
-/// a widened copy (of a span the kernel reads), narrowed back into the span
-/// by commit() (a span it writes). Words below 2^32 (the moduli of a 32-bit
-/// program are below 2^30) convert both ways exactly.
-template <typename Word> class WideSpan;
-
-template <> class WideSpan<uint64_t> {
-public:
-  WideSpan(const uint64_t *span, size_t)
-      : span_(const_cast<uint64_t *>(span)) {}
-  WideSpan(uint64_t *span, size_t, bool) : span_(span) {}
-  uint64_t *words() { return span_; }
-  void commit() {}
-
-private:
-  uint64_t *span_;
-};
-
-template <> class WideSpan<uint32_t> {
-public:
-  /// A span the kernel reads.
-  WideSpan(const uint32_t *span, size_t words) : wide_(span, span + words) {}
-  /// A span the kernel writes, and reads first where `read`.
-  WideSpan(uint32_t *span, size_t words, bool read) : out_(span) {
-    if (read)
-      wide_.assign(span, span + words);
-    else
-      wide_.resize(words);
-  }
-  uint64_t *words() { return wide_.data(); }
-  void commit() {
-    if (out_)
-      std::copy(wide_.begin(), wide_.end(), out_);
-  }
-
-private:
-  uint32_t *out_ = nullptr;
-  std::vector<uint64_t> wide_;
-};
-
-/// WideSpans of several spans of `words` each (digits, factors, outputs),
-/// and their 64-bit pointers.
-template <typename Word> class WideSpans {
-public:
-  template <typename Pointer>
-  WideSpans(const Pointer *spans, size_t count,
-            const std::function<size_t(size_t)> &words, bool read = true) {
-    for (size_t j = 0; j < count; ++j) {
-      if constexpr (std::is_const_v<std::remove_pointer_t<Pointer>>)
-        spans_.emplace_back(spans[j], words(j));
-      else
-        spans_.emplace_back(spans[j], words(j), read);
-    }
-    for (WideSpan<Word> &span : spans_)
-      pointers_.push_back(span.words());
-  }
-  uint64_t *const *pointers() const { return pointers_.data(); }
-  void commit() {
-    for (WideSpan<Word> &span : spans_)
-      span.commit();
-  }
-
-private:
-  std::vector<WideSpan<Word>> spans_;
-  std::vector<uint64_t *> pointers_;
-};
-
-class CpuDriver final : public Driver, public WordKernels<uint32_t> {
+class CpuDriver final : public Driver {
 public:
   explicit CpuDriver(RfRuntime &s) : s_(s) { placeBuffers(); }
 
-  WordKernels<uint32_t> *narrowKernels() override { return this; }
-
-  // Each kernel on both word sizes: the reference code on 64-bit words,
-  // which a program of 32-bit words reaches through WideSpans.
-#define RF_CPU_ENTRY(name, Call, parameters, arguments, ...)                   \
-  void name(const Call &call, RF_UNPAREN parameters) override {                \
-    name##On(call, RF_UNPAREN arguments);                                      \
+  // The reference computes the same words for every shape, so the shape is
+  // only checked: a program refused on the GPU is refused here too.
+  void ntt_forward(const NttCall &call, RfRuntime *, int, uint64_t *data, int,
+                   int, int) override {
+    transformLimbs(*call.basis, s_.n, data, /*forward=*/true);
   }
-#define RF_KERNEL RF_CPU_ENTRY
-#define RF_WORD uint64_t
-#define RF_ADDEND RfKeySwitchAddend
-#include "ringfuse/runtime/kernel_catalog.def"
-#undef RF_WORD
-#undef RF_ADDEND
-#define RF_KERNEL RF_CPU_ENTRY
-#define RF_WORD uint32_t
-#define RF_ADDEND RfKeySwitchAddend32
-#include "ringfuse/runtime/kernel_catalog.def"
-#undef RF_WORD
-#undef RF_ADDEND
-#undef RF_CPU_ENTRY
+
+  void ntt_inverse(const NttCall &call, RfRuntime *, int, uint64_t *data, int,
+                   int, int) override {
+    transformLimbs(*call.basis, s_.n, data, /*forward=*/false);
+  }
+
+  void dgt_forward(const DgtCall &call, RfRuntime *, int,
+                   uint64_t *data) override {
+    for (size_t i = 0; i < call.basis->dgt.size(); ++i)
+      call.basis->dgt[i]->forwardAsNtt(data + i * s_.n);
+  }
+
+  void dgt_inverse(const DgtCall &call, RfRuntime *, int,
+                   uint64_t *data) override {
+    for (size_t i = 0; i < call.basis->dgt.size(); ++i)
+      call.basis->dgt[i]->inverseAsNtt(data + i * s_.n);
+  }
+
+  void ntt_forward_from(const NttCall &call, RfRuntime *, int, int,
+                        const uint64_t *in, uint64_t *out, int, int,
+                        int) override {
+    transformOneLimb(*call.basis, s_.n, in, out);
+  }
+
+  void convert(const ConvertCall &call, RfRuntime *, int, const uint64_t *in,
+               uint64_t *out) override {
+    Staged target(call.overlapping, call.outWords, out);
+    convertWith(*call.plan, in, s_.n, target.words());
+  }
+
+  void scale_round(const ScaleRoundCall &call, RfRuntime *rt, int,
+                   const uint64_t *in, uint64_t *out) override {
+    scaleRound(rt, call, in, out);
+  }
+
+  void scale_round_add(const ScaleRoundCall &call, RfRuntime *rt, int,
+                       const uint64_t *in, const uint64_t *addend,
+                       uint64_t *out) override {
+    scaleRound(rt, call, in, out);
+    const std::vector<uint64_t> &moduli = s_.bases[call.entry->output].moduli;
+    for (size_t k = 0; k < moduli.size(); ++k)
+      for (size_t j = k * s_.n; j < (k + 1) * s_.n; ++j)
+        out[j] = addMod(out[j], addend[j], moduli[k]);
+  }
+
+  /// round(Q m / t) = floor(Q/t) m + floor((2 (Q mod t) m + t) / 2t) mod
+  /// each output prime: encryption.cpp's addScaledPlaintext, written, not
+  /// added.
+  void scale_up(const ScaleUpCall &call, RfRuntime *, int, const uint64_t *in,
+                uint64_t *out) override {
+    const ScaleUpPlan &plan = *call.plan;
+    const Context &context = *s_.context;
+    const size_t n = s_.n, limbs = call.limbs;
+    Staged target(call.overlapping, limbs * n, out);
+    const uint64_t t = context.plaintextModulus(), r = context.qModT();
+    for (size_t j = 0; j < n; ++j) {
+      uint64_t m = in[j];
+      uint64_t correction =
+          static_cast<uint64_t>((2 * static_cast<uint128_t>(r) * m + t) /
+                                (2 * static_cast<uint128_t>(t)));
+      for (size_t i = 0; i < limbs; ++i) {
+        const Modulus &q = plan.outputModuli[i];
+        target.words()[i * n + j] = addMod(mulMod(plan.deltaModOutput[i], m, q),
+                                           reduce(correction, q), q.value);
+      }
+    }
+  }
+
+  void automorphism(const AutomorphismCall &call, RfRuntime *, int,
+                    uint64_t galoisElement, const uint64_t *in,
+                    uint64_t *out) override {
+    const size_t n = s_.n;
+    for (size_t i = 0; i < call.basis->moduli.size(); ++i)
+      applyAutomorphism(in + i * n, n, galoisElement, call.basis->moduli[i],
+                        out + i * n);
+  }
+
+  void automorphism_evaluation(const AutomorphismCall &call, RfRuntime *, int,
+                               uint64_t galoisElement, const uint64_t *in,
+                               uint64_t *out) override {
+    const size_t n = s_.n;
+    for (size_t i = 0; i < call.basis->moduli.size(); ++i)
+      applyEvaluationAutomorphism(in + i * n, n, galoisElement, out + i * n);
+  }
+
+  void key_switch_inner_product(const KeySwitchCall &call, RfRuntime *rt, int,
+                                int, const uint64_t *const *digits, int,
+                                uint64_t *out0, uint64_t *out1,
+                                const RfKeySwitchAddend *) override {
+    innerProduct(rt, call, digits, out0, out1);
+  }
+
+  /// The digits transformed into their scratch buffers, then the inner
+  /// product of those.
+  void ntt_key_switch(const NttKeySwitchCall &call, RfRuntime *rt, int,
+                      int basis, const int *, const uint64_t *const *digits,
+                      uint64_t *const *scratch, int, uint64_t *out0,
+                      uint64_t *out1, const RfKeySwitchAddend *, int, int,
+                      int) override {
+    transformSources(rt, basis, call.oneLimb, digits, scratch);
+    innerProduct(rt, call.keySwitch, scratch, out0, out1);
+  }
+
+  /// The factors transformed into their scratch buffers, then each output's
+  /// products of those (canonical words, so the order of the sum is not
+  /// seen).
+  void ntt_products(const NttProductsCall &call, RfRuntime *rt, int basis,
+                    const int *, const uint64_t *const *factors,
+                    uint64_t *const *scratch, int, const int *pairs,
+                    int pairCount, uint64_t *const *outputs, int outputCount,
+                    int, int, int) override {
+    transformSources(rt, basis, call.oneLimb, factors, scratch);
+    const BasisPlan &plan = s_.bases[basis];
+    const size_t n = s_.n;
+    for (int k = 0; k < outputCount; ++k)
+      std::fill(outputs[k], outputs[k] + call.words, 0);
+    for (int p = 0; p < pairCount; ++p) {
+      const uint64_t *a = scratch[pairs[3 * p + 1]];
+      const uint64_t *b = scratch[pairs[3 * p + 2]];
+      uint64_t *out = outputs[pairs[3 * p]];
+      for (size_t i = 0; i < plan.moduli.size(); ++i) {
+        const Modulus m(plan.moduli[i]);
+        for (size_t c = i * n; c < (i + 1) * n; ++c)
+          out[c] = addMod(out[c], mulMod(a[c], b[c], m), m.value);
+      }
+    }
+  }
+
+  /// Every output's words by the word rule the GPU computes too
+  /// (sum_of_products.h), from 0 or (accumulating) the output's own word:
+  /// the same words on both drivers, bit for bit.
+  void sum_of_products(const SumOfProductsCall &call, RfRuntime *, int,
+                       const uint64_t *const *factors, int, const int *, int,
+                       uint64_t *const *outputs, int, int) override {
+    const size_t n = s_.n;
+    for (size_t limb = 0; limb < call.basis->moduli.size(); ++limb) {
+      const Modulus q(call.basis->moduli[limb]);
+      for (int k = 0; k < call.outputCount; ++k) {
+        uint64_t *out = outputs[k];
+        for (size_t i = limb * n; i < (limb + 1) * n; ++i)
+          out[i] =
+              sumOfProductsWord(factors, call.first.data(), call.second.data(),
+                                call.firstProduct[k], call.firstProduct[k + 1],
+                                i, call.accumulate ? out[i] : 0, q);
+      }
+    }
+  }
 
   /// No stream and no launches to check: generated loops run on the host.
   void *stream() override { return nullptr; }
@@ -285,9 +346,10 @@ public:
     for (const ValueLayout &layout : s_.outputs) {
       Ciphertext ct{s_.context, layout.components,
                     std::vector<uint64_t>(layout.components * qWords)};
-      for (size_t k = 0; k < layout.components; ++k)
-        loadWords(s_, s_.bufferData[layout.buffers[k]], qWords,
-                  ct.component(k));
+      for (size_t k = 0; k < layout.components; ++k) {
+        const uint64_t *source = buffers_[layout.buffers[k]].data();
+        std::copy(source, source + qWords, ct.component(k));
+      }
       outputs.push_back(std::move(ct));
     }
     return outputs;
@@ -321,268 +383,6 @@ public:
   bool replaysGraph() const override { return false; }
 
 private:
-  // The kernels, on either word size. The reference computes the same words
-  // for every NTT shape, so the shape is only checked: a program refused on
-  // the GPU is refused here too.
-
-  /// f on `words` words of data as 64-bit words, read and written in place.
-  template <typename Word, typename F>
-  static void inPlace(Word *data, size_t words, F f) {
-    WideSpan<Word> wide(data, words, true);
-    f(wide.words());
-    wide.commit();
-  }
-
-  template <typename Word>
-  void ntt_forwardOn(const NttCall &call, RfRuntime *, int, Word *data, int,
-                     int, int) {
-    inPlace(data, call.basis->ntt.size() * s_.n, [&](uint64_t *words) {
-      transformLimbs(*call.basis, s_.n, words, /*forward=*/true);
-    });
-  }
-
-  template <typename Word>
-  void ntt_inverseOn(const NttCall &call, RfRuntime *, int, Word *data, int,
-                     int, int) {
-    inPlace(data, call.basis->ntt.size() * s_.n, [&](uint64_t *words) {
-      transformLimbs(*call.basis, s_.n, words, /*forward=*/false);
-    });
-  }
-
-  template <typename Word>
-  void dgt_forwardOn(const DgtCall &call, RfRuntime *, int, Word *data) {
-    inPlace(data, call.basis->dgt.size() * s_.n, [&](uint64_t *words) {
-      for (size_t i = 0; i < call.basis->dgt.size(); ++i)
-        call.basis->dgt[i]->forwardAsNtt(words + i * s_.n);
-    });
-  }
-
-  template <typename Word>
-  void dgt_inverseOn(const DgtCall &call, RfRuntime *, int, Word *data) {
-    inPlace(data, call.basis->dgt.size() * s_.n, [&](uint64_t *words) {
-      for (size_t i = 0; i < call.basis->dgt.size(); ++i)
-        call.basis->dgt[i]->inverseAsNtt(words + i * s_.n);
-    });
-  }
-
-  template <typename Word>
-  void ntt_forward_fromOn(const NttCall &call, RfRuntime *, int, int,
-                          const Word *in, Word *out, int, int, int) {
-    WideSpan<Word> wideIn(in, s_.n);
-    WideSpan<Word> wideOut(out, call.basis->moduli.size() * s_.n, false);
-    transformOneLimb(*call.basis, s_.n, wideIn.words(), wideOut.words());
-    wideOut.commit();
-  }
-
-  template <typename Word>
-  void convertOn(const ConvertCall &call, RfRuntime *, int, const Word *in,
-                 Word *out) {
-    WideSpan<Word> wideIn(in, call.inWords);
-    WideSpan<Word> wideOut(out, call.outWords, false);
-    {
-      Staged target(call.overlapping, call.outWords, wideOut.words());
-      convertWith(*call.plan, wideIn.words(), s_.n, target.words());
-    }
-    wideOut.commit();
-  }
-
-  template <typename Word>
-  void scale_roundOn(const ScaleRoundCall &call, RfRuntime *rt, int,
-                     const Word *in, Word *out) {
-    WideSpan<Word> wideIn(in, call.inWords);
-    WideSpan<Word> wideOut(out, call.outWords, false);
-    scaleRound(rt, call, wideIn.words(), wideOut.words());
-    wideOut.commit();
-  }
-
-  template <typename Word>
-  void scale_round_addOn(const ScaleRoundCall &call, RfRuntime *rt, int,
-                         const Word *in, const Word *addend, Word *out) {
-    WideSpan<Word> wideIn(in, call.inWords);
-    WideSpan<Word> wideAddend(addend, call.outWords);
-    WideSpan<Word> wideOut(out, call.outWords, false);
-    uint64_t *sum = wideOut.words();
-    const uint64_t *added = wideAddend.words();
-    scaleRound(rt, call, wideIn.words(), sum);
-    const std::vector<uint64_t> &moduli = s_.bases[call.entry->output].moduli;
-    for (size_t k = 0; k < moduli.size(); ++k)
-      for (size_t j = k * s_.n; j < (k + 1) * s_.n; ++j)
-        sum[j] = addMod(sum[j], added[j], moduli[k]);
-    wideOut.commit();
-  }
-
-  /// round(Q m / t) = floor(Q/t) m + floor((2 (Q mod t) m + t) / 2t) mod
-  /// each output prime: encryption.cpp's addScaledPlaintext, written, not
-  /// added.
-  template <typename Word>
-  void scale_upOn(const ScaleUpCall &call, RfRuntime *, int, const Word *in,
-                  Word *out) {
-    const ScaleUpPlan &plan = *call.plan;
-    const Context &context = *s_.context;
-    const size_t n = s_.n, limbs = call.limbs;
-    WideSpan<Word> wideIn(in, n);
-    WideSpan<Word> wideOut(out, limbs * n, false);
-    {
-      Staged target(call.overlapping, limbs * n, wideOut.words());
-      const uint64_t t = context.plaintextModulus(), r = context.qModT();
-      for (size_t j = 0; j < n; ++j) {
-        uint64_t m = wideIn.words()[j];
-        uint64_t correction =
-            static_cast<uint64_t>((2 * static_cast<uint128_t>(r) * m + t) /
-                                  (2 * static_cast<uint128_t>(t)));
-        for (size_t i = 0; i < limbs; ++i) {
-          const Modulus &q = plan.outputModuli[i];
-          target.words()[i * n + j] =
-              addMod(mulMod(plan.deltaModOutput[i], m, q),
-                     reduce(correction, q), q.value);
-        }
-      }
-    }
-    wideOut.commit();
-  }
-
-  template <typename Word>
-  void automorphismOn(const AutomorphismCall &call, RfRuntime *, int,
-                      uint64_t galoisElement, const Word *in, Word *out) {
-    const size_t n = s_.n, words = call.basis->moduli.size() * n;
-    WideSpan<Word> wideIn(in, words);
-    WideSpan<Word> wideOut(out, words, false);
-    for (size_t i = 0; i < call.basis->moduli.size(); ++i)
-      applyAutomorphism(wideIn.words() + i * n, n, galoisElement,
-                        call.basis->moduli[i], wideOut.words() + i * n);
-    wideOut.commit();
-  }
-
-  template <typename Word>
-  void automorphism_evaluationOn(const AutomorphismCall &call, RfRuntime *, int,
-                                 uint64_t galoisElement, const Word *in,
-                                 Word *out) {
-    const size_t n = s_.n, words = call.basis->moduli.size() * n;
-    WideSpan<Word> wideIn(in, words);
-    WideSpan<Word> wideOut(out, words, false);
-    for (size_t i = 0; i < call.basis->moduli.size(); ++i)
-      applyEvaluationAutomorphism(wideIn.words() + i * n, n, galoisElement,
-                                  wideOut.words() + i * n);
-    wideOut.commit();
-  }
-
-  template <typename Word>
-  void key_switch_inner_productOn(const KeySwitchCall &call, RfRuntime *rt, int,
-                                  int, const Word *const *digits, int,
-                                  Word *out0, Word *out1,
-                                  const KeySwitchAddendOf<Word> *) {
-    const size_t words = call.limbs * s_.n;
-    WideSpans<Word> wideDigits(digits, call.digits,
-                               [&](size_t) { return words; });
-    innerProductOn<Word>(rt, call, wideDigits.pointers(), out0, out1);
-  }
-
-  /// The digits transformed into their scratch buffers, then the inner
-  /// product of those.
-  template <typename Word>
-  void ntt_key_switchOn(const NttKeySwitchCall &call, RfRuntime *rt, int,
-                        int basis, const int *, const Word *const *digits,
-                        Word *const *scratch, int, Word *out0, Word *out1,
-                        const KeySwitchAddendOf<Word> *, int, int, int) {
-    const size_t count = call.oneLimb.size(),
-                 words = s_.bases[basis].moduli.size() * s_.n;
-    WideSpans<Word> wideDigits(digits, count, [&](size_t j) {
-      return call.oneLimb[j] ? s_.n : words;
-    });
-    WideSpans<Word> wideScratch(
-        scratch, count, [&](size_t) { return words; }, false);
-    transformSources(rt, basis, call.oneLimb, wideDigits.pointers(),
-                     wideScratch.pointers());
-    wideScratch.commit();
-    innerProductOn<Word>(rt, call.keySwitch, wideScratch.pointers(), out0,
-                         out1);
-  }
-
-  /// The factors transformed into their scratch buffers, then each output's
-  /// products of those (canonical words, so the order of the sum is not
-  /// seen).
-  template <typename Word>
-  void ntt_productsOn(const NttProductsCall &call, RfRuntime *rt, int basis,
-                      const int *, const Word *const *factors,
-                      Word *const *scratch, int factorCount, const int *pairs,
-                      int pairCount, Word *const *outputs, int outputCount, int,
-                      int, int) {
-    const size_t count = size_t(factorCount);
-    WideSpans<Word> wideFactors(factors, count, [&](size_t j) {
-      return call.oneLimb[j] ? s_.n : call.words;
-    });
-    WideSpans<Word> wideScratch(
-        scratch, count, [&](size_t) { return call.words; }, false);
-    WideSpans<Word> wideOutputs(
-        outputs, size_t(outputCount), [&](size_t) { return call.words; },
-        false);
-    transformSources(rt, basis, call.oneLimb, wideFactors.pointers(),
-                     wideScratch.pointers());
-    const BasisPlan &plan = s_.bases[basis];
-    const size_t n = s_.n;
-    for (int k = 0; k < outputCount; ++k)
-      std::fill(wideOutputs.pointers()[k],
-                wideOutputs.pointers()[k] + call.words, 0);
-    for (int p = 0; p < pairCount; ++p) {
-      const uint64_t *a = wideScratch.pointers()[pairs[3 * p + 1]];
-      const uint64_t *b = wideScratch.pointers()[pairs[3 * p + 2]];
-      uint64_t *out = wideOutputs.pointers()[pairs[3 * p]];
-      for (size_t i = 0; i < plan.moduli.size(); ++i) {
-        const Modulus m(plan.moduli[i]);
-        for (size_t c = i * n; c < (i + 1) * n; ++c)
-          out[c] = addMod(out[c], mulMod(a[c], b[c], m), m.value);
-      }
-    }
-    wideScratch.commit();
-    wideOutputs.commit();
-  }
-
-  /// Every output's words by the word rule the GPU computes too
-  /// (sum_of_products.h), from 0 or (accumulating) the output's own word:
-  /// the same words on both drivers, bit for bit. (The rule takes either
-  /// word size.)
-  template <typename Word>
-  void sum_of_productsOn(const SumOfProductsCall &call, RfRuntime *, int,
-                         const Word *const *factors, int, const int *, int,
-                         Word *const *outputs, int, int) {
-    const size_t n = s_.n;
-    for (size_t limb = 0; limb < call.basis->moduli.size(); ++limb) {
-      const Modulus q(call.basis->moduli[limb]);
-      for (int k = 0; k < call.outputCount; ++k) {
-        Word *out = outputs[k];
-        for (size_t i = limb * n; i < (limb + 1) * n; ++i)
-          out[i] = static_cast<Word>(
-              sumOfProductsWord(factors, call.first.data(), call.second.data(),
-                                call.firstProduct[k], call.firstProduct[k + 1],
-                                i, call.accumulate ? out[i] : 0, q));
-      }
-    }
-  }
-
-  /// innerProduct of widened digits into out0 and out1 (with the call's
-  /// addend, widened too).
-  template <typename Word>
-  void innerProductOn(const RfRuntime *rt, const KeySwitchCall &call,
-                      const uint64_t *const *digits, Word *out0, Word *out1) {
-    const size_t words = call.limbs * s_.n;
-    const KeySwitchAddendOf<Word> addend = call.addend<Word>();
-    const size_t addendWords = size_t(addend.limbs) * s_.n;
-    WideSpan<Word> wideOut0(out0, words, false), wideOut1(out1, words, false);
-    std::optional<WideSpan<Word>> addend0, addend1, scales;
-    KeySwitchAddendOf<uint64_t> wideAddend{};
-    if (addend.limbs > 0) {
-      addend0.emplace(addend.addend0, addendWords);
-      addend1.emplace(addend.addend1, addendWords);
-      scales.emplace(addend.scales, size_t(addend.limbs));
-      wideAddend = {addend0->words(), addend1->words(), scales->words(),
-                    addend.limbs};
-    }
-    innerProduct(rt, call, wideAddend, digits, wideOut0.words(),
-                 wideOut1.words());
-    wideOut0.commit();
-    wideOut1.commit();
-  }
-
   /// Where a kernel writes `out`: in place, or staged in a vector of its own
   /// when out overlaps the input, copied into place when it goes.
   class Staged {
@@ -610,19 +410,15 @@ private:
   void placeBuffers() {
     // Refused up front: vectors this large are touched as they are zeroed,
     // and the system would end the process rather than fail an allocation.
-    // Buffers of 32-bit words are held two to a uint64_t.
-    auto storage = [&](size_t words) {
-      return (words * wordBytes(s_) + sizeof(uint64_t) - 1) / sizeof(uint64_t);
-    };
-    uint64_t units = storage(s_.largestBuffer);
+    uint64_t words = s_.largestBuffer;
     for (size_t bufferWords : s_.bufferWords)
-      units += storage(bufferWords);
-    requireHostBytes(units * sizeof(uint64_t),
+      words += bufferWords;
+    requireHostBytes(words * sizeof(uint64_t),
                      "a run of the program (its " +
                          std::to_string(s_.bufferWords.size()) + " buffers)");
     for (size_t b = 0; b < s_.bufferWords.size(); ++b) {
       try {
-        buffers_.emplace_back(storage(s_.bufferWords[b]), 0);
+        buffers_.emplace_back(s_.bufferWords[b], 0);
       } catch (const std::bad_alloc &) {
         throw OutOfHostMemory("buffer " + std::to_string(b) + " of " +
                               std::to_string(s_.bufferWords[b]) +
@@ -630,7 +426,7 @@ private:
       }
       s_.bufferData.push_back(buffers_.back().data());
     }
-    spareBuffer_.assign(storage(s_.largestBuffer), 0);
+    spareBuffer_.assign(s_.largestBuffer, 0);
     spareModuli_ = spareModuli(s_);
     s_.spareBuffer = spareBuffer_.data();
     s_.spareModuli = spareModuli_.data();
@@ -639,8 +435,8 @@ private:
       s_.moduliData.push_back(moduli_.back().data());
     }
     for (const ConstantData &constant : s_.constants)
-      storeWords(s_, constant.words.data(), constant.words.size(),
-                 s_.bufferData[constant.buffer]);
+      std::copy(constant.words.begin(), constant.words.end(),
+                buffers_[constant.buffer].begin());
   }
 
   /// Constants and inputs into the host buffers.
@@ -650,22 +446,21 @@ private:
     // scratch still finds the constant there on its next run.
     for (const ConstantData &constant : s_.constants) {
       std::vector<uint64_t> &buffer = buffers_[constant.buffer];
-      std::fill(buffer.begin(), buffer.end(), 0);
-      storeWords(s_, constant.words.data(), constant.words.size(),
-                 buffer.data());
+      std::copy(constant.words.begin(), constant.words.end(), buffer.begin());
+      std::fill(buffer.begin() + constant.words.size(), buffer.end(), 0);
     }
     for (size_t v = 0; v < inputs.size(); ++v) {
       const ValueLayout &layout = s_.inputs[v];
       if (layout.plaintext) {
         const auto &coefficients =
             std::get<const Plaintext *>(inputs[v])->coefficients;
-        storeWords(s_, coefficients.data(), coefficients.size(),
-                   s_.bufferData[layout.buffers[0]]);
+        std::copy(coefficients.begin(), coefficients.end(),
+                  buffers_[layout.buffers[0]].begin());
       } else {
         const Ciphertext &ct = *std::get<const Ciphertext *>(inputs[v]);
         for (size_t k = 0; k < layout.components; ++k)
-          storeWords(s_, ct.component(k), qWords,
-                     s_.bufferData[layout.buffers[k]]);
+          std::copy(ct.component(k), ct.component(k) + qWords,
+                    buffers_[layout.buffers[k]].begin());
       }
     }
   }
@@ -674,14 +469,14 @@ private:
   void runSchedule() {
     s_.failed = false;
     s_.error.clear();
-    runScheduleOnce(s_);
+    s_.runFunction(&s_, &kernelTable());
     closeOpenRegion(s_);
     if (s_.failed)
       throw Error(programLabel(s_) + " failed in kernel " + s_.error);
   }
 
   RfRuntime &s_;
-  std::vector<std::vector<uint64_t>> buffers_; // storage of the words
+  std::vector<std::vector<uint64_t>> buffers_;
   std::vector<uint64_t> spareBuffer_;
   std::vector<std::vector<RfModulus>> moduli_; // per basis
   std::vector<RfModulus> spareModuli_;

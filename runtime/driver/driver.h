@@ -4,10 +4,9 @@
 // A loaded program (program_state.h) has one driver, picked by Program for
 // its Device. The kernel table (kernel_table.cpp) checks every library
 // kernel's arguments the same way for every driver, then hands the driver
-// the checked call: one method per entry of kernel_catalog.def and word size
-// it runs, pure virtual, so a driver that lacks a kernel does not compile. A
-// driver also places the buffers (in its constructor), binds keys and runs the
-// schedule.
+// the checked call: one method per entry of kernel_catalog.def, pure virtual,
+// so a driver that lacks a kernel does not compile. A driver also places the
+// buffers (in its constructor), binds keys and runs the schedule.
 //
 //  - CpuDriver (cpu_driver.cpp): host buffers; the runtime's reference code.
 //  - CudaDriver (cuda/): one device allocation; CUDA kernels by dataflow on
@@ -28,28 +27,16 @@
 
 namespace ringfuse::runtime::detail {
 
-/// The library kernels of kernel_catalog.def on buffers of Word: each
-/// receives the call its checks returned and the entry's own arguments. It
-/// may throw Error (the table records it as the run's error).
-template <typename Word> class WordKernels {
+class Driver {
 public:
-  virtual ~WordKernels() = default;
-#define RF_WORD Word
-#define RF_ADDEND KeySwitchAddendOf<Word>
+  virtual ~Driver() = default;
+
+  /// The library kernels of kernel_catalog.def: each receives the call its
+  /// checks returned and the entry's own arguments. It may throw Error (the
+  /// table records it as the run's error).
 #define RF_KERNEL(name, Call, parameters, ...)                                 \
   virtual void name(const Call &call, RF_UNPAREN parameters) = 0;
 #include "ringfuse/runtime/kernel_catalog.def"
-#undef RF_WORD
-#undef RF_ADDEND
-};
-
-/// A driver runs programs of 64-bit words, and those of 32-bit words where
-/// it has their kernels (narrowKernels).
-class Driver : public WordKernels<uint64_t> {
-public:
-  /// The kernels on 32-bit words, or null: the loader refuses a program of
-  /// 32-bit words for a driver without them.
-  virtual WordKernels<uint32_t> *narrowKernels() { return nullptr; }
 
   /// RfKernels::stream: the stream emitted CUDA launches generated kernels
   /// on, or null.

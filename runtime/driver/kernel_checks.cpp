@@ -34,13 +34,12 @@ const T &planAt(const std::vector<T> &plans, int index, const char *what) {
 
 /// A pointer into a buffer must leave room for `words` words in it. Pointers
 /// outside every buffer (the schedule's own memory) cannot be checked.
-template <typename Word>
-void requireSpan(const RfRuntime *s, const Word *data, size_t words,
+void requireSpan(const RfRuntime *s, const uint64_t *data, size_t words,
                  const char *what) {
   if (!data)
     throw Error(std::string(what) + " is a null pointer");
   for (size_t b = 0; b < s->bufferData.size(); ++b) {
-    const Word *buffer = static_cast<const Word *>(s->bufferData[b]);
+    const uint64_t *buffer = s->bufferData[b];
     const size_t size = s->bufferWords[b];
     if (!overlaps(data, 1, buffer, size))
       continue;
@@ -54,8 +53,7 @@ void requireSpan(const RfRuntime *s, const Word *data, size_t words,
 }
 
 /// The basis of an NTT over `data`, which must hold all its limbs.
-template <typename Word>
-const BasisPlan &checkNtt(const RfRuntime *s, int basis, const Word *data) {
+const BasisPlan &checkNtt(const RfRuntime *s, int basis, const uint64_t *data) {
   const BasisPlan &plan = basisAt(s, basis);
   if (!plan.nttProblem.empty())
     throw Error(plan.nttProblem);
@@ -65,8 +63,7 @@ const BasisPlan &checkNtt(const RfRuntime *s, int basis, const Word *data) {
 
 /// dgt_forward's and dgt_inverse's arguments: a basis with DGT tables and
 /// its words.
-template <typename Word>
-const BasisPlan &checkDgt(const RfRuntime *s, int basis, const Word *data) {
+const BasisPlan &checkDgt(const RfRuntime *s, int basis, const uint64_t *data) {
   const BasisPlan &plan = basisAt(s, basis);
   if (plan.dgt.empty())
     throw Error("basis " + std::to_string(basis) +
@@ -78,21 +75,19 @@ const BasisPlan &checkDgt(const RfRuntime *s, int basis, const Word *data) {
 /// ntt_forward_from's arguments: checkNtt of out, and in one limb of the
 /// one-prime basis `inBasis`, its prime below 8 times each of `basis`'s,
 /// not overlapping out.
-template <typename Word>
 const BasisPlan &checkNttFrom(const RfRuntime *s, int basis, int inBasis,
-                              const Word *in, const Word *out) {
+                              const uint64_t *in, const uint64_t *out) {
   const BasisPlan &plan = checkNtt(s, basis, out);
   const BasisPlan &from = basisAt(s, inBasis);
   if (from.moduli.size() != 1)
     throw Error("the input's basis must have one prime, not " +
                 std::to_string(from.moduli.size()));
   requireSpan(s, in, s->n, "the input");
-  const unsigned bytes = static_cast<unsigned>(wordBytes(*s));
   for (uint64_t q : plan.moduli)
-    if (!isLazyNttInput(bytes, from.moduli[0], q))
+    if (!isLazyNttInput(from.moduli[0], q))
       throw Error("the input's prime " + std::to_string(from.moduli[0]) +
-                  " is not below " + std::to_string(lazyNttInputFactor(bytes)) +
-                  " times the output's prime " + std::to_string(q));
+                  " is not below 8 times the output's prime " +
+                  std::to_string(q));
   if (overlaps(in, s->n, out, plan.moduli.size() * s->n))
     throw Error("the output overlaps the input");
   return plan;
@@ -114,21 +109,20 @@ bool asksForDefaultShape(int logN1, int radix, int otStages) {
 NttShape checkNttShape(const RfRuntime *s, int logN1, int radix, int otStages) {
   const unsigned logN = logDegree(s);
   if (asksForDefaultShape(logN1, radix, otStages))
-    return defaultNttShape(wordBytes(*s), logN);
+    return defaultNttShape(logN);
   if (logN1 < 0 || radix < 0 || otStages < 0)
     throw Error("NTT shape not supported: negative parameters (logN1 = " +
                 std::to_string(logN1) + ", radix " + std::to_string(radix) +
                 ", " + std::to_string(otStages) + " OT stages)");
   const NttShape shape{unsigned(logN1), unsigned(radix), unsigned(otStages)};
   std::string why;
-  if (!isSupportedNttShape(wordBytes(*s), logN, shape, &why))
+  if (!isSupportedNttShape(logN, shape, &why))
     throw Error("NTT shape not supported: " + why);
   return shape;
 }
 
-template <typename Word>
-ConvertCall checkConvert(const RfRuntime *s, int index, const Word *in,
-                         const Word *out) {
+ConvertCall checkConvert(const RfRuntime *s, int index, const uint64_t *in,
+                         const uint64_t *out) {
   const ConverterPlan &plan = planAt(s->converters, index, "converter");
   const size_t inWords = basisWords(s, plan.from);
   const size_t outWords = plan.copyFrom.size() * s->n;
@@ -137,9 +131,8 @@ ConvertCall checkConvert(const RfRuntime *s, int index, const Word *in,
   return {&plan, inWords, outWords, overlaps(in, inWords, out, outWords)};
 }
 
-template <typename Word>
-ScaleRoundCall checkScaleRound(const RfRuntime *s, int index, const Word *in,
-                               const Word *out) {
+ScaleRoundCall checkScaleRound(const RfRuntime *s, int index,
+                               const uint64_t *in, const uint64_t *out) {
   const ScaleRoundEntry &entry =
       planAt(s->scaleRounds, index, "scale_round plan");
   const size_t inWords = basisWords(s, entry.input);
@@ -151,9 +144,9 @@ ScaleRoundCall checkScaleRound(const RfRuntime *s, int index, const Word *in,
   return {&entry, inWords, outWords, overlaps(in, inWords, out, outWords)};
 }
 
-template <typename Word>
-ScaleRoundCall checkScaleRoundAdd(const RfRuntime *s, int index, const Word *in,
-                                  const Word *addend, const Word *out) {
+ScaleRoundCall checkScaleRoundAdd(const RfRuntime *s, int index,
+                                  const uint64_t *in, const uint64_t *addend,
+                                  const uint64_t *out) {
   const ScaleRoundCall call = checkScaleRound(s, index, in, out);
   if (call.entry->converter >= 0)
     throw Error("scale_round plan " + std::to_string(index) +
@@ -165,9 +158,8 @@ ScaleRoundCall checkScaleRoundAdd(const RfRuntime *s, int index, const Word *in,
   return call;
 }
 
-template <typename Word>
-ScaleUpCall checkScaleUp(const RfRuntime *s, int index, const Word *in,
-                         const Word *out) {
+ScaleUpCall checkScaleUp(const RfRuntime *s, int index, const uint64_t *in,
+                         const uint64_t *out) {
   const ScaleUpPlan &plan = planAt(s->scaleUps, index, "scale_up plan");
   const size_t n = s->n, limbs = plan.outputModuli.size();
   requireSpan(s, in, n, "the input");
@@ -175,10 +167,9 @@ ScaleUpCall checkScaleUp(const RfRuntime *s, int index, const Word *in,
   return {&plan, limbs, overlaps(in, n, out, limbs * n)};
 }
 
-template <typename Word>
 const BasisPlan &checkAutomorphism(const RfRuntime *s, int basis,
-                                   uint64_t galoisElement, const Word *in,
-                                   const Word *out) {
+                                   uint64_t galoisElement, const uint64_t *in,
+                                   const uint64_t *out) {
   const BasisPlan &plan = basisAt(s, basis);
   const size_t n = s->n, words = plan.moduli.size() * n;
   if (galoisElement % 2 == 0 || galoisElement >= 2 * n)
@@ -195,11 +186,10 @@ const BasisPlan &checkAutomorphism(const RfRuntime *s, int basis,
 /// The bound key and the layout of its level; the digits and outputs span
 /// the basis' limbs * N words each; the addend (or null) covers some of the
 /// level's primes of Q and overlaps neither output.
-template <typename Word>
 KeySwitchCall checkKeySwitch(const RfRuntime *s, int key, int basis,
-                             const Word *const *digits, int digitCount,
-                             const Word *out0, const Word *out1,
-                             const KeySwitchAddendOf<Word> *addend) {
+                             const uint64_t *const *digits, int digitCount,
+                             const uint64_t *out0, const uint64_t *out1,
+                             const RfKeySwitchAddend *addend) {
   const Context &context = *s->context;
   const std::vector<uint64_t> &q = context.q().values(), &p = context.p().values();
   const std::vector<uint64_t> &moduli = basisAt(s, basis).moduli;
@@ -229,37 +219,32 @@ KeySwitchCall checkKeySwitch(const RfRuntime *s, int key, int basis,
     requireSpan(s, digits[j], words, what.c_str());
     // Elementwise aliasing (a digit's buffer reused as an output) is safe:
     // every digit's word is read before the outputs' word is written.
-    for (const Word *o : {out0, out1})
+    for (const uint64_t *o : {out0, out1})
       if (o != digits[j] && overlaps(o, words, digits[j], words))
         throw Error(what + " partly overlaps an output");
   }
-  KeySwitchCall call{ksk, moduli.size(), l, q.size() - l, expectedDigits};
+  RfKeySwitchAddend added{};
   if (addend) {
-    if (addend->limbs < 1 || size_t(addend->limbs) > l)
-      throw Error("the addend covers " + std::to_string(addend->limbs) +
+    added = *addend;
+    if (added.limbs < 1 || size_t(added.limbs) > l)
+      throw Error("the addend covers " + std::to_string(added.limbs) +
                   " limbs; the level has " + std::to_string(l) +
                   " primes of Q");
-    const size_t addendWords = size_t(addend->limbs) * s->n;
-    requireSpan(s, addend->scales, size_t(addend->limbs),
-                "the addend's scales");
-    for (const Word *a : {addend->addend0, addend->addend1}) {
+    const size_t addendWords = size_t(added.limbs) * s->n;
+    requireSpan(s, added.scales, size_t(added.limbs), "the addend's scales");
+    for (const uint64_t *a : {added.addend0, added.addend1}) {
       requireSpan(s, a, addendWords, "an addend");
-      for (const Word *o : {out0, out1})
+      for (const uint64_t *o : {out0, out1})
         if (overlaps(o, words, a, addendWords))
           throw Error("an addend overlaps an output");
     }
-    call.addend0 = addend->addend0;
-    call.addend1 = addend->addend1;
-    call.addendScales = addend->scales;
-    call.addendLimbs = addend->limbs;
   }
-  return call;
+  return {ksk, moduli.size(), l, q.size() - l, expectedDigits, added};
 }
 
 /// Outputs of `words` words each, within the program's memory and none
 /// overlapping another.
-template <typename Word>
-void requireDistinctOutputs(const RfRuntime *s, Word *const *outputs,
+void requireDistinctOutputs(const RfRuntime *s, uint64_t *const *outputs,
                             int outputCount, size_t words) {
   for (int k = 0; k < outputCount; ++k) {
     const std::string what = "output " + std::to_string(k);
@@ -290,11 +275,11 @@ NttShape checkFusedNttShape(const RfRuntime *s, int logN1, int radix,
 /// overlapping another source's buffers, and no output (a polynomial over
 /// `basis` each) overlapping a source or a scratch buffer. Which sources are
 /// one prime's limb.
-template <typename Word>
 std::vector<bool>
 checkNttSources(const RfRuntime *s, int basis, const int *sourceBases,
-                const Word *const *sources, Word *const *scratch, int count,
-                const char *what, const std::vector<const Word *> &outputs) {
+                const uint64_t *const *sources, uint64_t *const *scratch,
+                int count, const char *what,
+                const std::vector<const uint64_t *> &outputs) {
   if (!sourceBases || !sources || !scratch)
     throw Error(std::string("a ") + what + " array is a null pointer");
   const size_t n = s->n, words = basisAt(s, basis).moduli.size() * n;
@@ -315,7 +300,7 @@ checkNttSources(const RfRuntime *s, int basis, const int *sourceBases,
   }
   auto sourceWords = [&](int j) { return oneLimb[j] ? n : words; };
   for (int j = 0; j < count; ++j) {
-    for (const Word *o : outputs)
+    for (const uint64_t *o : outputs)
       if (overlaps(o, words, sources[j], sourceWords(j)) ||
           overlaps(o, words, scratch[j], words))
         throw Error(name(j) + " or its scratch buffer overlaps an output");
@@ -329,13 +314,13 @@ checkNttSources(const RfRuntime *s, int basis, const int *sourceBases,
   return oneLimb;
 }
 
-template <typename Word>
-NttKeySwitchCall
-checkNttKeySwitch(const RfRuntime *s, int key, int basis, const int *digitBases,
-                  const Word *const *digits, Word *const *scratch,
-                  int digitCount, const Word *out0, const Word *out1,
-                  const KeySwitchAddendOf<Word> *addend, int logN1, int radix,
-                  int otStages) {
+NttKeySwitchCall checkNttKeySwitch(const RfRuntime *s, int key, int basis,
+                                   const int *digitBases,
+                                   const uint64_t *const *digits,
+                                   uint64_t *const *scratch, int digitCount,
+                                   const uint64_t *out0, const uint64_t *out1,
+                                   const RfKeySwitchAddend *addend, int logN1,
+                                   int radix, int otStages) {
   NttKeySwitchCall call;
   call.shape = checkFusedNttShape(s, logN1, radix, otStages, "key switching");
   // checkKeySwitch refuses a null scratch array, checkNttSources the others.
@@ -348,7 +333,7 @@ checkNttKeySwitch(const RfRuntime *s, int key, int basis, const int *digitBases,
     const size_t words = call.keySwitch.limbs * s->n,
                  addendWords = size_t(addend->limbs) * s->n;
     for (int j = 0; j < digitCount; ++j)
-      for (const Word *a : {addend->addend0, addend->addend1})
+      for (const uint64_t *a : {addend->addend0, addend->addend1})
         if (overlaps(scratch[j], words, a, addendWords))
           throw Error("digit " + std::to_string(j) +
                       "'s scratch buffer overlaps an addend");
@@ -356,13 +341,13 @@ checkNttKeySwitch(const RfRuntime *s, int key, int basis, const int *digitBases,
   return call;
 }
 
-template <typename Word>
-NttProductsCall
-checkNttProducts(const RfRuntime *s, int basis, const int *factorBases,
-                 const Word *const *factors, Word *const *scratch,
-                 int factorCount, const int *pairs, int pairCount,
-                 Word *const *outputs, int outputCount, int logN1, int radix,
-                 int otStages) {
+NttProductsCall checkNttProducts(const RfRuntime *s, int basis,
+                                 const int *factorBases,
+                                 const uint64_t *const *factors,
+                                 uint64_t *const *scratch, int factorCount,
+                                 const int *pairs, int pairCount,
+                                 uint64_t *const *outputs, int outputCount,
+                                 int logN1, int radix, int otStages) {
   NttProductsCall call;
   call.shape = checkFusedNttShape(s, logN1, radix, otStages, "products");
   if (factorCount < 1 || factorCount > kMaxProductFactors || outputCount < 1 ||
@@ -396,7 +381,7 @@ checkNttProducts(const RfRuntime *s, int basis, const int *factorBases,
   if (output != outputCount - 1)
     throw Error("no pair names output " + std::to_string(output + 1));
   const size_t words = basisAt(s, basis).moduli.size() * s->n;
-  std::vector<const Word *> written(outputs, outputs + outputCount);
+  std::vector<const uint64_t *> written(outputs, outputs + outputCount);
   requireDistinctOutputs(s, outputs, outputCount, words);
   call.oneLimb = checkNttSources(s, basis, factorBases, factors, scratch,
                                  factorCount, "factor", written);
@@ -409,11 +394,11 @@ checkNttProducts(const RfRuntime *s, int basis, const int *factorBases,
 /// each factor and output a polynomial over `basis`, and no output
 /// overlapping a factor (read for the later outputs after the earlier ones
 /// are written) or another output.
-template <typename Word>
-SumOfProductsCall
-checkSumOfProducts(const RfRuntime *s, int basis, const Word *const *factors,
-                   int factorCount, const int *pairs, int pairCount,
-                   Word *const *outputs, int outputCount, int accumulate) {
+SumOfProductsCall checkSumOfProducts(const RfRuntime *s, int basis,
+                                     const uint64_t *const *factors,
+                                     int factorCount, const int *pairs,
+                                     int pairCount, uint64_t *const *outputs,
+                                     int outputCount, int accumulate) {
   SumOfProductsCall call{};
   call.basis = &basisAt(s, basis);
   if (factorCount < 1 || factorCount > kMaxSumFactors || pairCount < 1 ||
@@ -480,125 +465,102 @@ checkSumOfProducts(const RfRuntime *s, int basis, const Word *const *factors,
 
 namespace checks {
 
-template <typename Word>
-NttCall ntt_forward(RfRuntime *rt, int basis, Word *data, int log_n1, int radix,
-                    int ot_stages) {
+NttCall ntt_forward(RfRuntime *rt, int basis, uint64_t *data, int log_n1,
+                    int radix, int ot_stages) {
   return {&checkNtt(rt, basis, data), checkNttShape(rt, log_n1, radix, ot_stages)};
 }
 
-template <typename Word>
-NttCall ntt_inverse(RfRuntime *rt, int basis, Word *data, int log_n1, int radix,
-                    int ot_stages) {
+NttCall ntt_inverse(RfRuntime *rt, int basis, uint64_t *data, int log_n1,
+                    int radix, int ot_stages) {
   return ntt_forward(rt, basis, data, log_n1, radix, ot_stages);
 }
 
-template <typename Word>
-NttCall ntt_forward_from(RfRuntime *rt, int basis, int in_basis, const Word *in,
-                         Word *out, int log_n1, int radix, int ot_stages) {
+NttCall ntt_forward_from(RfRuntime *rt, int basis, int in_basis,
+                         const uint64_t *in, uint64_t *out, int log_n1,
+                         int radix, int ot_stages) {
   return {&checkNttFrom(rt, basis, in_basis, in, out),
           checkNttShape(rt, log_n1, radix, ot_stages)};
 }
 
-template <typename Word>
-DgtCall dgt_forward(RfRuntime *rt, int basis, Word *data) {
+DgtCall dgt_forward(RfRuntime *rt, int basis, uint64_t *data) {
   return {&checkDgt(rt, basis, data)};
 }
 
-template <typename Word>
-DgtCall dgt_inverse(RfRuntime *rt, int basis, Word *data) {
+DgtCall dgt_inverse(RfRuntime *rt, int basis, uint64_t *data) {
   return dgt_forward(rt, basis, data);
 }
 
-template <typename Word>
-ConvertCall convert(RfRuntime *rt, int plan, const Word *in, Word *out) {
+ConvertCall convert(RfRuntime *rt, int plan, const uint64_t *in,
+                    uint64_t *out) {
   return checkConvert(rt, plan, in, out);
 }
 
-template <typename Word>
-ScaleRoundCall scale_round(RfRuntime *rt, int plan, const Word *in, Word *out) {
+ScaleRoundCall scale_round(RfRuntime *rt, int plan, const uint64_t *in,
+                           uint64_t *out) {
   return checkScaleRound(rt, plan, in, out);
 }
 
-template <typename Word>
-ScaleRoundCall scale_round_add(RfRuntime *rt, int plan, const Word *in,
-                               const Word *addend, Word *out) {
+ScaleRoundCall scale_round_add(RfRuntime *rt, int plan, const uint64_t *in,
+                               const uint64_t *addend, uint64_t *out) {
   return checkScaleRoundAdd(rt, plan, in, addend, out);
 }
 
-template <typename Word>
-ScaleUpCall scale_up(RfRuntime *rt, int plan, const Word *in, Word *out) {
+ScaleUpCall scale_up(RfRuntime *rt, int plan, const uint64_t *in,
+                     uint64_t *out) {
   return checkScaleUp(rt, plan, in, out);
 }
 
-template <typename Word>
 AutomorphismCall automorphism(RfRuntime *rt, int basis, uint64_t galois_element,
-                              const Word *in, Word *out) {
+                              const uint64_t *in, uint64_t *out) {
   return {&checkAutomorphism(rt, basis, galois_element, in, out)};
 }
 
-template <typename Word>
 AutomorphismCall automorphism_evaluation(RfRuntime *rt, int basis,
                                          uint64_t galois_element,
-                                         const Word *in, Word *out) {
+                                         const uint64_t *in, uint64_t *out) {
   return {&checkAutomorphism(rt, basis, galois_element, in, out)};
 }
 
-template <typename Word>
 KeySwitchCall key_switch_inner_product(RfRuntime *rt, int key, int basis,
-                                       const Word *const *digits,
-                                       int digit_count, Word *out0, Word *out1,
-                                       const KeySwitchAddendOf<Word> *addend) {
+                                       const uint64_t *const *digits,
+                                       int digit_count, uint64_t *out0,
+                                       uint64_t *out1,
+                                       const RfKeySwitchAddend *addend) {
   return checkKeySwitch(rt, key, basis, digits, digit_count, out0, out1,
                         addend);
 }
 
-template <typename Word>
-NttKeySwitchCall
-ntt_key_switch(RfRuntime *rt, int key, int basis, const int *digit_bases,
-               const Word *const *digits, Word *const *scratch, int digit_count,
-               Word *out0, Word *out1, const KeySwitchAddendOf<Word> *addend,
-               int log_n1, int radix, int ot_stages) {
+NttKeySwitchCall ntt_key_switch(RfRuntime *rt, int key, int basis,
+                                const int *digit_bases,
+                                const uint64_t *const *digits,
+                                uint64_t *const *scratch, int digit_count,
+                                uint64_t *out0, uint64_t *out1,
+                                const RfKeySwitchAddend *addend, int log_n1,
+                                int radix, int ot_stages) {
   return checkNttKeySwitch(rt, key, basis, digit_bases, digits, scratch,
                            digit_count, out0, out1, addend, log_n1, radix,
                            ot_stages);
 }
 
-template <typename Word>
 NttProductsCall ntt_products(RfRuntime *rt, int basis, const int *factor_bases,
-                             const Word *const *factors, Word *const *scratch,
-                             int factor_count, const int *pairs, int pair_count,
-                             Word *const *outputs, int output_count, int log_n1,
-                             int radix, int ot_stages) {
+                             const uint64_t *const *factors,
+                             uint64_t *const *scratch, int factor_count,
+                             const int *pairs, int pair_count,
+                             uint64_t *const *outputs, int output_count,
+                             int log_n1, int radix, int ot_stages) {
   return checkNttProducts(rt, basis, factor_bases, factors, scratch,
                           factor_count, pairs, pair_count, outputs,
                           output_count, log_n1, radix, ot_stages);
 }
 
-template <typename Word>
-SumOfProductsCall
-sum_of_products(RfRuntime *rt, int basis, const Word *const *factors,
-                int factor_count, const int *pairs, int pair_count,
-                Word *const *outputs, int output_count, int accumulate) {
+SumOfProductsCall sum_of_products(RfRuntime *rt, int basis,
+                                  const uint64_t *const *factors,
+                                  int factor_count, const int *pairs,
+                                  int pair_count, uint64_t *const *outputs,
+                                  int output_count, int accumulate) {
   return checkSumOfProducts(rt, basis, factors, factor_count, pairs, pair_count,
                             outputs, output_count, accumulate);
 }
-
-// Both word sizes' checks.
-#define RF_INSTANTIATE(name, Call, parameters, ...)                            \
-  template Call name parameters;
-#define RF_KERNEL RF_INSTANTIATE
-#define RF_WORD uint64_t
-#define RF_ADDEND RfKeySwitchAddend
-#include "ringfuse/runtime/kernel_catalog.def"
-#undef RF_WORD
-#undef RF_ADDEND
-#define RF_KERNEL RF_INSTANTIATE
-#define RF_WORD uint32_t
-#define RF_ADDEND RfKeySwitchAddend32
-#include "ringfuse/runtime/kernel_catalog.def"
-#undef RF_WORD
-#undef RF_ADDEND
-#undef RF_INSTANTIATE
 
 } // namespace checks
 } // namespace ringfuse::runtime::detail

@@ -14,7 +14,6 @@
 #include "program_state.h"
 
 #include "ringfuse/runtime/ntt_shape.h"
-#include "ringfuse/runtime/program_words.h"
 #include "ringfuse/runtime/sum_of_products.h"
 
 #include <array>
@@ -25,8 +24,8 @@ namespace ringfuse::runtime::detail {
 
 /// An NTT over every limb of a basis with NTT tables, in the decomposition
 /// the program asked for (log_n1, radix, ot_stages; 0, 0, 0: the driver's
-/// default), which the GPU NTT supports for the program's words and N: a
-/// program that runs on the CPU must run on the GPU.
+/// default), which the GPU NTT supports for 64-bit words and the
+/// program's N: a program that runs on the CPU must run on the GPU.
 struct NttCall {
   const BasisPlan *basis;
   NttShape shape;
@@ -61,20 +60,12 @@ struct AutomorphismCall {
 };
 
 /// A key-switching inner product over Q_l P (Q's first l primes, then P):
-/// limb i of the basis is the key's limb keyLimb(i). The addend's words are
-/// the program's, kept without their width (one call type serves both word
-/// sizes): addend<Word>() gives them back.
+/// limb i of the basis is the key's limb keyLimb(i).
 struct KeySwitchCall {
   const KeySwitchKey *key;
   size_t limbs, qLimbs, skippedLimbs, digits;
-  const void *addend0 = nullptr, *addend1 = nullptr, *addendScales = nullptr;
-  int addendLimbs = 0; // 0: no addend
+  RfKeySwitchAddend addend; // limbs 0: none
   size_t keyLimb(size_t i) const { return i < qLimbs ? i : i + skippedLimbs; }
-  template <typename Word> KeySwitchAddendOf<Word> addend() const {
-    return {static_cast<const Word *>(addend0),
-            static_cast<const Word *>(addend1),
-            static_cast<const Word *>(addendScales), addendLimbs};
-  }
 };
 
 /// ntt_key_switch: a shape the fused NTT takes; the inner product's call
@@ -109,16 +100,9 @@ struct SumOfProductsCall {
 };
 static_assert(kMaxSumFactors <= 256, "factor indices are kept as uint8_t");
 
-/// One check per entry, for either word size (kernel_checks.cpp instantiates
-/// both).
 namespace checks {
-#define RF_WORD Word
-#define RF_ADDEND KeySwitchAddendOf<Word>
-#define RF_KERNEL(name, Call, parameters, ...)                                 \
-  template <typename Word> Call name parameters;
+#define RF_KERNEL(name, Call, parameters, ...) Call name parameters;
 #include "ringfuse/runtime/kernel_catalog.def"
-#undef RF_WORD
-#undef RF_ADDEND
 } // namespace checks
 
 } // namespace ringfuse::runtime::detail

@@ -4,16 +4,12 @@
 
 #include "ringfuse/runtime/program_abi.h"
 
-struct RfRuntime;
-
 namespace ringfuse::runtime::detail {
 
-/// The schedule of `s` once, handed the table of its word size (RfKernels
-/// or RfKernels32). One table per word size for every driver: each library
-/// kernel's entry runs its checks (kernel_checks.h), then the program's
-/// driver; the services go to the state or the driver. Errors are recorded
-/// in `s` (fail), not thrown.
-void runScheduleOnce(RfRuntime &s);
+/// One table for every driver: each library kernel's entry runs its checks
+/// (kernel_checks.h), then the program's driver; the services go to the
+/// state or the driver.
+const RfKernels &kernelTable();
 
 } // namespace ringfuse::runtime::detail
 

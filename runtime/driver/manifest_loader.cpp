@@ -40,7 +40,6 @@ public:
   void load() {
     loadContext();
     loadBases();
-    checkWordSize();
     loadConverters();
     loadScaleRounds();
     loadScaleUps();
@@ -187,26 +186,6 @@ private:
     }
     for (const BasisPlan &plan : s_.bases)
       s_.widestBasis = std::max(s_.widestBasis, plan.moduli.size());
-  }
-
-  /// A program of 32-bit words: every modulus of every basis but t below
-  /// 2^30 (the lazy bounds of the GPU's 32-bit kernels keep values up to 4q
-  /// in a word), and t below 2^32 (a plaintext buffer holds words mod t).
-  void checkWordSize() {
-    if (s_.wordBits != 32)
-      return;
-    const uint64_t t = s_.context->plaintextModulus();
-    if (t >= (uint64_t(1) << 32))
-      throw Error("the program's words are 32 bits, but its plaintext "
-                  "modulus " +
-                  std::to_string(t) + " is not below 2^32");
-    for (size_t b = 0; b < s_.bases.size(); ++b)
-      for (uint64_t q : s_.bases[b].moduli)
-        if (q != t && q >= (uint64_t(1) << 30))
-          throw Error("the program's words are 32 bits, but basis " +
-                      std::to_string(b) + " " + listModuli(s_.bases[b].moduli) +
-                      " contains " + std::to_string(q) +
-                      ", which is not below 2^30");
   }
 
   void loadConverters() {
@@ -481,12 +460,6 @@ private:
                     " holds (" + std::to_string(s_.bufferWords[buffer]) + ")");
       if (constant.count > 0 && !constant.words)
         throw Error(what + " has a null words array");
-      if (s_.wordBits == 32)
-        for (size_t i = 0; i < constant.count; ++i)
-          if (constant.words[i] >> 32)
-            throw Error(what + "'s word " + std::to_string(i) + ", " +
-                        std::to_string(constant.words[i]) +
-                        ", does not fit the program's 32-bit words");
       if (inputBuffers.count(buffer))
         throw Error(what + " is in buffer " + std::to_string(buffer) +
                     ", which also holds an input");

@@ -57,21 +57,14 @@ Program::~Program() = default;
 
 Program Program::fromFunctions(RfManifestFunction manifest, RfRunFunction run,
                                Device device) {
-  return fromFunctions(manifest, run, nullptr, device, nullptr);
-}
-
-Program Program::fromFunctions(RfManifestFunction manifest, RfRunFunction32 run,
-                               Device device) {
-  return fromFunctions(manifest, nullptr, run, device, nullptr);
+  return fromFunctions(manifest, run, device, nullptr);
 }
 
 Program Program::fromFunctions(RfManifestFunction manifestFunction,
-                               RfRunFunction runFunction,
-                               RfRunFunction32 runFunction32, Device device,
+                               RfRunFunction runFunction, Device device,
                                std::shared_ptr<void> library) {
-  if (!manifestFunction || (!runFunction && !runFunction32))
-    throw Error("a program needs both ringfuse_manifest and ringfuse_run (or "
-                "ringfuse_run32)");
+  if (!manifestFunction || !runFunction)
+    throw Error("a program needs both ringfuse_manifest and ringfuse_run");
   const RfManifest *manifest = manifestFunction();
   if (!manifest)
     throw Error("ringfuse_manifest() returned a null manifest");
@@ -81,21 +74,10 @@ Program Program::fromFunctions(RfManifestFunction manifestFunction,
                 ", but this runtime implements version " +
                 std::to_string(RINGFUSE_PROGRAM_ABI_VERSION) +
                 ": compile the circuit again with this ringfuse");
-  // The exported schedule's name says the word size it was compiled for,
-  // so a manifest cannot claim the other one.
-  const int scheduleBits = runFunction ? 64 : 32;
-  if (manifest->word_bits != scheduleBits)
-    throw Error("the manifest says the program's words are " +
-                std::to_string(manifest->word_bits) +
-                " bits wide, but its schedule (" +
-                (runFunction ? "ringfuse_run" : "ringfuse_run32") +
-                ") runs on " + std::to_string(scheduleBits) + "-bit words");
   auto state = std::make_unique<RfRuntime>();
   state->library = std::move(library);
   state->manifestFunction = manifestFunction;
   state->runFunction = runFunction;
-  state->runFunction32 = runFunction32;
-  state->wordBits = scheduleBits;
   state->name = manifest->name ? manifest->name : "";
   state->variant = manifest->variant ? manifest->variant : "";
   state->device = device;
@@ -108,12 +90,8 @@ Program Program::fromFunctions(RfManifestFunction manifestFunction,
       throw Error("the manifest names the variant \"" + state->variant.substr(0, 32) +
                   "\"; expected a variant's name (up to 16 lowercase letters)");
     loadManifest(*manifest, *state);
-    state->driver = device == Device::Cuda ? makeCudaDriver(*state)
-                                           : makeCpuDriver(*state);
-    if (state->wordBits == 32 && !state->driver->narrowKernels())
-      throw Error(std::string("its words are 32 bits, and the ") +
-                  deviceName(device) +
-                  " driver runs programs of 64-bit words only");
+    state->driver =
+        device == Device::Cuda ? makeCudaDriver(*state) : makeCpuDriver(*state);
   } catch (const OutOfDeviceMemory &e) { // keeps its kind: a MemoryError
     throw OutOfDeviceMemory(programLabel(*state) + ": " + e.what());
   } catch (const OutOfHostMemory &e) { // keeps its kind: a MemoryError
@@ -128,7 +106,6 @@ const ContextPtr &Program::context() const { return state_->context; }
 Device Program::device() const { return state_->device; }
 const std::string &Program::name() const { return state_->name; }
 const std::string &Program::variant() const { return state_->variant; }
-unsigned Program::wordBits() const { return state_->wordBits; }
 bool Program::insecure() const { return state_->context->insecure(); }
 size_t Program::inputCount() const { return state_->inputs.size(); }
 size_t Program::outputCount() const { return state_->outputs.size(); }
@@ -211,7 +188,7 @@ Program::runBatch(const std::vector<std::vector<ProgramInput>> &instances,
     if (!replica) {
       try {
         replica = std::move(fromFunctions(s.manifestFunction, s.runFunction,
-                                          s.runFunction32, s.device, s.library)
+                                          s.device, s.library)
                                 .state_);
       } catch (const std::exception &e) {
         throw Error(std::string("a replica of the program for a batch "

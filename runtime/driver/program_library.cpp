@@ -32,26 +32,18 @@ Program Program::load(const std::string &sharedLibraryPath, Device device) {
 
   auto symbol = [&](const char *name) {
     dlerror();
-    return dlsym(handle, name);
+    void *address = dlsym(handle, name);
+    if (!address)
+      throw Error("the compiled program " + path + " does not export " + name +
+                  ": " + lastDlError());
+    return address;
   };
   // POSIX guarantees that a dlsym address converts to a function pointer.
-  // The schedule is ringfuse_run on 64-bit words, ringfuse_run32 on 32-bit
-  // ones: exactly one of them.
   auto manifest =
       reinterpret_cast<RfManifestFunction>(symbol("ringfuse_manifest"));
   auto run = reinterpret_cast<RfRunFunction>(symbol("ringfuse_run"));
-  auto run32 = reinterpret_cast<RfRunFunction32>(symbol("ringfuse_run32"));
-  if (!manifest || !run == !run32)
-    throw Error("the compiled program " + path +
-                " must export ringfuse_manifest and one of ringfuse_run and "
-                "ringfuse_run32; it exports " +
-                (manifest ? "ringfuse_manifest" : "no ringfuse_manifest") +
-                (run && run32 ? " and both"
-                 : run        ? " and ringfuse_run"
-                 : run32      ? " and ringfuse_run32"
-                              : " and neither"));
   try {
-    return fromFunctions(manifest, run, run32, device, std::move(library));
+    return fromFunctions(manifest, run, device, std::move(library));
   } catch (const OutOfDeviceMemory &e) { // keeps its kind: a MemoryError
     throw OutOfDeviceMemory(path + ": " + e.what());
   } catch (const OutOfHostMemory &e) { // keeps its kind: a MemoryError

@@ -23,6 +23,13 @@ void closeOpenRegion(RfRuntime &s) {
   fail(&s, "the schedule ended inside a concurrent region (no concurrent_end)");
 }
 
+bool overlaps(const uint64_t *a, size_t aWords, const uint64_t *b,
+              size_t bWords) {
+  auto a0 = reinterpret_cast<uintptr_t>(a), b0 = reinterpret_cast<uintptr_t>(b);
+  return a0 < b0 + bWords * sizeof(uint64_t) &&
+         b0 < a0 + aWords * sizeof(uint64_t);
+}
+
 size_t valueWords(const RfRuntime &s, const ValueLayout &layout) {
   return layout.plaintext && !layout.prepared ? s.n
                                               : s.context->q().size() * s.n;

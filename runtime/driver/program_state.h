@@ -19,8 +19,6 @@
 #include "ringfuse/runtime/ntt_shape.h"
 #include "ringfuse/runtime/program.h"
 
-#include <algorithm>
-#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -98,10 +96,7 @@ struct RfRuntime {
   // First, so destroyed last: the schedule's code lives in the library.
   std::shared_ptr<void> library;
   RfManifestFunction manifestFunction = nullptr; // to load replicas
-  // The schedule: on 64-bit words, or (runFunction32) on 32-bit words.
   RfRunFunction runFunction = nullptr;
-  RfRunFunction32 runFunction32 = nullptr;
-  unsigned wordBits = 64; // of every buffer (RfManifest::word_bits)
   std::string name;
   std::string variant; // the manifest's, or empty
   ringfuse::runtime::Device device = ringfuse::runtime::Device::Cpu;
@@ -120,14 +115,14 @@ struct RfRuntime {
   std::vector<uint64_t> keyElements;
   std::vector<const ringfuse::runtime::KeySwitchKey *> boundKeys; // per key
 
-  // The buffers as the driver placed them (host or device memory; words of
-  // wordBits each), and what moduli() returns per basis. buffer() and
-  // moduli() hand out the spares for a bad index, so that the schedule's own
-  // loops stay in bounds until run() reports the error.
+  // The buffers as the driver placed them (host or device memory), and what
+  // moduli() returns per basis. buffer() and moduli() hand out the spares
+  // for a bad index, so that the schedule's own loops stay in bounds until
+  // run() reports the error.
   std::vector<size_t> bufferWords;
-  std::vector<void *> bufferData;
+  std::vector<uint64_t *> bufferData;
   std::vector<const RfModulus *> moduliData;
-  void *spareBuffer = nullptr;
+  uint64_t *spareBuffer = nullptr;
   const RfModulus *spareModuli = nullptr;
   size_t largestBuffer = 1, widestBasis = 1;
 
@@ -182,37 +177,8 @@ void guarded(RfRuntime *s, const char *kernel, Body &&body) {
   }
 }
 
-/// Whether [a, a + aWords) and [b, b + bWords) share a word.
-template <typename Word>
-bool overlaps(const Word *a, size_t aWords, const Word *b, size_t bWords) {
-  auto a0 = reinterpret_cast<uintptr_t>(a), b0 = reinterpret_cast<uintptr_t>(b);
-  return a0 < b0 + bWords * sizeof(Word) && b0 < a0 + aWords * sizeof(Word);
-}
-
-/// The bytes of a buffer word of the program.
-inline size_t wordBytes(const RfRuntime &s) { return s.wordBits / 8; }
-
-/// `count` 64-bit words into host memory of the program's words (each below
-/// 2^32 where those are 32 bits: the loader checked every modulus).
-inline void storeWords(const RfRuntime &s, const uint64_t *from, size_t count,
-                       void *to) {
-  if (s.wordBits == 64)
-    std::copy(from, from + count, static_cast<uint64_t *>(to));
-  else
-    std::copy(from, from + count, static_cast<uint32_t *>(to));
-}
-
-/// `count` of the program's words in host memory as 64-bit words.
-inline void loadWords(const RfRuntime &s, const void *from, size_t count,
-                      uint64_t *to) {
-  if (s.wordBits == 64) {
-    const auto *words = static_cast<const uint64_t *>(from);
-    std::copy(words, words + count, to);
-  } else {
-    const auto *words = static_cast<const uint32_t *>(from);
-    std::copy(words, words + count, to);
-  }
-}
+bool overlaps(const uint64_t *a, size_t aWords, const uint64_t *b,
+              size_t bWords);
 
 /// A polynomial's words over basis `basis`, an index the manifest's loader
 /// has checked (a call's own basis argument goes through its check first).

@@ -22,9 +22,8 @@ dim3 gridFor(size_t threads, unsigned rows, Instances instances) {
 
 /// ntt.cpp's applyAutomorphism for word (limb, i): coefficient i moves to
 /// i g mod 2N, negated past N (i g < 2^35 for N <= 2^17, no overflow).
-template <typename Word>
 __global__ void automorphismKernel(const Modulus *moduli, uint64_t galois,
-                                   const Word *in, Word *out, size_t n,
+                                   const uint64_t *in, uint64_t *out, size_t n,
                                    size_t stride) {
   const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n)
@@ -37,15 +36,14 @@ __global__ void automorphismKernel(const Modulus *moduli, uint64_t galois,
   if (position < n)
     out[limb * n + position] = value;
   else
-    out[limb * n + (position - n)] =
-        static_cast<Word>(negateMod(value, moduli[limb].value));
+    out[limb * n + (position - n)] = negateMod(value, moduli[limb].value);
 }
 
 /// ntt.cpp's applyEvaluationAutomorphism for word (limb, j): a gather
 /// through the index map the CPU reference uses.
-template <typename Word>
-__global__ void evaluationAutomorphismKernel(uint64_t galois, const Word *in,
-                                             Word *out, size_t n, unsigned logN,
+__global__ void evaluationAutomorphismKernel(uint64_t galois,
+                                             const uint64_t *in, uint64_t *out,
+                                             size_t n, unsigned logN,
                                              size_t stride) {
   const size_t j = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (j >= n)
@@ -59,35 +57,25 @@ __global__ void evaluationAutomorphismKernel(uint64_t galois, const Word *in,
 
 } // namespace
 
-template <typename Word>
 void launchAutomorphism(const Modulus *moduli, int limbs, size_t n,
-                        uint64_t galoisElement, const Word *in, Word *out,
-                        cudaStream_t stream, Instances instances) {
-  automorphismKernel<Word>
-      <<<gridFor(n, static_cast<unsigned>(limbs), instances), kThreads, 0,
-         stream>>>(moduli, galoisElement, in, out, n, instances.stride);
+                        uint64_t galoisElement, const uint64_t *in,
+                        uint64_t *out, cudaStream_t stream,
+                        Instances instances) {
+  automorphismKernel<<<gridFor(n, static_cast<unsigned>(limbs), instances),
+                       kThreads, 0, stream>>>(moduli, galoisElement, in, out, n,
+                                              instances.stride);
   checkLaunch("automorphismKernel");
 }
 
-template <typename Word>
 void launchEvaluationAutomorphism(int limbs, size_t n, uint64_t galoisElement,
-                                  const Word *in, Word *out,
+                                  const uint64_t *in, uint64_t *out,
                                   cudaStream_t stream, Instances instances) {
   const unsigned logN = static_cast<unsigned>(__builtin_ctzll(n));
-  evaluationAutomorphismKernel<Word>
-      <<<gridFor(n, static_cast<unsigned>(limbs), instances), kThreads, 0,
-         stream>>>(galoisElement, in, out, n, logN, instances.stride);
+  evaluationAutomorphismKernel<<<gridFor(n, static_cast<unsigned>(limbs),
+                                         instances),
+                                 kThreads, 0, stream>>>(
+      galoisElement, in, out, n, logN, instances.stride);
   checkLaunch("evaluationAutomorphismKernel");
 }
-
-#define RF_AUTOMORPHISM_LAUNCHERS(Word)                                        \
-  template void launchAutomorphism(const Modulus *, int, size_t, uint64_t,     \
-                                   const Word *, Word *, cudaStream_t,         \
-                                   Instances);                                 \
-  template void launchEvaluationAutomorphism(                                  \
-      int, size_t, uint64_t, const Word *, Word *, cudaStream_t, Instances);
-RF_AUTOMORPHISM_LAUNCHERS(uint64_t)
-RF_AUTOMORPHISM_LAUNCHERS(uint32_t)
-#undef RF_AUTOMORPHISM_LAUNCHERS
 
 } // namespace ringfuse::runtime::cuda

@@ -14,9 +14,9 @@ namespace {
 
 /// rns.cpp's BaseConverter::convert (or behz.cpp's RedundantConverter),
 /// plus the copied limbs, for a tile of coefficients (blockIdx.x).
-template <bool MMA, typename Word>
+template <bool MMA>
 __global__ void __launch_bounds__(tileThreads(MMA), tileBlocksPerSm(MMA))
-    convertKernel(ConvertPlan plan, const Word *in, Word *out, size_t n,
+    convertKernel(ConvertPlan plan, const uint64_t *in, uint64_t *out, size_t n,
                   unsigned tile, size_t stride) {
   extern __shared__ uint128_t tileMemory[];
   in = ofInstance(in, stride);
@@ -39,9 +39,9 @@ __global__ void __launch_bounds__(tileThreads(MMA), tileBlocksPerSm(MMA))
 /// The basis size and method are compile-time constants so that a thread's
 /// loads, scaling and sums are straight-line code, and a fast conversion
 /// has no correction product.
-template <int ROWS, bool EXACT, typename Word>
-__global__ void convertColumnsKernel(ConvertPlan plan, const Word *in,
-                                     Word *out, size_t n, int perGroup,
+template <int ROWS, bool EXACT>
+__global__ void convertColumnsKernel(ConvertPlan plan, const uint64_t *in,
+                                     uint64_t *out, size_t n, int perGroup,
                                      size_t stride) {
   const size_t c = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   in = ofInstance(in, stride);
@@ -55,7 +55,7 @@ __global__ void convertColumnsKernel(ConvertPlan plan, const Word *in,
   for (int i = 0; i < ROWS; ++i) {
     x.word[i] = in[size_t(i) * n + c];
     if (blockIdx.y == 0 && plan.copyTo[i] >= 0)
-      out[size_t(plan.copyTo[i]) * n + c] = static_cast<Word>(x.word[i]);
+      out[size_t(plan.copyTo[i]) * n + c] = x.word[i];
   }
   const OutputGroup group(plan.missingSize, perGroup);
   FractionSum fraction;
@@ -87,17 +87,16 @@ __global__ void convertColumnsKernel(ConvertPlan plan, const Word *in,
     columnDotMod2<EXACT>(x, plan.puncturedModTo + size_t(j) * kRow,
                          plan.puncturedModTo + size_t(j1) * kRow, two, m0, m1,
                          extra, extraWeight, 0, words);
-    out[size_t(plan.missingLimbs[j]) * n + c] = static_cast<Word>(words[0]);
+    out[size_t(plan.missingLimbs[j]) * n + c] = words[0];
     if (two)
-      out[size_t(plan.missingLimbs[j1]) * n + c] = static_cast<Word>(words[1]);
+      out[size_t(plan.missingLimbs[j1]) * n + c] = words[1];
   }
 }
 
 } // namespace
 
-template <typename Word>
-void launchConvert(const ConvertPlan &plan, size_t n, const Word *in, Word *out,
-                   cudaStream_t stream, Instances instances) {
+void launchConvert(const ConvertPlan &plan, size_t n, const uint64_t *in,
+                   uint64_t *out, cudaStream_t stream, Instances instances) {
   // BEHZ's corrected conversions stay on the tiles.
   if (plan.mmaWeights == nullptr &&
       (plan.method == RF_CONVERT_FAST || plan.method == RF_CONVERT_EXACT) &&
@@ -109,21 +108,16 @@ void launchConvert(const ConvertPlan &plan, size_t n, const Word *in, Word *out,
     const bool exact = plan.method == RF_CONVERT_EXACT;
     withColumnRows(plan.fromSize, [&](auto rows) {
       if (exact)
-        launch(convertColumnsKernel<decltype(rows)::value, true, Word>);
+        launch(convertColumnsKernel<decltype(rows)::value, true>);
       else
-        launch(convertColumnsKernel<decltype(rows)::value, false, Word>);
+        launch(convertColumnsKernel<decltype(rows)::value, false>);
     });
     return;
   }
-  launchTiled("convertKernel", convertKernel<false, Word>,
-              convertKernel<true, Word>, plan.mmaWeights != nullptr,
-              plan.fromSize, shapedTile(conversionShape(plan)), n, in, out,
-              stream, instances, plan);
+  launchTiled("convertKernel", convertKernel<false>, convertKernel<true>,
+              plan.mmaWeights != nullptr, plan.fromSize,
+              shapedTile(conversionShape(plan)), n, in, out, stream, instances,
+              plan);
 }
-
-template void launchConvert(const ConvertPlan &, size_t, const uint64_t *,
-                            uint64_t *, cudaStream_t, Instances);
-template void launchConvert(const ConvertPlan &, size_t, const uint32_t *,
-                            uint32_t *, cudaStream_t, Instances);
 
 } // namespace ringfuse::runtime::cuda

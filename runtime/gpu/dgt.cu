@@ -338,12 +338,12 @@ __global__ void nttOrderPairs(DgtPlan<Word> plan, Word *data) {
                  limb.p);
 }
 
-template <bool TO_NTT, typename Word>
-void launchNttOrderPairs(const DgtPlan<Word> &plan, Word *data,
+template <bool TO_NTT>
+void launchNttOrderPairs(const DgtPlan<uint64_t> &plan, uint64_t *data,
                          cudaStream_t stream) {
   constexpr unsigned kThreads = 256;
   const size_t m = size_t(1) << (plan.logN - 1);
-  nttOrderPairs<Word, TO_NTT>
+  nttOrderPairs<uint64_t, TO_NTT>
       <<<dim3(static_cast<unsigned>((m + kThreads - 1) / kThreads),
               static_cast<unsigned>(plan.limbCount)),
          kThreads, 0, stream>>>(plan, data);
@@ -360,21 +360,12 @@ void launchDgtForward(const DgtPlan<uint64_t> &plan, uint64_t *data,
                       cudaStream_t stream) {
   forward(plan, data, stream);
 }
-void launchDgtForward(const DgtPlan<uint32_t> &plan, uint32_t *data,
-                      cudaStream_t stream) {
-  forward(plan, data, stream);
-}
 void launchDgtInverse(const DgtPlan<uint64_t> &plan, uint64_t *data,
                       cudaStream_t stream) {
   inverse(plan, data, stream);
 }
-void launchDgtInverse(const DgtPlan<uint32_t> &plan, uint32_t *data,
-                      cudaStream_t stream) {
-  inverse(plan, data, stream);
-}
 
-template <typename Word>
-void launchDgtForwardAsNtt(const DgtPlan<Word> &plan, Word *data,
+void launchDgtForwardAsNtt(const DgtPlan<uint64_t> &plan, uint64_t *data,
                            cudaStream_t stream) {
   if (plan.limbCount <= 0)
     return;
@@ -382,23 +373,13 @@ void launchDgtForwardAsNtt(const DgtPlan<Word> &plan, Word *data,
   launchNttOrderPairs<true>(plan, data, stream);
 }
 
-template <typename Word>
-void launchDgtInverseAsNtt(const DgtPlan<Word> &plan, Word *data,
+void launchDgtInverseAsNtt(const DgtPlan<uint64_t> &plan, uint64_t *data,
                            cudaStream_t stream) {
   if (plan.limbCount <= 0)
     return;
   launchNttOrderPairs<false>(plan, data, stream);
   inverse(plan, data, stream);
 }
-
-template void launchDgtForwardAsNtt(const DgtPlan<uint64_t> &, uint64_t *,
-                                    cudaStream_t);
-template void launchDgtForwardAsNtt(const DgtPlan<uint32_t> &, uint32_t *,
-                                    cudaStream_t);
-template void launchDgtInverseAsNtt(const DgtPlan<uint64_t> &, uint64_t *,
-                                    cudaStream_t);
-template void launchDgtInverseAsNtt(const DgtPlan<uint32_t> &, uint32_t *,
-                                    cudaStream_t);
 
 // Device tables ---------------------------------------------------------------
 
@@ -484,10 +465,6 @@ template <typename Word> DgtDeviceTables<Word>::~DgtDeviceTables() {
 template DgtPlan<uint64_t>
 layOutDgtTables(const std::vector<const DgtTables<uint64_t> *> &, uintptr_t,
                 std::vector<unsigned char> &);
-template DgtPlan<uint32_t>
-layOutDgtTables(const std::vector<const DgtTables<uint32_t> *> &, uintptr_t,
-                std::vector<unsigned char> &);
 template class DgtDeviceTables<uint64_t>;
-template class DgtDeviceTables<uint32_t>;
 
 } // namespace ringfuse::runtime::cuda

@@ -1,7 +1,7 @@
 //===- ntt.cu - the hierarchical GPU NTT ----------------------------------===//
 //
 // The plain transforms of ntt.cuh: in place, or a forward transform of one
-// given limb into every limb (ntt_forward_from), for 64-bit and 32-bit words.
+// given limb into every limb (ntt_forward_from).
 // The steps are ntt_steps.cuh's; ntt_fused.cu has the fused transforms.
 //
 //===----------------------------------------------------------------------===//
@@ -33,7 +33,7 @@ void launchNtt(const BasicNttPlan<Word> &plan, size_t n, const NttShape &shape,
     return;
   const unsigned logN = log2Exact(n);
   std::string why;
-  if (!isSupportedNttShape(sizeof(Word), logN, shape, &why))
+  if (!isSupportedNttShape(logN, shape, &why))
     throw Error("NTT shape not supported: " + why);
   if (oneLimb && shape.logN1 == 0) {
     constexpr unsigned kThreads = 256;
@@ -101,9 +101,6 @@ BasicNttLimb<Word> makeNttLimb(Word q, const Shoup<Word> *rootPowers,
 
 template NttLimb makeNttLimb<uint64_t>(uint64_t, const ShoupConstant *,
                                        const ShoupConstant *, ShoupConstant);
-template NttLimb32 makeNttLimb<uint32_t>(uint32_t, const ShoupConstant32 *,
-                                         const ShoupConstant32 *,
-                                         ShoupConstant32);
 
 template <typename Word>
 void launchNttForward(const BasicNttPlan<Word> &plan, size_t n,
@@ -126,23 +123,16 @@ template void launchNttForward<uint64_t>(const NttPlan &, size_t,
 template void launchNttInverse<uint64_t>(const NttPlan &, size_t,
                                          const NttShape &, uint64_t *,
                                          cudaStream_t, Instances);
-template void launchNttForward<uint32_t>(const NttPlan32 &, size_t,
-                                         const NttShape &, uint32_t *,
-                                         cudaStream_t, const uint32_t *,
-                                         Instances);
-template void launchNttInverse<uint32_t>(const NttPlan32 &, size_t,
-                                         const NttShape &, uint32_t *,
-                                         cudaStream_t, Instances);
 
 void launchNttForward(const NttPlan &plan, size_t n, uint64_t *data,
                       cudaStream_t stream) {
-  launchNtt<uint64_t, true>(plan, n, defaultNttShape(8, log2Exact(n)), data,
+  launchNtt<uint64_t, true>(plan, n, defaultNttShape(log2Exact(n)), data,
                             stream, nullptr, {});
 }
 
 void launchNttInverse(const NttPlan &plan, size_t n, uint64_t *data,
                       cudaStream_t stream) {
-  launchNtt<uint64_t, false>(plan, n, defaultNttShape(8, log2Exact(n)), data,
+  launchNtt<uint64_t, false>(plan, n, defaultNttShape(log2Exact(n)), data,
                              stream, nullptr, {});
 }
 

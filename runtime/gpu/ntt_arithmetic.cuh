@@ -1,4 +1,5 @@
-//===- ntt_arithmetic.cuh - the NTT's lazy arithmetic and butterflies -*- CUDA -*-===//
+//===- ntt_arithmetic.cuh - the NTT's lazy arithmetic and butterflies -*- CUDA
+//-*-===//
 //
 // Stage s of the transform (s = 0 .. log N - 1) pairs the words x and
 // x + N / 2^(s+1) of each group g = x >> (log N - s) with the twiddle
@@ -8,10 +9,9 @@
 // which the thread transforms in registers: the groups are closed under those
 // stages. Rounds exchange words through shared memory.
 //
-// Lazy bounds: with B = LazyModulus::bound (2q for 32-bit words, 4q for
-// 64-bit ones), forward values stay below 2B and inverse values below B, and
-// each Shoup product is below B. 64-bit products are approximate (see
-// LazyModulus<uint64_t>), which is why their B is 4q and q < 2^61.
+// Lazy bounds: with B = LazyModulus::bound (4q), forward values stay below 2B
+// and inverse values below B, and each Shoup product is below B. Products are
+// approximate (see LazyModulus<uint64_t>), which is why B is 4q and q < 2^61.
 //
 // Private to the GPU library; internal linkage (an anonymous namespace), so
 // each NTT file that includes it compiles what it instantiates.
@@ -41,36 +41,17 @@ __host__ __device__ constexpr unsigned log2Floor(unsigned x) {
 
 // Lazy arithmetic ------------------------------------------------------------
 
-/// x - c if x >= c, else x, for x < 2c. With 64-bit words c < 2^63, so
-/// x - c lies in (-2^63, 2^63) and its sign gives the comparison (one
-/// instruction fewer than a 64-bit compare); 32-bit words compare.
+/// x - c if x >= c, else x, for x < 2c. c < 2^63, so x - c lies in
+/// (-2^63, 2^63) and its sign gives the comparison (one instruction fewer
+/// than a 64-bit compare).
 template <typename Word>
 __device__ __forceinline__ Word subtractIfAtLeast(Word x, Word c) {
-  if constexpr (sizeof(Word) == 8) {
-    const int64_t difference = static_cast<int64_t>(x - c);
-    return difference < 0 ? x : static_cast<Word>(difference);
-  } else {
-    return x >= c ? x - c : x;
-  }
+  static_assert(sizeof(Word) == 8);
+  const int64_t difference = static_cast<int64_t>(x - c);
+  return difference < 0 ? x : static_cast<Word>(difference);
 }
 
 template <typename Word> struct LazyModulus;
-
-/// 32-bit words: exact Shoup products (below 2q), so B = 2q and q < 2^30.
-/// belowBound(x) is x - B if x >= B, else x.
-template <> struct LazyModulus<uint32_t> {
-  uint32_t q, bound;
-
-  __device__ explicit LazyModulus(const BasicNttLimb<uint32_t> &limb)
-      : q(limb.q), bound(2 * limb.q) {}
-  __device__ __forceinline__ uint32_t times(uint32_t y,
-                                            ShoupConstant32 w) const {
-    return mulShoupLazy(y, w, q);
-  }
-  __device__ __forceinline__ uint32_t belowBound(uint32_t x) const {
-    return subtractIfAtLeast(x, bound);
-  }
-};
 
 /// 64-bit words: the Shoup quotient floor(y w' / 2^64) is estimated from
 /// three of the four 32-bit partial products, dropping the low-by-low one and
@@ -133,8 +114,7 @@ template <> struct LazyModulus<uint64_t> {
 template <typename Word>
 __device__ __forceinline__ Word canonical(Word x, const LazyModulus<Word> &m) {
   x = m.belowBound(x);
-  if constexpr (sizeof(Word) == 8)
-    x = subtractIfAtLeast(x, 2 * m.q);
+  x = subtractIfAtLeast(x, 2 * m.q);
   return subtractIfAtLeast(x, m.q);
 }
 

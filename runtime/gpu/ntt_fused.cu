@@ -15,11 +15,10 @@ namespace {
 /// A fused forward NTT of `sources`: the column step over every source
 /// (grid z), then the row step `rows` (an Io whose SourceRows the caller
 /// leaves to this).
-template <typename Word, typename Rows>
-void launchFusedNtt(const BasicNttPlan<Word> &plan, size_t n,
-                    const NttShape &shape, const NttSourcesOf<Word> &sources,
-                    Rows rows, const char *what, cudaStream_t stream,
-                    Instances instances) {
+template <typename Rows>
+void launchFusedNtt(const NttPlan &plan, size_t n, const NttShape &shape,
+                    const NttSources &sources, Rows rows, const char *what,
+                    cudaStream_t stream, Instances instances) {
   if (plan.limbCount == 0 || sources.count == 0)
     return;
   const unsigned logN = log2Exact(n);
@@ -33,7 +32,7 @@ void launchFusedNtt(const BasicNttPlan<Word> &plan, size_t n,
                 std::to_string(65535 / sources.count) + " instances a launch");
   constexpr auto kRadix4 = std::integer_sequence<unsigned, 4>{};
   if (shape.logN1 > 0) {
-    const ColumnLauncher<Word, true, SourceColumns<Word>> column{
+    const ColumnLauncher<uint64_t, true, SourceColumns> column{
         plan,
         logN,
         {sources, instances.stride},
@@ -44,21 +43,19 @@ void launchFusedNtt(const BasicNttPlan<Word> &plan, size_t n,
   rows.sources = sources;
   rows.afterColumns = shape.logN1 > 0;
   rows.stride = instances.stride;
-  const RowLauncher<Word, true, Rows> row{plan, shape.logN1,     shape.otStages,
-                                          rows, instances.count, stream};
+  const RowLauncher<uint64_t, true, Rows> row{
+      plan, shape.logN1, shape.otStages, rows, instances.count, stream};
   dispatch(kRowLogs, logN - shape.logN1, shape.radix, row, kRadix4);
 }
 
 } // namespace
 
-template <typename Word>
-void launchNttKeySwitch(const KeySwitchKeyViewOf<Word> &key,
-                        const BasicNttPlan<Word> &plan, size_t n,
-                        const NttShape &shape, const NttSourcesOf<Word> &digits,
-                        Word *out0, Word *out1,
-                        const KeySwitchAddendOf<Word> &addend,
+void launchNttKeySwitch(const KeySwitchKeyView &key, const NttPlan &plan,
+                        size_t n, const NttShape &shape,
+                        const NttSources &digits, uint64_t *out0,
+                        uint64_t *out1, const RfKeySwitchAddend &addend,
                         cudaStream_t stream, Instances instances) {
-  KeySwitchRows<Word> rows{};
+  KeySwitchRows rows{};
   rows.key = key;
   rows.out0 = out0;
   rows.out1 = out1;
@@ -67,27 +64,12 @@ void launchNttKeySwitch(const KeySwitchKeyViewOf<Word> &key,
                  instances);
 }
 
-template <typename Word>
-void launchNttProducts(const BasicNttPlan<Word> &plan, size_t n,
-                       const NttShape &shape, const NttSourcesOf<Word> &factors,
-                       const NttProductsOf<Word> &products, cudaStream_t stream,
-                       Instances instances) {
-  ProductRows<Word> rows{};
+void launchNttProducts(const NttPlan &plan, size_t n, const NttShape &shape,
+                       const NttSources &factors, const NttProducts &products,
+                       cudaStream_t stream, Instances instances) {
+  ProductRows rows{};
   rows.products = products;
   launchFusedNtt(plan, n, shape, factors, rows, "products", stream, instances);
 }
-
-#define RF_FUSED_NTT_LAUNCHERS(Word)                                           \
-  template void launchNttKeySwitch(                                            \
-      const KeySwitchKeyViewOf<Word> &, const BasicNttPlan<Word> &, size_t,    \
-      const NttShape &, const NttSourcesOf<Word> &, Word *, Word *,            \
-      const KeySwitchAddendOf<Word> &, cudaStream_t, Instances);               \
-  template void launchNttProducts(                                             \
-      const BasicNttPlan<Word> &, size_t, const NttShape &,                    \
-      const NttSourcesOf<Word> &, const NttProductsOf<Word> &, cudaStream_t,   \
-      Instances);
-RF_FUSED_NTT_LAUNCHERS(uint64_t)
-RF_FUSED_NTT_LAUNCHERS(uint32_t)
-#undef RF_FUSED_NTT_LAUNCHERS
 
 } // namespace ringfuse::runtime::cuda

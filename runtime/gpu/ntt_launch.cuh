@@ -35,7 +35,7 @@ void launchColumnSized(const BasicNttPlan<Word> &plan, unsigned logN, Io io,
   launchDependent(
       FORWARD ? "nttColumnStep (forward)" : "nttColumnStep (inverse)",
       columnStep<Word, FORWARD, LOG_M, R, Io>, grid, nttColumnThreads(LOG_M, R),
-      nttColumnSharedBytes(sizeof(Word), LOG_M), stream, plan, io, logN);
+      nttColumnSharedBytes(LOG_M), stream, plan, io, logN);
 }
 
 /// A row-step block's shared memory: per row its words and its twiddles,
@@ -164,9 +164,8 @@ template <typename Word, bool FORWARD, typename Io> struct RowLauncher {
 
 constexpr auto kEveryRadix = std::integer_sequence<unsigned, 4, 8, 16>{};
 // [4, kNttMaxColumnLog] and [1, kNttMaxRowLog].
-static_assert(kNttMaxColumnLog == 9 && kNttMaxRowLog == 11);
-constexpr auto kColumnLogs =
-    std::integer_sequence<unsigned, 4, 5, 6, 7, 8, 9>{};
+static_assert(kNttMaxColumnLog == 8 && kNttMaxRowLog == 11);
+constexpr auto kColumnLogs = std::integer_sequence<unsigned, 4, 5, 6, 7, 8>{};
 constexpr auto kRowLogs =
     std::integer_sequence<unsigned, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11>{};
 

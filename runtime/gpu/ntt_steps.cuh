@@ -236,19 +236,19 @@ template <typename Word> struct OneLimbColumns {
 
 /// A fused NTT's sources: blockIdx.z is source z % count of instance z /
 /// count (see NttSources).
-template <typename Word> struct SourceColumns {
+struct SourceColumns {
   static constexpr bool kInPlace = false;
-  NttSourcesOf<Word> sources;
+  NttSources sources;
   size_t stride = 0;
 
   __device__ unsigned source() const { return blockIdx.z % sources.count; }
   __device__ size_t instanceAt() const {
     return size_t(blockIdx.z / sources.count) * stride;
   }
-  __device__ Word *output(unsigned limb, unsigned logN) const {
+  __device__ uint64_t *output(unsigned limb, unsigned logN) const {
     return sources.scratch[source()] + instanceAt() + (size_t(limb) << logN);
   }
-  __device__ const Word *input(unsigned limb, unsigned logN) const {
+  __device__ const uint64_t *input(unsigned limb, unsigned logN) const {
     const unsigned t = source();
     return sources.sources[t] + instanceAt() +
            (sources.oneLimb[t] ? 0 : size_t(limb) << logN);
@@ -271,7 +271,7 @@ template <typename Word> struct InPlaceRows {
 /// another with the block's twiddles: the first round reads the column
 /// step's output (scratch), or without a column step (N1 = 1) the source's
 /// coefficients.
-template <typename Word> struct SourceRows {
+struct SourceRows {
   // Unbounded, the key-switching row step takes about 150 registers (one
   // block an SM). 768 threads an SM (three blocks of 256, 80 registers, no
   // spills) made HMult up to 3% faster than 512, and matched 1024 (64
@@ -280,14 +280,14 @@ template <typename Word> struct SourceRows {
   // A thread transforms every source's row: blocks of rows as small as two
   // warps keep small transforms' grids several blocks an SM deep.
   static constexpr unsigned kBlockThreads = 64;
-  NttSourcesOf<Word> sources;
+  NttSources sources;
   bool afterColumns;
   size_t stride = 0;
 
   /// Limb `limb` of source t of the block's instance, as the first round
   /// reads it.
-  __device__ const Word *firstRound(int t, unsigned limb,
-                                    size_t limbWords) const {
+  __device__ const uint64_t *firstRound(int t, unsigned limb,
+                                        size_t limbWords) const {
     const size_t at = size_t(blockIdx.z) * stride;
     if (afterColumns)
       return sources.scratch[t] + at + limb * limbWords;
@@ -298,16 +298,16 @@ template <typename Word> struct SourceRows {
 
 /// Key switching's digits, each transformed and summed into the inner
 /// product.
-template <typename Word> struct KeySwitchRows : SourceRows<Word> {
+struct KeySwitchRows : SourceRows {
   static constexpr RowKind kKind = RowKind::keySwitch;
-  KeySwitchKeyViewOf<Word> key;
-  Word *out0, *out1;
-  KeySwitchAddendOf<Word> addend;
+  KeySwitchKeyView key;
+  uint64_t *out0, *out1;
+  RfKeySwitchAddend addend;
 };
 
 /// ntt_products' factors, each transformed and kept in registers, then the
 /// sums of their products written out.
-template <typename Word> struct ProductRows : SourceRows<Word> {
+struct ProductRows : SourceRows {
   static constexpr RowKind kKind = RowKind::products;
   // Its sums live in a loop over outputs, not beside the transform: at 1024
   // threads an SM (64 registers) its grids at logN 15 and 16 are fewer waves
@@ -315,7 +315,7 @@ template <typename Word> struct ProductRows : SourceRows<Word> {
   // 0.5 to 0.7% faster. Key switching stays at 768: at 896 and 1024 HMult at
   // (15, 660, 60) was 2 and 5% slower (docs/experiments.md).
   static constexpr unsigned kMinThreadsPerSm = 1024;
-  NttProductsOf<Word> products;
+  NttProducts products;
 };
 
 // Kernels ------------------------------------------------------------------
@@ -522,7 +522,7 @@ __global__ void __launch_bounds__(
     transform<Word, LOG_M, R, FORWARD>(j, fetchTwiddles, load, storeTwiddles,
                                        store, shared, twiddles);
   } else {
-    static_assert(FORWARD);
+    static_assert(FORWARD && sizeof(Word) == 8);
     // A fused NTT: each source's row in turn. The twiddles are fetched once,
     // before the first source's loads, and the loop's body is one copy of the
     // transform (small enough for three blocks an SM). keepOf(t) gives the
@@ -533,11 +533,11 @@ __global__ void __launch_bounds__(
       storeTwiddles();
       const int count = io.sources.count;
       for (int t = 0; t < count; ++t) {
-        const Word *sourceRow =
+        const uint64_t *sourceRow =
             io.firstRound(t, blockIdx.y, limbWords) + rowInLimb;
         auto load = [&](unsigned b, unsigned o) { return sourceRow[b + o]; };
         auto keep = keepOf(t);
-        auto store = [&](unsigned c, unsigned o, Word w, unsigned slot) {
+        auto store = [&](unsigned c, unsigned o, uint64_t w, unsigned slot) {
           keep(c + o, w, slot);
         };
         // The previous source's last round has read shared memory before
@@ -550,9 +550,10 @@ __global__ void __launch_bounds__(
       }
     };
     if constexpr (Io::kKind == RowKind::keySwitch) {
-      const KeySwitchKeyViewOf<Word> &key = io.key;
+      const KeySwitchKeyView &key = io.key;
       const int keyLimb = key.keyLimb(int(blockIdx.y));
-      const Word *keyRow = key.key + size_t(keyLimb) * limbWords + rowInLimb;
+      const uint64_t *keyRow =
+          key.key + size_t(keyLimb) * limbWords + rowInLimb;
       const Modulus modulus = key.moduli[keyLimb];
       uint128_t sum0[R], sum1[R];
       unsigned at[R];
@@ -567,9 +568,9 @@ __global__ void __launch_bounds__(
         }
       };
       auto accumulateInto = [&](int t) {
-        const Word *b = keyRow + size_t(2 * t) * key.componentWords;
-        const Word *a = b + key.componentWords;
-        return [&, a, b](unsigned i, Word w, unsigned slot) {
+        const uint64_t *b = keyRow + size_t(2 * t) * key.componentWords;
+        const uint64_t *a = b + key.componentWords;
+        return [&, a, b](unsigned i, uint64_t w, unsigned slot) {
           at[slot] = i;
           // Below B = 4q, not canonical: the products stay below 2^124, as
           // kKeySwitchDigitsPerSum asks, for five instructions, not fifteen.
@@ -583,7 +584,7 @@ __global__ void __launch_bounds__(
           reduceSums();
       });
       reduceSums();
-      const KeySwitchAddendOf<Word> &addend = io.addend;
+      const RfKeySwitchAddend &addend = io.addend;
       if (int(blockIdx.y) < addend.limbs) {
         const uint64_t scale =
             addend.scales[size_t(blockIdx.z) * io.stride + blockIdx.y];
@@ -596,27 +597,24 @@ __global__ void __launch_bounds__(
       }
 #pragma unroll
       for (unsigned slot = 0; slot < R; ++slot) {
-        io.out0[rowOffset + at[slot]] = static_cast<Word>(sum0[slot]);
-        io.out1[rowOffset + at[slot]] = static_cast<Word>(sum1[slot]);
+        io.out0[rowOffset + at[slot]] = static_cast<uint64_t>(sum0[slot]);
+        io.out1[rowOffset + at[slot]] = static_cast<uint64_t>(sum1[slot]);
       }
     } else {
       static_assert(Io::kKind == RowKind::products);
       // The factors' words, indexed by factor at run time: a local array
       // (L1), which keeps the loop over factors one copy of the transform
       // and the block within three an SM's registers.
-      Word words[kMaxProductFactors][R];
+      uint64_t words[kMaxProductFactors][R];
       unsigned at[R];
       auto keepAs = [&](int t) {
-        return [&, t](unsigned i, Word w, unsigned slot) {
+        return [&, t](unsigned i, uint64_t w, unsigned slot) {
           at[slot] = i;
-          if constexpr (sizeof(Word) == sizeof(uint64_t))
-            words[t][slot] = canonicalByQuotient(w, m);
-          else
-            words[t][slot] = canonical(w, m);
+          words[t][slot] = canonicalByQuotient(w, m);
         };
       };
       eachSource(keepAs, [](int) {});
-      const NttProductsOf<Word> &products = io.products;
+      const NttProducts &products = io.products;
       const Modulus modulus = products.moduli[blockIdx.y];
       for (int k = 0; k < products.outputCount; ++k) {
         // Below 2^125: at most kMaxProducts products below 2^122.
@@ -627,10 +625,10 @@ __global__ void __launch_bounds__(
             sum[slot] +=
                 static_cast<uint128_t>(words[products.first[p]][slot]) *
                 words[products.second[p]][slot];
-        Word *out = products.outputs[k] + rowOffset;
+        uint64_t *out = products.outputs[k] + rowOffset;
 #pragma unroll
         for (unsigned slot = 0; slot < R; ++slot)
-          out[at[slot]] = static_cast<Word>(reduce128Quick(sum[slot], modulus));
+          out[at[slot]] = reduce128Quick(sum[slot], modulus);
       }
     }
   }

@@ -25,10 +25,10 @@ __device__ __forceinline__ void roundTile(const Tile &t, unsigned tile,
 }
 
 /// The rounded words written out, plus the addend's (if any).
-template <bool MMA, typename Word>
+template <bool MMA>
 __global__ void __launch_bounds__(tileThreads(MMA), tileBlocksPerSm(MMA))
-    scaleRoundKernel(ScaleRoundPlanView plan, const Word *addend,
-                     const Word *in, Word *out, size_t n, unsigned tile,
+    scaleRoundKernel(ScaleRoundPlanView plan, const uint64_t *addend,
+                     const uint64_t *in, uint64_t *out, size_t n, unsigned tile,
                      size_t stride) {
   extern __shared__ uint128_t tileMemory[];
   addend = ofInstance(addend, stride);
@@ -52,10 +52,10 @@ __global__ void __launch_bounds__(tileThreads(MMA), tileBlocksPerSm(MMA))
 /// output limb (blockIdx.y). There is no dot product for a tile to share: a
 /// tile's staging and barriers would only delay this short launch, which
 /// ends a key switch.
-template <typename Word>
 __global__ void scaleRoundByOnePrimeKernel(ScaleRoundPlanView plan,
-                                           const Word *addend, const Word *in,
-                                           Word *out, size_t n, size_t stride) {
+                                           const uint64_t *addend,
+                                           const uint64_t *in, uint64_t *out,
+                                           size_t n, size_t stride) {
   const size_t c = 2 * (size_t(blockIdx.x) * blockDim.x + threadIdx.x);
   addend = ofInstance(addend, stride);
   in = ofInstance(in, stride);
@@ -92,11 +92,11 @@ __global__ void scaleRoundByOnePrimeKernel(ScaleRoundPlanView plan,
 /// each rounded word is written if the conversion copies it, and scaled for
 /// the conversion as it is made and kept in shared memory, in a second tile
 /// behind the rounding's. On the tensor cores only if both plans are.
-template <bool MMA, typename Word>
+template <bool MMA>
 __global__ void __launch_bounds__(tileThreads(MMA), tileBlocksPerSm(MMA))
     scaleRoundConvertKernel(ScaleRoundPlanView scale, ConvertPlan convert,
-                            const Word *in, Word *out, size_t n, unsigned tile,
-                            size_t stride) {
+                            const uint64_t *in, uint64_t *out, size_t n,
+                            unsigned tile, size_t stride) {
   extern __shared__ uint128_t tileMemory[];
   in = ofInstance(in, stride);
   out = ofInstance(out, stride);
@@ -108,8 +108,7 @@ __global__ void __launch_bounds__(tileThreads(MMA), tileBlocksPerSm(MMA))
   const size_t first = size_t(blockIdx.x) * tile;
   awaitPreviousKernel();
   allowNextKernel();
-  stageDivisorTile(rounding, tile, scale, in,
-                   static_cast<const Word *>(nullptr), first, n);
+  stageDivisorTile(rounding, tile, scale, in, nullptr, first, n);
   conversion.clearPaddingTo(convert.fromSize, tileRows(convert.fromSize, MMA),
                             tile);
   roundTile<MMA>(rounding, tile, scale,
@@ -127,11 +126,11 @@ __global__ void __launch_bounds__(tileThreads(MMA), tileBlocksPerSm(MMA))
 /// A pair of outputs' kept and addend words are fetched one pair ahead (the
 /// first pair's with the divisor's words), so that a thread waits on global
 /// memory about once, not once per pair.
-template <int ROWS, typename Word>
+template <int ROWS>
 __global__ void scaleRoundColumnsKernel(ScaleRoundPlanView plan,
-                                        const Word *addend, const Word *in,
-                                        Word *out, size_t n, int perGroup,
-                                        size_t stride) {
+                                        const uint64_t *addend,
+                                        const uint64_t *in, uint64_t *out,
+                                        size_t n, int perGroup, size_t stride) {
   const size_t c = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   addend = ofInstance(addend, stride);
   in = ofInstance(in, stride);
@@ -185,16 +184,15 @@ __global__ void scaleRoundColumnsKernel(ScaleRoundPlanView plan,
       uint64_t word = words[k];
       if (addend)
         word = addMod(word, current.addend[k], plan.outputs[limb].value);
-      out[size_t(limb) * n + c] = static_cast<Word>(word);
+      out[size_t(limb) * n + c] = word;
     }
   }
 }
 
 /// The CPU driver's scale_up for coefficient j: floor(Q/t) m +
 /// floor((2 (Q mod t) m + t) / 2t) mod each output prime.
-template <typename Word>
-__global__ void scaleUpKernel(ScaleUpPlanView plan, const Word *in, Word *out,
-                              size_t n, size_t stride) {
+__global__ void scaleUpKernel(ScaleUpPlanView plan, const uint64_t *in,
+                              uint64_t *out, size_t n, size_t stride) {
   const size_t j = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (j >= n)
     return;
@@ -206,24 +204,22 @@ __global__ void scaleUpKernel(ScaleUpPlanView plan, const Word *in, Word *out,
       (2 * static_cast<uint128_t>(plan.t)));
   for (int i = 0; i < plan.limbs; ++i) {
     const Modulus q = plan.outputs[i];
-    out[size_t(i) * n + j] = static_cast<Word>(addMod(
-        mulMod(plan.deltaModOutput[i], m, q), reduce(correction, q), q.value));
+    out[size_t(i) * n + j] = addMod(mulMod(plan.deltaModOutput[i], m, q),
+                                    reduce(correction, q), q.value);
   }
 }
 
 } // namespace
 
-template <typename Word>
-void launchScaleRound(const ScaleRoundPlanView &plan, size_t n, const Word *in,
-                      Word *out, cudaStream_t stream,
-                      const typename NonDeduced<Word>::type *addend,
-                      Instances instances) {
+void launchScaleRound(const ScaleRoundPlanView &plan, size_t n,
+                      const uint64_t *in, uint64_t *out, cudaStream_t stream,
+                      const uint64_t *addend, Instances instances) {
   requireTileAligned("scaleRoundKernel", addend);
   if (plan.divisorSize == 1 && plan.divisorScale == nullptr && n % 2 == 0) {
     requireTileAligned("scaleRoundByOnePrimeKernel", in);
     requireTileAligned("scaleRoundByOnePrimeKernel", out);
     launchDependent(
-        "scaleRoundByOnePrimeKernel", scaleRoundByOnePrimeKernel<Word>,
+        "scaleRoundByOnePrimeKernel", scaleRoundByOnePrimeKernel,
         gridFor(n / 2, static_cast<unsigned>(plan.outputSize), instances),
         kThreads, 0, stream, plan, addend, in, out, n, instances.stride);
     return;
@@ -233,56 +229,40 @@ void launchScaleRound(const ScaleRoundPlanView &plan, size_t n, const Word *in,
       columnsFit(plan.divisorSize, plan.productsPerSum, n)) {
     withColumnRows(plan.divisorSize, [&](auto rows) {
       launchColumns("scaleRoundColumnsKernel",
-                    scaleRoundColumnsKernel<decltype(rows)::value, Word>, n,
+                    scaleRoundColumnsKernel<decltype(rows)::value>, n,
                     plan.outputSize, stream, instances, plan, addend, in, out,
                     n);
     });
     return;
   }
-  launchTiled("scaleRoundKernel", scaleRoundKernel<false, Word>,
-              scaleRoundKernel<true, Word>, plan.mmaOmega != nullptr,
+  launchTiled("scaleRoundKernel", scaleRoundKernel<false>,
+              scaleRoundKernel<true>, plan.mmaOmega != nullptr,
               plan.divisorSize,
               shapedTile(scaleRoundShape(plan, addend != nullptr)), n, in, out,
               stream, instances, plan, addend);
 }
 
-template <typename Word>
 void launchScaleRoundConvert(const ScaleRoundPlanView &scale,
                              const ConvertPlan &convert, size_t n,
-                             const Word *in, Word *out, cudaStream_t stream,
-                             Instances instances) {
+                             const uint64_t *in, uint64_t *out,
+                             cudaStream_t stream, Instances instances) {
   // The rounding's tile, then the conversion's.
   auto bothTiles = [&](unsigned tile, bool mma) {
     return conversionTileOffset(scaleRoundShape(scale, false), mma, tile) +
            tileBytes(conversionShape(convert), mma, tile);
   };
-  launchTiled("scaleRoundConvertKernel", scaleRoundConvertKernel<false, Word>,
-              scaleRoundConvertKernel<true, Word>,
+  launchTiled("scaleRoundConvertKernel", scaleRoundConvertKernel<false>,
+              scaleRoundConvertKernel<true>,
               scale.mmaOmega != nullptr && convert.mmaWeights != nullptr,
               scale.divisorSize + convert.fromSize, bothTiles, n, in, out,
               stream, instances, scale, convert);
 }
 
-template <typename Word>
-void launchScaleUp(const ScaleUpPlanView &plan, size_t n, const Word *in,
-                   Word *out, cudaStream_t stream, Instances instances) {
-  scaleUpKernel<Word><<<gridFor(n, 1, instances), kThreads, 0, stream>>>(
+void launchScaleUp(const ScaleUpPlanView &plan, size_t n, const uint64_t *in,
+                   uint64_t *out, cudaStream_t stream, Instances instances) {
+  scaleUpKernel<<<gridFor(n, 1, instances), kThreads, 0, stream>>>(
       plan, in, out, n, instances.stride);
   checkLaunch("scaleUpKernel");
 }
-
-// Both word sizes' launchers.
-#define RF_SCALE_ROUND_LAUNCHERS(Word)                                         \
-  template void launchScaleRound<Word>(const ScaleRoundPlanView &, size_t,     \
-                                       const Word *, Word *, cudaStream_t,     \
-                                       const Word *, Instances);               \
-  template void launchScaleRoundConvert(                                       \
-      const ScaleRoundPlanView &, const ConvertPlan &, size_t, const Word *,   \
-      Word *, cudaStream_t, Instances);                                        \
-  template void launchScaleUp(const ScaleUpPlanView &, size_t, const Word *,   \
-                              Word *, cudaStream_t, Instances);
-RF_SCALE_ROUND_LAUNCHERS(uint64_t)
-RF_SCALE_ROUND_LAUNCHERS(uint32_t)
-#undef RF_SCALE_ROUND_LAUNCHERS
 
 } // namespace ringfuse::runtime::cuda

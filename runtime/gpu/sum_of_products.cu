@@ -20,8 +20,7 @@ constexpr unsigned kThreads = 256;
 /// output's (accumulating) before writing it; no output overlaps a factor
 /// or another output (the driver's check), so no thread sees another's
 /// writes.
-template <typename Word>
-__global__ void sumOfProductsKernel(SumOfProductsOf<Word> sums, size_t n,
+__global__ void sumOfProductsKernel(SumOfProducts sums, size_t n,
                                     size_t stride) {
   const size_t w = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (w >= size_t(sums.limbs) * n)
@@ -30,29 +29,23 @@ __global__ void sumOfProductsKernel(SumOfProductsOf<Word> sums, size_t n,
   const size_t at = size_t(blockIdx.z) * stride;
   const Modulus q = sums.moduli[w / n];
   for (int k = 0; k < sums.outputCount; ++k) {
-    Word *out = sums.outputs[k] + at;
-    out[w] = static_cast<Word>(sumOfProductsWord(
-        sums.factors, sums.first, sums.second, sums.firstProduct[k],
-        sums.firstProduct[k + 1], at + w, sums.accumulate ? out[w] : 0, q));
+    uint64_t *out = sums.outputs[k] + at;
+    out[w] = sumOfProductsWord(sums.factors, sums.first, sums.second,
+                               sums.firstProduct[k], sums.firstProduct[k + 1],
+                               at + w, sums.accumulate ? out[w] : 0, q);
   }
 }
 
 } // namespace
 
-template <typename Word>
-void launchSumOfProducts(const SumOfProductsOf<Word> &sums, size_t n,
+void launchSumOfProducts(const SumOfProducts &sums, size_t n,
                          cudaStream_t stream, Instances instances) {
   const size_t words = size_t(sums.limbs) * n;
   const dim3 blocks(static_cast<unsigned>((words + kThreads - 1) / kThreads), 1,
                     instances.count);
-  sumOfProductsKernel<Word>
-      <<<blocks, kThreads, 0, stream>>>(sums, n, instances.stride);
+  sumOfProductsKernel<<<blocks, kThreads, 0, stream>>>(sums, n,
+                                                       instances.stride);
   checkLaunch("sumOfProductsKernel");
 }
-
-template void launchSumOfProducts(const SumOfProductsOf<uint64_t> &, size_t,
-                                  cudaStream_t, Instances);
-template void launchSumOfProducts(const SumOfProductsOf<uint32_t> &, size_t,
-                                  cudaStream_t, Instances);
 
 } // namespace ringfuse::runtime::cuda

@@ -84,12 +84,6 @@ template <typename BytesOf> unsigned tileFor(size_t n, BytesOf bytesOf) {
   return 0;
 }
 
-/// Two neighbouring 32-bit words (8-byte aligned) as 64-bit ones.
-__device__ __forceinline__ ulonglong2 widenPair(const uint32_t *at) {
-  const uint2 pair = *reinterpret_cast<const uint2 *>(at);
-  return make_ulonglong2(pair.x, pair.y);
-}
-
 /// Starts an asynchronous copy of 16 bytes from global to shared memory
 /// (cp.async: no registers hold them, so a thread issues all of its copies
 /// before any lands).
@@ -148,16 +142,11 @@ struct Tile {
 
   /// Starts staging `rows` rows of the tile's coefficients into `to` (row r
   /// at to + r tile), row r read from rowStart(r) (16-byte aligned: the tile
-  /// is even). Rows of 32-bit words are widened as they are copied (loads,
-  /// not cp.async: those copy bytes as they are).
+  /// is even).
   template <typename RowStart>
   __device__ void stageRows(uint64_t *to, int rows, RowStart rowStart) const {
     forOwnPairs(rows, [&](unsigned r, unsigned c) {
-      uint64_t *at = to + (size_t(r) << logWidth) + c;
-      if constexpr (sizeof(*rowStart(0)) == sizeof(uint64_t))
-        stage16(at, rowStart(r) + c);
-      else
-        *reinterpret_cast<ulonglong2 *>(at) = widenPair(rowStart(r) + c);
+      stage16(to + (size_t(r) << logWidth) + c, rowStart(r) + c);
     });
   }
 
@@ -236,28 +225,15 @@ private:
   uint32_t lowCarries_ = 0, middleCarries_ = 0;
 };
 
-/// The words of W neighbouring coefficients of a tile row (W = 1 or 2), as
-/// 64-bit words whatever the memory holds.
+/// The words of W neighbouring coefficients of a tile row (W = 1 or 2).
 template <int W> struct Words {
   uint64_t word[W];
 
-  /// From shared or global memory of 64-bit words aligned to 8 W bytes.
+  /// From shared or global memory aligned to 8 W bytes.
   __device__ static Words load(const uint64_t *at) {
     Words words;
     if constexpr (W == 2) {
       const ulonglong2 pair = *reinterpret_cast<const ulonglong2 *>(at);
-      words.word[0] = pair.x;
-      words.word[1] = pair.y;
-    } else {
-      words.word[0] = *at;
-    }
-    return words;
-  }
-  /// From a program's 32-bit words, aligned to 4 W bytes.
-  __device__ static Words load(const uint32_t *at) {
-    Words words;
-    if constexpr (W == 2) {
-      const uint2 pair = *reinterpret_cast<const uint2 *>(at);
       words.word[0] = pair.x;
       words.word[1] = pair.y;
     } else {
@@ -270,14 +246,6 @@ template <int W> struct Words {
       *reinterpret_cast<ulonglong2 *>(at) = make_ulonglong2(word[0], word[1]);
     else
       *at = word[0];
-  }
-  /// Into a program's 32-bit words: each word is below a modulus below 2^30.
-  __device__ void store(uint32_t *at) const {
-    if constexpr (W == 2)
-      *reinterpret_cast<uint2 *>(at) = make_uint2(
-          static_cast<uint32_t>(word[0]), static_cast<uint32_t>(word[1]));
-    else
-      *at = static_cast<uint32_t>(word[0]);
   }
   /// Each word times w mod q (a conversion's or fast floor's scaling).
   __device__ Words times(ShoupConstant w, uint64_t q) const {

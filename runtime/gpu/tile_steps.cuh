@@ -60,11 +60,9 @@ __device__ __forceinline__ bool roundOrCorrect(const Tile &t, unsigned tile,
 
 /// The end of a conversion once t.words holds a tile's scaled residues
 /// (roundOrCorrect), then each missing limb as a dot product of the residues
-/// with [A/a_i]_{b_j}. (Word: the program's buffers' words, here and below;
-/// tiles hold 64-bit words.)
-template <typename Word>
+/// with [A/a_i]_{b_j}.
 __device__ void convertScaledTile(const Tile &t, unsigned tile,
-                                  const ConvertPlan &plan, Word *out,
+                                  const ConvertPlan &plan, uint64_t *out,
                                   size_t first, size_t n) {
   const bool corrected = roundOrCorrect(t, tile, plan);
   const unsigned c = t.ownPair();
@@ -93,10 +91,10 @@ __device__ void convertScaledTile(const Tile &t, unsigned tile,
 
 /// The words of a conversion's input limb i at coefficients c and c + 1 of
 /// the tile at `first`, written to the target limb that copies it, if any.
-template <typename Word>
 __device__ __forceinline__ void writeCopied(const ConvertPlan &plan, unsigned i,
                                             unsigned c, Words<2> words,
-                                            Word *out, size_t first, size_t n) {
+                                            uint64_t *out, size_t first,
+                                            size_t n) {
   if (const int to = plan.copyTo[i]; to >= 0)
     words.store(out + size_t(to) * n + first + c);
 }
@@ -108,11 +106,11 @@ __device__ __forceinline__ void writeCopied(const ConvertPlan &plan, unsigned i,
 /// `padded`, behind a barrier. Each thread copies and scales the words it
 /// staged, so that one barrier follows the loads. Returns whether it has
 /// missing limbs.
-template <typename Word>
-__device__ __forceinline__ bool
-copyAndScaleTile(const Tile &t, unsigned tile, const ConvertPlan &plan,
-                 const Word *in, Word *out, size_t first, size_t n,
-                 int padded) {
+__device__ __forceinline__ bool copyAndScaleTile(const Tile &t, unsigned tile,
+                                                 const ConvertPlan &plan,
+                                                 const uint64_t *in,
+                                                 uint64_t *out, size_t first,
+                                                 size_t n, int padded) {
   auto inputRow = [&](unsigned i) { return in + size_t(i) * n + first; };
   t.stageRows(t.words, plan.fromSize, inputRow);
   if (plan.readsRedundant)
@@ -160,10 +158,11 @@ __device__ uint64_t *stagedAddend(const Tile &t, unsigned tile,
 
 /// Starts staging a scale-and-round's divisor words, kept limbs' words and
 /// the addend's (if any) for a tile of coefficients.
-template <typename Word>
-__device__ __forceinline__ void
-stageDivisorTile(const Tile &t, unsigned tile, const ScaleRoundPlanView &plan,
-                 const Word *in, const Word *addend, size_t first, size_t n) {
+__device__ __forceinline__ void stageDivisorTile(const Tile &t, unsigned tile,
+                                                 const ScaleRoundPlanView &plan,
+                                                 const uint64_t *in,
+                                                 const uint64_t *addend,
+                                                 size_t first, size_t n) {
   t.stageRows(t.words, plan.divisorSize, [&](unsigned i) {
     return in + size_t(plan.divisorLimbs[i]) * n + first;
   });
@@ -234,10 +233,10 @@ __device__ void scaleRoundTile(const Tile &t, unsigned tile,
 
 /// An emitter of rounded words (scaleRoundTile's) that writes them out,
 /// plus the addend's (if any, staged in the tile: stagedAddend).
-template <typename Word>
-__device__ __forceinline__ auto
-writeRounded(const ScaleRoundPlanView &plan, const uint64_t *addend,
-             unsigned tile, Word *out, size_t first, size_t n) {
+__device__ __forceinline__ auto writeRounded(const ScaleRoundPlanView &plan,
+                                             const uint64_t *addend,
+                                             unsigned tile, uint64_t *out,
+                                             size_t first, size_t n) {
   return [=, &plan](unsigned o, unsigned c, Words<2> words) {
     if (addend) {
       const Words<2> more = Words<2>::load(addend + size_t(o) * tile + c);
@@ -258,10 +257,10 @@ __host__ __device__ size_t conversionTileOffset(const TileShape &rounding,
 
 /// An emitter of rounded words that writes each the conversion copies and
 /// keeps each, scaled for the conversion, in the conversion's tile.
-template <typename Word>
-__device__ __forceinline__ auto
-scaleForConversion(const ConvertPlan &convert, const Tile &conversion,
-                   unsigned tile, Word *out, size_t first, size_t n) {
+__device__ __forceinline__ auto scaleForConversion(const ConvertPlan &convert,
+                                                   const Tile &conversion,
+                                                   unsigned tile, uint64_t *out,
+                                                   size_t first, size_t n) {
   return [=, &convert, &conversion](unsigned o, unsigned c, Words<2> words) {
     writeCopied(convert, o, c, words, out, first, n);
     words.times(convert.puncturedInverse[o], convert.fromModuli[o])
@@ -279,9 +278,8 @@ scaleForConversion(const ConvertPlan &convert, const Tile &conversion,
 // products), keep it busier than four: HMult 0.2 to 0.9% faster at logN 16.
 
 /// convertScaledTile with the dot products on the tensor cores.
-template <typename Word>
 __device__ void convertScaledTileMma(const Tile &t, unsigned tile,
-                                     const ConvertPlan &plan, Word *out,
+                                     const ConvertPlan &plan, uint64_t *out,
                                      size_t first, size_t n) {
   const bool corrected = roundOrCorrect(t, tile, plan);
   // The multiple of [A]_{b_j} to subtract, added as multiple ([-A]_{b_j}),
@@ -371,10 +369,10 @@ void requireTileAligned(const char *name, const void *buffer) {
 /// parameters: the plans, in, out, n, the tile's width and the instances'
 /// stride) as chooseTiled says; `rows` are the words a tile holds per
 /// coefficient, named if none fits.
-template <typename Kernel, typename BytesOf, typename Word, typename... Plans>
+template <typename Kernel, typename BytesOf, typename... Plans>
 void launchTiled(const char *name, Kernel cudaCores, Kernel tensorCores,
                  bool planned, int rows, BytesOf bytesOf, size_t n,
-                 const Word *in, Word *out, cudaStream_t stream,
+                 const uint64_t *in, uint64_t *out, cudaStream_t stream,
                  Instances instances, const Plans &...plans) {
   requireTileAligned(name, in);
   requireTileAligned(name, out);

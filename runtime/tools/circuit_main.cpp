@@ -27,14 +27,9 @@
 #include <string>
 #include <vector>
 
-// Defined by the emitted program linked into this executable: its manifest
-// and one schedule, ringfuse_run on 64-bit words or ringfuse_run32 on 32-bit
-// words (weak, so the one the program lacks is null).
+// Defined by the emitted program linked into this executable.
 extern "C" const RfManifest *ringfuse_manifest(void);
-extern "C" __attribute__((weak)) void ringfuse_run(RfRuntime *runtime,
-                                                   const RfKernels *kernels);
-extern "C" __attribute__((weak)) void
-ringfuse_run32(RfRuntime *runtime, const RfKernels32 *kernels);
+extern "C" void ringfuse_run(RfRuntime *runtime, const RfKernels *kernels);
 
 namespace {
 using namespace ringfuse::runtime;
@@ -287,12 +282,8 @@ int run(const Options &options, Program &program) {
 int main(int argc, char **argv) {
   const char *self = argc > 0 ? argv[0] : "circuit";
   try {
-    Program program =
-        ringfuse_run32
-            ? Program::fromFunctions(ringfuse_manifest, ringfuse_run32,
-                                     Device::RINGFUSE_CIRCUIT_DEVICE)
-            : Program::fromFunctions(ringfuse_manifest, ringfuse_run,
-                                     Device::RINGFUSE_CIRCUIT_DEVICE);
+    Program program = Program::fromFunctions(ringfuse_manifest, ringfuse_run,
+                                             Device::RINGFUSE_CIRCUIT_DEVICE);
     const Options options = parse(argc, argv);
     if (options.help) {
       printHelp(program, self);

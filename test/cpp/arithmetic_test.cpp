@@ -3,14 +3,11 @@
 #include "ringfuse/runtime/error.h"
 #include "ringfuse/runtime/fixed_point.h"
 #include "ringfuse/runtime/modarith.h"
-#include "ringfuse/runtime/number_theory.h"
 #include "ringfuse/runtime/params.h"
 #include "ringfuse/runtime/rns.h"
 #include "test_support.h"
 
 #include <gtest/gtest.h>
-
-#include <algorithm>
 
 namespace ringfuse::runtime {
 namespace {
@@ -106,34 +103,6 @@ TEST(Primes, GenerationIsDeterministicAndNttFriendly) {
     std::set<uint64_t> excluded = {first[0]};
     EXPECT_EQ(generatePrimes(bits, 1, 1 << 15, excluded).front(), first[1]);
   }
-}
-
-TEST(Primes, DownFromABitSizeGoesOnBelowItsRangeWhereThatRunsOut) {
-  // N = 2^17 (congruence 2^18): the NTT-friendly primes in (2^24, 2^25) are
-  // few; three more than there are reach below 2^24, descending, each = 1
-  // mod 2^18, the same ones first.
-  const uint64_t congruence = uint64_t(1) << 18;
-  auto none = [](uint64_t) { return false; };
-  std::vector<uint64_t> within = findPrimesBelow(25, 1000, congruence, none);
-  ASSERT_LT(within.size(), 1000u);
-  std::vector<uint64_t> primes =
-      findPrimesDownFrom(25, within.size() + 3, congruence, none);
-  ASSERT_EQ(primes.size(), within.size() + 3);
-  EXPECT_TRUE(std::equal(within.begin(), within.end(), primes.begin()));
-  EXPECT_LT(primes.back(), uint64_t(1) << 24);
-  for (size_t i = 0; i < primes.size(); ++i) {
-    EXPECT_TRUE(isPrime(primes[i]));
-    EXPECT_EQ(primes[i] % congruence, 1u);
-    if (i)
-      EXPECT_LT(primes[i], primes[i - 1]);
-  }
-  // Excluded primes are skipped; fewer come back once none is left above
-  // the congruence.
-  auto notFirst = [&](uint64_t p) { return p == primes[0]; };
-  EXPECT_EQ(findPrimesDownFrom(25, 1, congruence, notFirst).front(), primes[1]);
-  std::vector<uint64_t> all = findPrimesDownFrom(20, 1000, 1 << 10, none);
-  EXPECT_LT(all.size(), 1000u);
-  EXPECT_EQ(all.back(), 12289u); // the least prime = 1 mod 2^10: the bottom
 }
 
 TEST(BigUInt, AgreesWith128BitArithmetic) {
@@ -406,29 +375,6 @@ TEST(Ntt, OutputIsTheEvaluationAtOddPowersInBitReversedOrder) {
       value = addMod(value, mulMod(a[i], power, m), q);
     EXPECT_EQ(transformed[j], value) << j;
   }
-}
-
-TEST(Ntt, The32BitTransformEqualsThe64BitOneOnTheSamePrime) {
-  for (unsigned logN = 1; logN <= 17; ++logN) {
-    const size_t n = size_t(1) << logN;
-    const uint64_t q = generatePrimes(30, 1, 2 * n, {}).front();
-    ASSERT_LT(q, uint64_t(1) << 30);
-    NttTables wide(q, n);
-    NttTables32 narrow(static_cast<uint32_t>(q), n);
-    EXPECT_EQ(narrow.root(), wide.root());
-    std::vector<uint64_t> a(n);
-    std::vector<uint32_t> a32(n);
-    for (size_t i = 0; i < n; ++i)
-      a32[i] = static_cast<uint32_t>(a[i] = randomBelow(q));
-    wide.forward(a.data());
-    narrow.forward(a32.data());
-    ASSERT_EQ(std::vector<uint64_t>(a32.begin(), a32.end()), a) << "N = " << n;
-    wide.inverse(a.data());
-    narrow.inverse(a32.data());
-    ASSERT_EQ(std::vector<uint64_t>(a32.begin(), a32.end()), a) << "N = " << n;
-  }
-  EXPECT_THROW(NttTables32(97, 64), Error);                      // not 1 mod 128
-  EXPECT_THROW(NttTables32((uint32_t(1) << 30) + 3, 2), Error);  // too wide
 }
 
 TEST(Ntt, RejectsUnfriendlyPrimes) {

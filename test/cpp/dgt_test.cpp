@@ -180,8 +180,7 @@ template <typename Word> void checkLazyHelpers(uint64_t p64) {
 TEST(GaussianArithmetic, LazyShoupStepsStayInBoundsAndAreExact) {
   checkLazyHelpers<uint64_t>(primeBelow(60, 4096));
   checkLazyHelpers<uint64_t>(primeBelow(62, 4)); // the largest 64-bit words
-  checkLazyHelpers<uint32_t>(primeBelow(30, 4)); // the largest 32-bit words
-  checkLazyHelpers<uint32_t>(65537u);
+  checkLazyHelpers<uint64_t>(65537u);
 }
 
 // Roots of i (Appendix C) -----------------------------------------------------
@@ -264,8 +263,8 @@ TEST(Dgt, ForwardIsTheTwistedFoldedTransformInBitReversedOrder) {
       checkForwardAgainstDefinition(DgtTables64(p, n),
                                     randomLimb<uint64_t>(n, p));
     for (uint64_t p : primesFor(30, n))
-      checkForwardAgainstDefinition(DgtTables32(p, n),
-                                    randomLimb<uint32_t>(n, p));
+      checkForwardAgainstDefinition(DgtTables64(p, n),
+                                    randomLimb<uint64_t>(n, p));
   }
 }
 
@@ -286,7 +285,7 @@ template <typename Word> void checkRoundTrip(unsigned bits) {
 }
 
 TEST(Dgt, InverseUndoesForward64) { checkRoundTrip<uint64_t>(60); }
-TEST(Dgt, InverseUndoesForward32) { checkRoundTrip<uint32_t>(30); }
+TEST(Dgt, InverseUndoesForwardOnNarrowPrimes) { checkRoundTrip<uint64_t>(30); }
 
 TEST(Dgt, ExtremeWordsRoundTrip) {
   const size_t n = 4096;
@@ -352,18 +351,17 @@ TEST(Dgt, PointwiseProductIsTheNttsNegacyclicProduct64) {
 }
 
 // NttTables takes any prime below 2^62, 30-bit ones included.
-TEST(Dgt, PointwiseProductIsTheNttsNegacyclicProduct32) {
-  checkProductAgainstNtt<uint32_t>(30);
+TEST(Dgt, PointwiseProductIsTheNttsNegacyclicProductOnNarrowPrimes) {
+  checkProductAgainstNtt<uint64_t>(30);
 }
 
 TEST(Dgt, PointwiseProductIsTheSchoolbookNegacyclicProduct) {
   for (size_t n :
        {size_t(4), size_t(8), size_t(64), size_t(256), size_t(1024)}) {
     for (uint64_t p : primesFor(30, n)) {
-      DgtTables32 dgt(p, n);
-      auto a = randomLimb<uint32_t>(n, p), b = randomLimb<uint32_t>(n, p);
-      std::vector<uint64_t> a64(a.begin(), a.end()), b64(b.begin(), b.end());
-      ASSERT_EQ(dgtProduct(dgt, a, b), negacyclicProduct(a64, b64, p)) << n;
+      DgtTables64 dgt(p, n);
+      auto a = randomLimb<uint64_t>(n, p), b = randomLimb<uint64_t>(n, p);
+      ASSERT_EQ(dgtProduct(dgt, a, b), negacyclicProduct(a, b, p)) << n;
     }
     for (uint64_t p : primesFor(60, n)) {
       DgtTables64 dgt(p, n);
@@ -374,34 +372,18 @@ TEST(Dgt, PointwiseProductIsTheSchoolbookNegacyclicProduct) {
   // x^(N-1) * x = x^N = -1.
   const size_t n = 1024;
   const uint64_t p = primesFor(30, n)[0];
-  std::vector<uint32_t> a(n, 0), b(n, 0);
+  std::vector<uint64_t> a(n, 0), b(n, 0);
   a[n - 1] = 1;
   b[1] = 1;
   std::vector<uint64_t> minusOne(n, 0);
   minusOne[0] = p - 1;
-  EXPECT_EQ(dgtProduct(DgtTables32(p, n), a, b), minusOne);
-}
-
-TEST(Dgt, ThirtyBitWordsGiveTheSixtyFourBitWords) {
-  for (unsigned logN = kLogMinDegree; logN <= kLogMaxDegree; logN += 7) {
-    const size_t n = size_t(1) << logN;
-    const uint64_t p = primesFor(30, n)[0];
-    DgtTables32 narrow(p, n);
-    DgtTables64 wide(p, n);
-    auto a = randomLimb<uint32_t>(n, p);
-    std::vector<uint64_t> a64(a.begin(), a.end());
-    narrow.forward(a.data());
-    wide.forward(a64.data());
-    EXPECT_EQ(std::vector<uint64_t>(a.begin(), a.end()), a64);
-  }
+  EXPECT_EQ(dgtProduct(DgtTables64(p, n), a, b), minusOne);
 }
 
 // Bad parameters --------------------------------------------------------------
 
 TEST(Dgt, RefusesBadParametersWithAClearMessage) {
   // 1000003 is a prime = 3 mod 4.
-  EXPECT_NE(errorOf([] { DgtTables32(1000003ull, 1024); }).find("3 mod 4"),
-            std::string::npos);
   EXPECT_NE(errorOf([] { DgtTables64(1000003ull, 1024); }).find("3 mod 4"),
             std::string::npos);
   EXPECT_NE(errorOf([] { factorGaussianPrime(1000003ull); }).find("1 mod 4"),
@@ -415,11 +397,7 @@ TEST(Dgt, RefusesBadParametersWithAClearMessage) {
               DgtTables64(12289, size_t(1) << 18);
             }).find("not a power of two"),
             std::string::npos);
-  // A 60-bit prime in 32-bit words, a prime above 2^62 in 64-bit words.
-  EXPECT_NE(errorOf([] {
-              DgtTables32(1152921504606584833ull, 1024);
-            }).find("not below 2^30"),
-            std::string::npos);
+  // A prime above 2^62.
   EXPECT_NE(errorOf([] {
               DgtTables64((uint64_t(1) << 62) + 1, 1024);
             }).find("not below 2^62"),

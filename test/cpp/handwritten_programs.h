@@ -63,7 +63,6 @@ const RfScaleUp kScaleUps[] = {{T, Q}};
 inline RfManifest baseManifest(const char *name) {
   RfManifest m{};
   m.abi_version = RINGFUSE_PROGRAM_ABI_VERSION;
-  m.word_bits = 64;
   m.name = name;
   m.degree = kN;
   m.plaintext_modulus = kT;

@@ -100,7 +100,6 @@ struct Editable {
     manifest.keys = keys.data();
     manifest.key_count = 2;
     manifest.variant = "hps";
-    manifest.word_bits = 64;
   }
 
   /// A count edited to at most its array's entries.
@@ -111,7 +110,7 @@ struct Editable {
   void edit(uint8_t field, uint8_t index, uint64_t value) {
     const int32_t small = static_cast<int32_t>(value);
     RfManifest &m = manifest;
-    switch (field % 25) {
+    switch (field % 24) {
     case 0:
       m.degree = value;
       break;
@@ -185,7 +184,7 @@ struct Editable {
       break;
     case 18:
     case 19: {
-      std::vector<RfValue> &values = field % 25 == 18 ? inputs : outputs;
+      std::vector<RfValue> &values = field % 24 == 18 ? inputs : outputs;
       RfValue &v = values[index % values.size()];
       switch (index / 16 % 6) {
       case 0:
@@ -200,7 +199,7 @@ struct Editable {
       default:
         v.buffers[index / 16 % 6 - 2] = small;
       }
-      (field % 25 == 18 ? m.input_count : m.output_count) =
+      (field % 24 == 18 ? m.input_count : m.output_count) =
           clamp(value >> 32, values.size());
       break;
     }
@@ -221,9 +220,6 @@ struct Editable {
     case 23:
       m.key_count = clamp(value, keys.size());
       break;
-    case 24: // 32 and 64 most of the time: both loaders' paths
-      m.word_bits = value % 4 == 0 ? small : value % 2 ? 32 : 64;
-      break;
     }
   }
 };
@@ -231,7 +227,6 @@ struct Editable {
 const RfManifest *gManifest = nullptr;
 const RfManifest *fuzzedManifest() { return gManifest; }
 void emptySchedule(RfRuntime *, const RfKernels *) {}
-void emptySchedule32(RfRuntime *, const RfKernels32 *) {}
 
 } // namespace
 
@@ -246,12 +241,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // is made; one that passes is built, so keep it to what a test can hold.
   gManifest = &program.manifest;
   try {
-    // The schedule of the manifest's word size where it names one, so that
-    // the loader's checks of 32-bit programs are fuzzed too.
-    Program loaded =
-        program.manifest.word_bits == 32
-            ? Program::fromFunctions(fuzzedManifest, emptySchedule32)
-            : Program::fromFunctions(fuzzedManifest, emptySchedule);
+    Program loaded = Program::fromFunctions(fuzzedManifest, emptySchedule);
     (void)loaded;
   } catch (const Error &) {
     // A refusal that says why: what the loader promises.

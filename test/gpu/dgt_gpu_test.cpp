@@ -115,10 +115,6 @@ TEST_F(GpuDgtTest, ForwardAndInverseMatchTheCpuWith64BitWords) {
   checkAgainstCpu<uint64_t>(60);
 }
 
-TEST_F(GpuDgtTest, ForwardAndInverseMatchTheCpuWith32BitWords) {
-  checkAgainstCpu<uint32_t>(30);
-}
-
 /// Small rings (one tile per limb, R = 1 at N = 4) go through the same
 /// kernels.
 TEST_F(GpuDgtTest, SmallRingsMatchTheCpu) {

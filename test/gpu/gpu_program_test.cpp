@@ -314,7 +314,6 @@ ContextPtr prepareNttManifest(size_t n) {
     b = words;
   RfManifest m{};
   m.abi_version = RINGFUSE_PROGRAM_ABI_VERSION;
-  m.word_bits = 64;
   m.name = "ntt";
   m.degree = n;
   m.plaintext_modulus = 65537;

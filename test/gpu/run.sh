@@ -3,9 +3,8 @@
 # the runtime and its Python extension there, then runs
 #   1. gpu_tests (built here with GoogleTest and carried: the driver's kernels
 #      against the CPU driver on hand-written programs),
-#   2. the end-to-end suite (and programs of 32-bit words) on the CUDA driver,
-#   3. every end-to-end circuit, CUDA against CPU, word for word (with 64-bit
-#      and with 32-bit words),
+#   2. the end-to-end suite on the CUDA driver,
+#   3. every end-to-end circuit, CUDA against CPU, word for word,
 #   4. the GPU client's keys, encodings, encryptions and decryptions against
 #      the CPU client's,
 #   5. running out of GPU memory (alone: it fills the GPU),
@@ -55,8 +54,7 @@ else
   echo "gpu_tests was not carried"; status=1
 fi
 echo "== end-to-end suite on the CUDA driver"
-RINGFUSE_TEST_TARGET=cuda "$python" -m pytest -q -p no:cacheprovider "${parallel[@]}" test/python/test_e2e.py \
-  test/python/test_word_size.py 2>&1 | tail -n 3 || status=1
+RINGFUSE_TEST_TARGET=cuda "$python" -m pytest -q -p no:cacheprovider "${parallel[@]}" test/python/test_e2e.py 2>&1 | tail -n 3 || status=1
 echo "== CUDA against CPU, every circuit"
 "$python" -m pytest -q -p no:cacheprovider "${parallel[@]}" test/gpu/test_gpu_programs.py 2>&1 | tail -n 3 || status=1
 echo "== the GPU client (keys, encoding, encryption, decryption) against the CPU's"

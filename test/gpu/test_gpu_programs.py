@@ -207,39 +207,6 @@ def test_cuda_dgt_programs_give_the_cpu_ntt_program_s_outputs(
                           **compile_args)
 
 
-# Programs of 32-bit words (word_size=32: 30-bit primes, 32-bit buffers and
-# kernels on the GPU, 32-bit buffers on the CPU): every variant, at the
-# default N and at N = 2^15 (fused tensor products, narrow bases' columns),
-# word for word, with the DGT too, and with outputs kept on the GPU.
-WORD32_CASES = [
-    (variant, circuit, args)
-    for variant in ("hps", "lhps", "chps", "behz")
-    for circuit, args in ((test_e2e.quickstart, {}), (test_e2e.rotations, {}),
-                          (test_e2e.CHAINS[4], {}),
-                          (test_e2e.CHAINS[1], {"params": rf.Params(
-                              poly_modulus_degree=1 << 15, plaintext_modulus=test_e2e.T,
-                              coeff_modulus_bits=[30] * 12, special_modulus_bits=[30] * 2)}))
-]
-
-
-@pytest.mark.parametrize(
-    "variant, circuit, compile_args",
-    WORD32_CASES,
-    ids=[f"{variant}-{circuit.name}-{'n15' if args else 'default'}"
-         for variant, circuit, args in WORD32_CASES],
-)
-def test_32_bit_word_programs_are_the_cpu_outputs(
-    variant: str, circuit: rf.Circuit, compile_args: dict[str, object], tmp_path: Path
-) -> None:
-    compare_cuda_with_cpu(circuit, tmp_path, variant=variant, word_size=32, **compile_args)
-
-
-@pytest.mark.parametrize("variant", ["hps", "behz"])
-def test_32_bit_word_dgt_programs_are_the_cpu_outputs(variant: str, tmp_path: Path) -> None:
-    compare_cuda_with_cpu(test_e2e.quickstart, tmp_path, variant=variant, word_size=32,
-                          cuda_transforms=("dgt",))
-
-
 # Q of four 60-bit primes and P of two: the digits are converted before key
 # switching. A product, its relinearization and a slot sum's rotations run
 # library kernels with generated sums between them; three outputs of the
@@ -261,13 +228,11 @@ def test_dataflow_schedule_keeps_every_dependency_over_many_replays(
     compare_cuda_with_cpu(circuit, tmp_path, runs=20, params=SCHEDULE_PARAMS)
 
 
-@pytest.mark.parametrize("word_size", [64, 32])
-def test_outputs_kept_on_the_gpu_feed_the_next_run(word_size: int, tmp_path: Path) -> None:
-    # (x * y) * y twice over, the product never leaving the GPU between runs
-    # (a program of 32-bit words narrows its GPU inputs and widens its outputs).
+def test_outputs_kept_on_the_gpu_feed_the_next_run(tmp_path: Path) -> None:
+    # (x * y) * y twice over, the product never leaving the GPU between runs.
     circuit = test_e2e.CHAINS[1]
-    cpu = rf.compile(circuit, target="cpu", cache_dir=tmp_path, word_size=word_size)
-    gpu = rf.compile(circuit, target="cuda", cache_dir=tmp_path, word_size=word_size)
+    cpu = rf.compile(circuit, target="cpu", cache_dir=tmp_path)
+    gpu = rf.compile(circuit, target="cuda", cache_dir=tmp_path)
     keys = cpu.keygen(seed=SEED)
     gpu.set_evaluation_keys(keys.relin_key, keys.galois_keys)
     x, y = (keys.encrypt(values) for values in inputs_for_values(cpu, 2))

@@ -39,21 +39,3 @@ def test_throughput_writes_every_record_and_plots_them(tmp_path: Path) -> None:
     )
     assert plotted.returncode == 0, plotted.stderr
     assert report.with_suffix(".png").stat().st_size > 0
-
-
-def test_word_sizes_times_both_word_sizes_at_each_set(tmp_path: Path) -> None:
-    report, table = tmp_path / "word-sizes.json", tmp_path / "word_size-costs.json"
-    completed = subprocess.run(
-        [sys.executable, str(BENCH_DIR / "word_sizes.py"), "--device", "cpu", "--sets", "1",
-         "--rounds", "1", "--out", str(report), "--table", str(table)],
-        capture_output=True, text=True, check=False, timeout=600,
-        env=python_environment(RINGFUSE_CACHE_DIR=str(tmp_path / "cache")),
-    )
-    assert completed.returncode == 0, completed.stdout + completed.stderr
-    (record,) = json.loads(report.read_text())["records"]
-    # The same log Q in twice the primes of half the width.
-    assert record["primes_32"] == [2 * k for k in record["primes_64"]]
-    assert record["us_64"] > 0 and record["us_32"] > 0 and record["faster"] in (32, 64)
-    # The compiler's table (what bfv-select-parameters' word-bits=auto reads).
-    (entry,) = json.loads(table.read_text())["entries"]
-    assert entry == {key: record[key] for key in ("log_n", "log_q", "log_p", "us_64", "us_32")}

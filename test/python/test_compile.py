@@ -77,7 +77,6 @@ extern "C" const RfManifest *ringfuse_manifest(void) {
   static const RfManifest manifest = [] {
     RfManifest m{};
     m.abi_version = RINGFUSE_PROGRAM_ABI_VERSION;
-    m.word_bits = 64;
     m.name = "mix";
     m.degree = kN;
     m.plaintext_modulus = $t;

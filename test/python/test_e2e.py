@@ -101,7 +101,7 @@ def conversions(source: str) -> int:
 def generated_kernel_outputs(source: str) -> list[int]:
     """The number of outputs of each generated (elementwise) kernel, in order."""
     signatures = re.findall(r"inline void elementwise_\d+\((.*)\)", source)
-    return [parameters.count("RfWord *out") for parameters in signatures]
+    return [parameters.count("uint64_t *out") for parameters in signatures]
 
 
 def check(keys: rf.KeySet, ciphertext: rf.Ciphertext, expected: Vector) -> None:

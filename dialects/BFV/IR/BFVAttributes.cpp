@@ -7,7 +7,6 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/DenseSet.h"
-#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -158,37 +157,6 @@ Variant variantOf(ModuleOp module) {
 void setVariant(ModuleOp module, Variant variant) {
   module->setAttr(BFVDialect::kVariantAttrName,
                   VariantAttr::get(module.getContext(), variant));
-}
-
-unsigned wordBitsOf(ModuleOp module) {
-  auto attr = module->getAttrOfType<IntegerAttr>(BFVDialect::kWordBitsAttrName);
-  return attr ? unsigned(attr.getValue().getLimitedValue()) : 64;
-}
-
-unsigned wordBitsAt(Operation *op) {
-  auto module = dyn_cast<ModuleOp>(op);
-  if (!module)
-    module = op->getParentOfType<ModuleOp>();
-  return module ? wordBitsOf(module) : 64;
-}
-
-void setWordBits(ModuleOp module, unsigned bits) {
-  module->setAttr(
-      BFVDialect::kWordBitsAttrName,
-      IntegerAttr::get(IntegerType::get(module.getContext(), 64), bits));
-}
-
-unsigned widestPrimeBits(unsigned wordBits) { return wordBits == 32 ? 30 : 60; }
-
-uint64_t modulusTooWideFor32BitWords(ParamsAttr params) {
-  const uint64_t bound = uint64_t(1) << widestPrimeBits(32);
-  if (params.getPlaintextModulus() >= bound)
-    return params.getPlaintextModulus();
-  for (uint64_t prime : llvm::concat<const uint64_t>(
-           params.getCiphertextModulus(), params.getSpecialModulus()))
-    if (prime >= bound)
-      return prime;
-  return 0;
 }
 
 std::string variantNames() {

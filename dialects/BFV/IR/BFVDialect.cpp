@@ -44,14 +44,6 @@ LogicalResult BFVDialect::verifyOperationAttribute(Operation *op,
                                << "' is a #bfv.variant on a module";
     return success();
   }
-  if (name == kWordBitsAttrName) {
-    // Any integer type: getValue, not getInt, which asserts a signless one.
-    auto bits = dyn_cast<IntegerAttr>(attribute.getValue());
-    if (!isa<ModuleOp>(op) || !bits ||
-        (bits.getValue() != 32 && bits.getValue() != 64))
-      return op->emitOpError() << "'" << name << "' is 32 or 64 on a module";
-    return success();
-  }
   if (name == kVariantCostsAttrName) {
     auto costs = dyn_cast<DictionaryAttr>(attribute.getValue());
     if (!isa<ModuleOp>(op) || !costs ||

@@ -31,10 +31,6 @@ def BFV_Dialect : Dialect {
     /// (bfv-prepare-plaintext-inputs): the runtime hands the program the
     /// input rotated by these steps, lifted to Q and in evaluation form.
     static constexpr ::llvm::StringLiteral kPreparedAttrName = "bfv.prepared";
-    /// A module's word size, 32 or 64 (absent: 64): with 32, every modulus
-    /// of the program (Q, P and the auxiliary bases) is below 2^30, so each
-    /// word fits 32 bits with room for lazy reduction.
-    static constexpr ::llvm::StringLiteral kWordBitsAttrName = "bfv.word_bits";
   }];
 }
 

@@ -129,7 +129,6 @@ public:
     if (failed(checkValues(outputs.asArrayRef(), returned, "outputs")))
       return failure();
     n_ = params_.getRingDegree();
-    wordBits_ = bfv::wordBitsAt(func_);
     // A planned program: its slots, buffers and moduli are the kernel
     // dialect's to verify (KernelDialect::verifyOperationAttribute).
     if (!func_->hasAttr(kernel::KernelDialect::kSlotsAttrName))
@@ -157,18 +156,11 @@ public:
         << "#include \"ringfuse/runtime/program_abi.h\"\n\n"
         << "namespace {\n"
         << "using ringfuse::runtime::Modulus;\n"
-        << "constexpr size_t N = " << n_ << ";\n"
-        << "// The buffers' words, and the table and addend of their size.\n"
-        << "using RfWord = uint" << wordBits_ << "_t;\n"
-        << "using RfTable = " << (wordBits_ == 32 ? "RfKernels32" : "RfKernels")
-        << ";\n"
-        << "using RfAddend = "
-        << (wordBits_ == 32 ? "RfKeySwitchAddend32" : "RfKeySwitchAddend")
-        << ";\n\n"
+        << "constexpr size_t N = " << n_ << ";\n\n"
         << "// Buffer `buffer` of b from limb `limb` on.\n"
         << "struct BufferPlace {\n  unsigned buffer, limb;\n};\n"
         << "template <typename T, size_t n>\n"
-        << "inline void place(T *(&pointers)[n], RfWord *const *b,\n"
+        << "inline void place(T *(&pointers)[n], uint64_t *const *b,\n"
         << "                  const BufferPlace (&places)[n]) {\n"
         << "  for (size_t i = 0; i < n; ++i)\n"
         << "    pointers[i] = b[places[i].buffer] + places[i].limb * N;\n"
@@ -264,15 +256,15 @@ private:
     if (parts > 1)
       for (size_t i = 0; i < parts; ++i)
         os_ << "static void ringfuse_run_part_" << i
-            << "(RfRuntime *rt, const RfTable *k, RfWord *const *b) {\n"
+            << "(RfRuntime *rt, const RfKernels *k, uint64_t *const *b) {\n"
             << text(ArrayRef(steps).slice(
                    i * kStepsPerPart,
                    std::min(kStepsPerPart, steps.size() - i * kStepsPerPart)))
             << "}\n\n";
     const size_t buffers = std::max<size_t>(bufferWords_.size(), 1);
-    os_ << "extern \"C\" void ringfuse_run" << (wordBits_ == 32 ? "32" : "")
-        << "(RfRuntime *rt, const RfTable *k) {\n"
-        << "  RfWord *b[" << buffers << "];\n"
+    os_ << "extern \"C\" void ringfuse_run(RfRuntime *rt, const RfKernels *k) "
+           "{\n"
+        << "  uint64_t *b[" << buffers << "];\n"
         << "  for (size_t i = 0; i < " << bufferWords_.size() << "; ++i)\n"
         << "    b[i] = k->buffer(rt, i);\n";
     if (parts > 1)
@@ -326,8 +318,8 @@ private:
     auto ins = launch.getIns();
     const size_t at = ins.size() - 3;
     os << llvm::formatv(
-        "    const RfAddend addend = {{{0}, {1}, {2}, {3}};\n", names_[ins[at]],
-        names_[ins[at + 1]], names_[ins[at + 2]],
+        "    const RfKeySwitchAddend addend = {{{0}, {1}, {2}, {3}};\n",
+        names_[ins[at]], names_[ins[at + 1]], names_[ins[at + 2]],
         cast<kernel::BufferType>(ins[at].getType()).getBasis().size());
     return "&addend";
   }
@@ -409,7 +401,7 @@ private:
       SmallVector<std::string> digits;
       for (Value digit : launch.mainIns())
         digits.push_back(names_[digit]);
-      declare << llvm::formatv("    const RfWord *digits[] = {{{0}};\n",
+      declare << llvm::formatv("    const uint64_t *digits[] = {{{0}};\n",
                                llvm::join(digits, ", "));
       std::string addend = emitKeySwitchAddend(launch, declare);
       args = {std::to_string(manifest_.key(*launch.getKey())),
@@ -426,8 +418,8 @@ private:
       }
       const size_t count = sources.size();
       declare << llvm::formatv("    const int source_bases[] = {{{0}};\n"
-                               "    const RfWord *sources[] = {{{1}};\n"
-                               "    RfWord *scratch[] = {{{2}};\n",
+                               "    const uint64_t *sources[] = {{{1}};\n"
+                               "    uint64_t *scratch[] = {{{2}};\n",
                                llvm::join(bases, ", "),
                                llvm::join(sources, ", "),
                                llvm::join(scratch, ", "));
@@ -445,7 +437,7 @@ private:
         for (int32_t index : triples)
           products.push_back(std::to_string(index));
         declare << llvm::formatv("    const int products[] = {{{0}};\n"
-                                 "    RfWord *sums[] = {{{1}};\n",
+                                 "    uint64_t *sums[] = {{{1}};\n",
                                  llvm::join(products, ", "),
                                  llvm::join(sums, ", "));
         args = {sumBasis, "source_bases", "sources", "scratch",
@@ -467,9 +459,9 @@ private:
               << places(launch.getOuts()) << "};\n"
               << "    static const int products[] = {"
               << llvm::join(products, ", ") << "};\n"
-              << "    const RfWord *factors[" << launch.getIns().size()
+              << "    const uint64_t *factors[" << launch.getIns().size()
               << "];\n"
-              << "    RfWord *sums[" << launch.getOuts().size() << "];\n"
+              << "    uint64_t *sums[" << launch.getOuts().size() << "];\n"
               << "    place(factors, b, factor_places);\n"
               << "    place(sums, b, sum_places);\n";
       args = {basis(launch.getOuts()[0]),
@@ -507,11 +499,11 @@ private:
     SmallVector<std::string> parameters = {"const Modulus &q", "size_t limb", "size_t i"};
     SmallVector<std::string> bufferParameters, bufferArguments;
     for (size_t a = 0; a < op.getIns().size(); ++a) {
-      bufferParameters.push_back("const RfWord *in" + std::to_string(a));
+      bufferParameters.push_back("const uint64_t *in" + std::to_string(a));
       bufferArguments.push_back("in" + std::to_string(a));
     }
     for (size_t r = 0; r < op.getOuts().size(); ++r) {
-      bufferParameters.push_back("RfWord *out" + std::to_string(r));
+      bufferParameters.push_back("uint64_t *out" + std::to_string(r));
       bufferArguments.push_back("out" + std::to_string(r));
     }
     parameters.append(bufferParameters);
@@ -548,8 +540,7 @@ private:
     }
     auto yield = cast<kernel::YieldOp>(body.getTerminator());
     for (auto [r, value] : llvm::enumerate(yield.getValues()))
-      k << "  out" << r << "[i] = static_cast<RfWord>(" << residue[value]
-        << ");\n";
+      k << "  out" << r << "[i] = " << residue[value] << ";\n";
     k << "}\n";
 
     auto type = cast<kernel::BufferType>(op.getOuts()[0].getType());
@@ -676,14 +667,14 @@ private:
         "    q, {3}, p, {4}, {5},\n"
         "    bases, {6}, converters, {7}, scale_rounds, {8}, scale_ups, {9},\n"
         "    buffer_words, {10}, inputs, {11}, outputs, {12},\n"
-        "    constants, {13}, keys, {14}, {15}, {16}};\n",
+        "    constants, {13}, keys, {14}, {15}};\n",
         func_.getName(), n_, params_.getPlaintextModulus(),
         params_.getCiphertextModulus().size(),
         params_.getSpecialModulus().size(), params_.getDigitCount(),
         manifest_.bases().size(), manifest_.converters_.size(),
         manifest_.scaleRounds_.size(), manifest_.scaleUps_.size(),
         bufferWords_.size(), inputs.size(), outputs.size(), constants_.size(),
-        manifest_.keys_.size(), variantLiteral(), wordBits_);
+        manifest_.keys_.size(), variantLiteral());
   }
 
   /// The variant the module was lowered with (bfv::variantOf: its
@@ -698,7 +689,6 @@ private:
   raw_ostream &os_;
   bfv::ParamsAttr params_;
   unsigned n_ = 0;
-  unsigned wordBits_ = 64; // the buffers' (RfManifest::word_bits)
   ManifestBuilder manifest_;
   llvm::DenseMap<Value, std::string> names_;
   /// Where each buffer value lies: an index of `b` and a first limb.

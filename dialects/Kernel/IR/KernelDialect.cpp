@@ -33,18 +33,10 @@ bool isProgramModulus(uint64_t modulus, uint64_t n, uint64_t t) {
 }
 
 /// Every buffer of a planned program holds limbs of its circuit's ring, over
-/// moduli the runtime can use and its words hold (in a module of 32-bit
-/// words, moduli below 2^30 and t below 2^32, as the runtime's loader
-/// checks); each basis is checked once.
+/// moduli the runtime can use; each basis is checked once.
 LogicalResult verifyProgramBuffers(FunctionOpInterface function,
                                    ringfuse::bfv::ParamsAttr params) {
   const uint64_t n = params.getRingDegree(), t = params.getPlaintextModulus();
-  const unsigned wordBits = ringfuse::bfv::wordBitsAt(function);
-  if (wordBits == 32 && t >= (uint64_t(1) << 32))
-    return function->emitOpError()
-           << "is a program of 32-bit words (bfv.word_bits), but its "
-              "plaintext modulus "
-           << t << " is not below 2^32";
   llvm::DenseSet<Attribute> checkedBases;
   auto check = [&](Value value, Operation *at) -> LogicalResult {
     auto type = dyn_cast<BufferType>(value.getType());
@@ -66,12 +58,6 @@ LogicalResult verifyProgramBuffers(FunctionOpInterface function,
                << ", whose modulus " << modulus << " is neither t = " << t
                << " nor a prime = 1 mod 2N = " << 2 * n << " below 2^"
                << ringfuse::kMaxRnsPrimeBits;
-      else if (wordBits == 32 && modulus != t && modulus >= (uint64_t(1) << 30))
-        return at->emitOpError()
-               << "holds a buffer over " << type.getBasis()
-               << ", whose modulus " << modulus
-               << " is not below 2^30, in a program of 32-bit words "
-                  "(bfv.word_bits)";
     return success();
   };
   for (BlockArgument argument : function.getArguments())

@@ -1,6 +1,5 @@
 //===- KernelOps.cpp - kernel operations and their verifiers --------------===//
 #include "dialects/Kernel/IR/KernelOps.h"
-#include "dialects/BFV/IR/BFVAttributes.h"
 #include "ringfuse/runtime/ntt_shape.h"
 #include "ringfuse/runtime/sum_of_products.h"
 
@@ -229,13 +228,11 @@ LogicalResult verifyOneLimbInput(LaunchOp op, BufferType in, BufferType out) {
     return op.emitOpError() << "transforms every limb from one limb of the "
                                "same degree, got "
                             << in << " for " << out;
-  const unsigned bytes = ringfuse::bfv::wordBitsAt(op) / 8;
   for (uint64_t q : out.getBasis().getModuli())
-    if (!ringfuse::runtime::isLazyNttInput(bytes, from[0], q))
-      return op.emitOpError()
-             << "needs the input's prime below "
-             << ringfuse::runtime::lazyNttInputFactor(bytes)
-             << " times each of the output's, got " << from[0] << " for " << q;
+    if (!ringfuse::runtime::isLazyNttInput(from[0], q))
+      return op.emitOpError() << "needs the input's prime below 8 times each "
+                                 "of the output's, got "
+                              << from[0] << " for " << q;
   return success();
 }
 
@@ -474,10 +471,6 @@ LogicalResult verifyTransform(LaunchOp op) {
   rns::TransformAttr shape = op.getTransformAttr();
   if (!shape)
     return success();
-  const unsigned wordBits = ringfuse::bfv::wordBitsAt(op);
-  if (!shape.runsInPrograms(wordBits))
-    return op.emitOpError() << "its program's words are " << wordBits
-                            << " bits (bfv.word_bits), got " << shape;
   const rns::TransformKind kind = op.getKernel().starts_with("dgt_")
                                       ? rns::TransformKind::dgt
                                       : rns::TransformKind::ntt;

@@ -70,19 +70,15 @@ bool BasisAttr::sharesModulusWith(BasisAttr other) const {
   });
 }
 
-std::string TransformAttr::transformProblem(TransformKind kind, unsigned word,
-                                            unsigned logN1, unsigned radix,
-                                            unsigned ot, unsigned degree,
+std::string TransformAttr::transformProblem(TransformKind kind, unsigned logN1,
+                                            unsigned radix, unsigned ot,
+                                            unsigned degree,
                                             ArrayRef<uint64_t> moduli) {
-  if (word != 32 && word != 64)
-    return "the word size must be 32 or 64 bits, got " + std::to_string(word);
-  // Lazy butterflies keep values below 4q, which must fit the word.
-  const uint64_t bound = word == 32 ? uint64_t(1) << 30 : uint64_t(1) << 62;
+  // Lazy butterflies keep values below 4q, which must fit the 64-bit word.
   for (uint64_t q : moduli)
-    if (q >= bound)
-      return "modulus " + std::to_string(q) + " does not fit " +
-             std::to_string(word) + "-bit words (needs q < 2^" +
-             (word == 32 ? "30" : "62") + ")";
+    if (q >= uint64_t(1) << 62)
+      return "modulus " + std::to_string(q) +
+             " does not fit 64-bit words (needs q < 2^62)";
   unsigned logN = 0;
   while (degree && (1u << logN) < degree)
     ++logN;
@@ -101,20 +97,19 @@ std::string TransformAttr::transformProblem(TransformKind kind, unsigned word,
     return "";
   }
   const runtime::NttShape shape{logN1, radix, ot};
-  const char *problem =
-      degree ? runtime::nttShapeProblem(word / 8, logN, shape)
-             : runtime::nttShapeProblem(word / 8, shape);
+  const char *problem = degree ? runtime::nttShapeProblem(logN, shape)
+                               : runtime::nttShapeProblem(shape);
   if (!problem)
     return "";
   return std::string("unsupported NTT shape: ") + problem;
 }
 
-LogicalResult TransformAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                    TransformKind kind, unsigned word,
-                                    unsigned logN1, unsigned radix,
-                                    unsigned ot) {
+LogicalResult
+TransformAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                      TransformKind kind, unsigned logN1, unsigned radix,
+                      unsigned ot) {
   std::string problem =
-      transformProblem(kind, word, logN1, radix, ot, /*degree=*/0, {});
+      transformProblem(kind, logN1, radix, ot, /*degree=*/0, {});
   if (!problem.empty())
     return emitError() << problem;
   return success();

@@ -49,13 +49,12 @@ def RNS_TransformAttr : AttrDef<RNS_Dialect, "Transform"> {
   let mnemonic = "transform";
   let summary = "How the GPU decomposes one rns.ntt / rns.intt";
   let description = [{
-    `#rns.transform<ntt, word = 64, logN1 = 6, radix = 4, ot = 2>`: the
-    kernel and word size (32 or 64 bits) a transform runs with, and its
-    split. For `ntt` (runtime/gpu/ntt*.cu): N = N1 x N2 with log N1 =
+    `#rns.transform<ntt, logN1 = 6, radix = 4, ot = 2>`: the kernel a
+    transform runs with, on 64-bit words, and its split. For `ntt` (runtime/gpu/ntt*.cu): N = N1 x N2 with log N1 =
     `logN1` (0: one block per limb, the row step alone), `radix` words held
     per thread (4, 8 or 16) and `ot` last stages twiddled on the fly. The
     rules are ringfuse/runtime/ntt_shape.h's (the ones the CUDA driver checks): logN1
-    is 0 or in [4, 9], at most 8 for 64-bit words (48 KiB of shared memory),
+    is 0 or in [4, 8] (48 KiB of shared memory),
     and a column-step block of 16 * 2^logN1 / radix threads fits 1024; with a
     ring degree N = 2^logN also logN - logN1 in [4, 11] (at most 11 when
     logN1 = 0) and ot <= logN - logN1.
@@ -65,25 +64,19 @@ def RNS_TransformAttr : AttrDef<RNS_Dialect, "Transform"> {
     `logN1` is log2 R = floor((logN - 1) / 2) and nothing else is tunable:
     `radix` and `ot` are 0.
 
-    Either kind with 32-bit words needs every modulus below 2^30 (lazy values
-    up to 4q fit the word); 64-bit words below 2^62. Checked against the ring
-    degree and basis by the ops that carry it.
+    Either kind needs every modulus below 2^62 (lazy values up to 4q fit the
+    word). Checked against the ring degree and basis by the ops that carry
+    it.
   }];
   let parameters = (ins EnumParameter<RNS_TransformKind>:$kind,
-                        "unsigned":$word, "unsigned":$logN1,
-                        "unsigned":$radix, "unsigned":$ot);
+                        "unsigned":$logN1, "unsigned":$radix,
+                        "unsigned":$ot);
   let assemblyFormat = [{
-    `<` $kind `,` `word` `=` $word `,` `logN1` `=` $logN1 `,` `radix` `=`
-      $radix `,` `ot` `=` $ot `>`
+    `<` $kind `,` `logN1` `=` $logN1 `,` `radix` `=` $radix `,` `ot` `=`
+      $ot `>`
   }];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
-    /// Whether a program of `wordBits`-bit words (its module's
-    /// bfv.word_bits) runs it: the program ABI's ntt and dgt entries
-    /// transform the program's buffers, of its word size.
-    bool runsInPrograms(unsigned wordBits) const {
-      return getWord() == wordBits;
-    }
     /// The runtime's description of this decomposition (ntt_shape.h).
     ::ringfuse::runtime::NttShape nttShape() const {
       return {getLogN1(), getRadix(), getOt()};
@@ -91,13 +84,13 @@ def RNS_TransformAttr : AttrDef<RNS_Dialect, "Transform"> {
     /// Why this transform cannot run on limbs of `degree` words over
     /// `moduli`; empty if it can.
     std::string problemFor(unsigned degree, ::llvm::ArrayRef<uint64_t> moduli) const {
-      return transformProblem(getKind(), getWord(), getLogN1(), getRadix(),
-                              getOt(), degree, moduli);
+      return transformProblem(getKind(), getLogN1(), getRadix(), getOt(),
+                              degree, moduli);
     }
     /// The rules without a degree (degree 0) or with one.
-    static std::string transformProblem(TransformKind kind, unsigned word,
-                                        unsigned logN1, unsigned radix,
-                                        unsigned ot, unsigned degree,
+    static std::string transformProblem(TransformKind kind, unsigned logN1,
+                                        unsigned radix, unsigned ot,
+                                        unsigned degree,
                                         ::llvm::ArrayRef<uint64_t> moduli);
   }];
 }

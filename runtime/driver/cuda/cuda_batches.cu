@@ -53,7 +53,7 @@ public:
       driver.s_.bufferData[b] = region.at(layout.buffers[b]);
     driver.s_.spareBuffer = region.at(layout.spare);
     driver.scratch_ = region.at(layout.scratch);
-    driver.instances_ = {count, layout.bytes / wordBytes(driver.s_)};
+    driver.instances_ = {count, layout.bytes / sizeof(uint64_t)};
   }
   ~InRegion() {
     driver_.s_.bufferData = buffers_;
@@ -66,18 +66,14 @@ public:
 
 private:
   CudaDriver &driver_;
-  std::vector<void *> buffers_;
-  void *spare_;
-  void *scratch_;
+  std::vector<uint64_t *> buffers_;
+  uint64_t *spare_, *scratch_;
 };
 
 bool CudaDriver::runsInstances() const {
   // The DGT's kernels take one instance a launch.
-  auto none = [](const auto &plans) {
-    return std::none_of(plans.begin(), plans.end(),
-                        [](const auto &plan) { return plan.limbCount > 0; });
-  };
-  return none(plans_.dgt) && none(plans_.dgt32);
+  return std::none_of(plans_.dgt.begin(), plans_.dgt.end(),
+                      [](const auto &plan) { return plan.limbCount > 0; });
 }
 
 /// Instances a chunk of a batch of `instances` takes: what two regions fit
@@ -139,10 +135,10 @@ void CudaDriver::stageInputs(Region &region,
     if (std::holds_alternative<const DeviceCiphertext *>(inputs[v]))
       throw Error("input " + std::to_string(v) +
                   ": a batch's instances take their inputs from the host");
-    // Staged in the program's words (narrowed here for 32-bit words).
     for (size_t k = 0; k < layout.components; ++k)
-      storeWords(s_, hostInputWords(layout, inputs[v], k), words,
-                 region.staged(instance, stagingWords_, inputStaging_[v][k]));
+      std::memcpy(region.staged(instance, stagingWords_, inputStaging_[v][k]),
+                  hostInputWords(layout, inputs[v], k),
+                  words * sizeof(uint64_t));
   }
 }
 
@@ -153,14 +149,14 @@ void CudaDriver::stageInputs(Region &region,
 void CudaDriver::enqueueChunk(Region &region, unsigned count, bool replay) {
   const cudaStream_t stream = replay ? region.stream.get() : stream_.get();
   const size_t stagingPitch = stagingWords_ * sizeof(uint64_t);
-  const size_t stride = instances_.stride * wordBytes(s_);
+  const size_t stride = instances_.stride * sizeof(uint64_t);
   copyWithin(constantCopies(), stream); // in every instance
   for (size_t v = 0; v < s_.inputs.size(); ++v) {
     const ValueLayout &layout = s_.inputs[v];
-    const size_t bytes = valueWords(s_, layout) * wordBytes(s_);
+    const size_t bytes = valueWords(s_, layout) * sizeof(uint64_t);
     for (size_t k = 0; k < layout.components; ++k)
       check(cudaMemcpy2DAsync(
-                deviceBuffer(layout.buffers[k]), stride,
+                s_.bufferData[layout.buffers[k]], stride,
                 region.staged(0, stagingWords_, inputStaging_[v][k]),
                 stagingPitch, bytes, count, cudaMemcpyHostToDevice, stream),
             "copying input " + std::to_string(v) + " of a batch to the GPU");
@@ -171,7 +167,7 @@ void CudaDriver::enqueueChunk(Region &region, unsigned count, bool replay) {
   } else {
     s_.failed = false;
     s_.error.clear();
-    runScheduleOnce(s_);
+    s_.runFunction(&s_, &kernelTable());
     finishSchedule();
     if (s_.failed) {
       cudaError_t drained = cudaStreamSynchronize(stream);
@@ -181,13 +177,13 @@ void CudaDriver::enqueueChunk(Region &region, unsigned count, bool replay) {
                        : std::string()));
     }
   }
-  const size_t qBytes = s_.context->q().size() * s_.n * wordBytes(s_);
+  const size_t qBytes = s_.context->q().size() * s_.n * sizeof(uint64_t);
   for (size_t v = 0; v < s_.outputs.size(); ++v) {
     const ValueLayout &layout = s_.outputs[v];
     for (size_t k = 0; k < layout.components; ++k)
       check(cudaMemcpy2DAsync(
                 region.staged(0, stagingWords_, outputStaging_[v][k]),
-                stagingPitch, deviceBuffer(layout.buffers[k]), stride, qBytes,
+                stagingPitch, s_.bufferData[layout.buffers[k]], stride, qBytes,
                 count, cudaMemcpyDeviceToHost, stream),
             "copying output " + std::to_string(v) + " of a batch from the GPU");
   }
@@ -213,14 +209,14 @@ void CudaDriver::collectChunk(Region &region,
       [&](size_t, size_t i) {
         std::vector<Ciphertext> &instance = outputs[region.first + i];
         for (size_t v = 0; v < s_.outputs.size(); ++v) {
-          // Each component from its staging, in the program's words.
+          // A value's components are staged one after another.
           const ValueLayout &layout = s_.outputs[v];
-          Ciphertext ct{s_.context, layout.components,
-                        std::vector<uint64_t>(layout.components * qWords)};
-          for (size_t k = 0; k < layout.components; ++k)
-            loadWords(s_, region.staged(i, stagingWords_, outputStaging_[v][k]),
-                      qWords, ct.component(k));
-          instance.push_back(std::move(ct));
+          const uint64_t *words =
+              region.staged(i, stagingWords_, outputStaging_[v][0]);
+          instance.push_back(
+              Ciphertext{s_.context, layout.components,
+                         std::vector<uint64_t>(
+                             words, words + layout.components * qWords)});
         }
       },
       region.first);

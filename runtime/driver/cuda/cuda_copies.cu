@@ -15,32 +15,22 @@ namespace {
 constexpr size_t kCopiesPerLaunch = 64;
 
 struct CopyTable {
-  const void *from[kCopiesPerLaunch];
-  void *to[kCopiesPerLaunch];
+  const uint64_t *from[kCopiesPerLaunch];
+  uint64_t *to[kCopiesPerLaunch];
   size_t words[kCopiesPerLaunch], total[kCopiesPerLaunch];
-  bool narrowFrom[kCopiesPerLaunch], narrowTo[kCopiesPerLaunch];
 };
 
 /// Copy blockIdx.y of instance blockIdx.z (its target `stride` words after
 /// the last instance's; the source is shared): `words` words, then zeros up
-/// to `total`, each side's words 64 or (narrow) 32 bits wide.
+/// to `total`.
 __global__ void copyWordsKernel(CopyTable table, size_t stride) {
   const unsigned c = blockIdx.y;
-  const bool narrowFrom = table.narrowFrom[c], narrowTo = table.narrowTo[c];
-  const size_t at = size_t(blockIdx.z) * stride;
+  uint64_t *to = table.to[c] + size_t(blockIdx.z) * stride;
+  const uint64_t *from = table.from[c];
   const size_t words = table.words[c], total = table.total[c];
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
-       i += size_t(gridDim.x) * blockDim.x) {
-    uint64_t word = 0;
-    if (i < words)
-      word = narrowFrom ? static_cast<const uint32_t *>(table.from[c])[i]
-                        : static_cast<const uint64_t *>(table.from[c])[i];
-    if (narrowTo)
-      static_cast<uint32_t *>(table.to[c])[at + i] =
-          static_cast<uint32_t>(word);
-    else
-      static_cast<uint64_t *>(table.to[c])[at + i] = word;
-  }
+       i += size_t(gridDim.x) * blockDim.x)
+    to[i] = i < words ? from[i] : 0;
 }
 
 } // namespace
@@ -58,8 +48,6 @@ void CudaDriver::copyWithin(const std::vector<WordCopy> &copies,
       table.to[c] = copy.to;
       table.words[c] = copy.words;
       table.total[c] = std::max(copy.words, copy.total);
-      table.narrowFrom[c] = copy.narrowFrom;
-      table.narrowTo[c] = copy.narrowTo;
       largest = std::max(largest, table.total[c]);
     }
     const unsigned blocks = static_cast<unsigned>(

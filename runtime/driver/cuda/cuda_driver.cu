@@ -86,32 +86,14 @@ CudaDriver::CudaDriver(RfRuntime &s) : s_(s), device_(currentDevice()) {
     if (s.bases[b].moduli.size() > 65535)
       throw Error("basis " + std::to_string(b) + " has too many moduli");
 
-  // The tables: twiddles once per prime that some transformable basis has,
-  // of the program's word size (the 32-bit tables made here; they are copied
-  // into the table image), and a 32-bit program's DGT tables.
-  const bool narrow = s.wordBits == 32;
-  const size_t word = wordBytes(s);
-  HostTables tables;
-  for (const BasisPlan &plan : s.bases) {
-    if (!plan.nttProblem.empty())
-      continue;
-    for (size_t i = 0; i < plan.moduli.size(); ++i) {
-      const uint64_t q = plan.moduli[i];
-      if (!narrow)
-        tables.ntt.emplace(q, plan.ntt[i]);
-      else if (!tables.ntt32.count(q))
-        tables.ntt32[q] =
-            std::make_unique<NttTables32>(static_cast<uint32_t>(q), n);
-    }
-    if (narrow)
-      for (uint64_t q :
-           plan.dgt.empty() ? std::vector<uint64_t>{} : plan.moduli)
-        if (!tables.dgt32.count(q))
-          tables.dgt32[q] = std::make_unique<DgtTables<uint32_t>>(
-              static_cast<uint32_t>(q), n);
-  }
+  // The tables: twiddles once per prime that some transformable basis has.
+  std::map<uint64_t, const NttTables *> twiddles;
+  for (const BasisPlan &plan : s.bases)
+    if (plan.nttProblem.empty())
+      for (size_t i = 0; i < plan.moduli.size(); ++i)
+        twiddles.emplace(plan.moduli[i], plan.ntt[i]);
   TableImage measure(0);
-  placeTables(s, tables, measure);
+  placeTables(s, twiddles, measure);
 
   // The rest of the allocation, after the tables: the buffers, spare and
   // scratch (one instance's region), then the keys.
@@ -120,10 +102,10 @@ CudaDriver::CudaDriver(RfRuntime &s) : s_(s), device_(currentDevice()) {
   std::vector<size_t> bufferOffsets;
   for (size_t words : s.bufferWords) {
     bufferOffsets.push_back(offset);
-    offset = alignUp(offset + words * word);
+    offset = alignUp(offset + words * sizeof(uint64_t));
   }
   const size_t spareOffset = offset;
-  offset = alignUp(offset + s.largestBuffer * word);
+  offset = alignUp(offset + s.largestBuffer * sizeof(uint64_t));
   size_t scratchWords = 1;
   for (size_t k = 0; k < s.converters.size(); ++k)
     scratchWords = std::max(scratchWords, s.converters[k].copyFrom.size() * n);
@@ -132,7 +114,7 @@ CudaDriver::CudaDriver(RfRuntime &s) : s_(s), device_(currentDevice()) {
   for (const ScaleUpPlan &plan : s.scaleUps)
     scratchWords = std::max(scratchWords, plan.outputModuli.size() * n);
   const size_t scratchOffset = offset;
-  offset = alignUp(offset + scratchWords * word);
+  offset = alignUp(offset + scratchWords * sizeof(uint64_t));
   for (size_t at : bufferOffsets)
     layout_.buffers.push_back(at - regionStart);
   layout_.spare = spareOffset - regionStart;
@@ -140,7 +122,8 @@ CudaDriver::CudaDriver(RfRuntime &s) : s_(s), device_(currentDevice()) {
   layout_.bytes = offset - regionStart;
   keyWords_ = 2 * c.dnum() * qpWords;
   const size_t keysOffset = offset;
-  offset = alignUp(offset + s.keyElements.size() * keyWords_ * word);
+  offset =
+      alignUp(offset + s.keyElements.size() * keyWords_ * sizeof(uint64_t));
   const size_t totalBytes = offset;
 
   for (size_t i = 0; i < kSideStreams; ++i)
@@ -151,7 +134,7 @@ CudaDriver::CudaDriver(RfRuntime &s) : s_(s), device_(currentDevice()) {
 
   // The tables again, now at their device addresses, and up they go.
   TableImage image(reinterpret_cast<uintptr_t>(memory_.get()));
-  plans_ = placeTables(s, tables, image);
+  plans_ = placeTables(s, twiddles, image);
   check(cudaMemcpyAsync(memory_.get(), image.bytes().data(),
                         image.bytes().size(), cudaMemcpyHostToDevice,
                         stream_.get()),
@@ -160,11 +143,18 @@ CudaDriver::CudaDriver(RfRuntime &s) : s_(s), device_(currentDevice()) {
                         totalBytes - measure.size(), stream_.get()),
         "clearing the program's buffers");
 
-  std::vector<void *> bufferData;
+  std::vector<uint64_t *> bufferData;
   for (size_t at : bufferOffsets)
-    bufferData.push_back(memory_.get() + at);
-  scratch_ = memory_.get() + scratchOffset;
-  keys_ = memory_.get() + keysOffset;
+    bufferData.push_back(reinterpret_cast<uint64_t *>(memory_.get() + at));
+  scratch_ = reinterpret_cast<uint64_t *>(memory_.get() + scratchOffset);
+  keys_ = reinterpret_cast<uint64_t *>(memory_.get() + keysOffset);
+  for (size_t k = 0; k < s.constants.size(); ++k)
+    if (!s.constants[k].words.empty())
+      check(cudaMemcpyAsync(bufferData[s.constants[k].buffer],
+                            plans_.constantWords[k],
+                            s.constants[k].words.size() * sizeof(uint64_t),
+                            cudaMemcpyDeviceToDevice, stream_.get()),
+            "placing constant " + std::to_string(k));
 
   // Pinned staging for the inputs and outputs of a run.
   size_t stagingWords = 0;
@@ -186,14 +176,14 @@ CudaDriver::CudaDriver(RfRuntime &s) : s_(s), device_(currentDevice()) {
   pinned_ =
       cuda::PinnedMemory(std::max<size_t>(stagingWords, 1) * sizeof(uint64_t),
                          "the program's inputs and outputs");
+  check(cudaStreamSynchronize(stream_.get()),
+        "loading the program onto the GPU");
+
   uploaded_.assign(s.keyElements.size(), {});
   s.bufferData = std::move(bufferData);
   s.moduliData = plans_.moduli;
-  s.spareBuffer = memory_.get() + spareOffset;
+  s.spareBuffer = reinterpret_cast<uint64_t *>(memory_.get() + spareOffset);
   s.spareModuli = plans_.spareModuli;
-  copyWithin(constantCopies(), stream_.get());
-  check(cudaStreamSynchronize(stream_.get()),
-        "loading the program onto the GPU");
 }
 
 CudaDriver::~CudaDriver() {
@@ -217,10 +207,6 @@ void CudaDriver::placeKeys(bool force) {
     return words;
   };
   bool copied = false;
-  // A program of 32-bit words holds its keys in them: narrowed on the host
-  // first (kept until the copies are waited for below).
-  std::vector<std::vector<uint32_t>> narrowed;
-  const size_t word = wordBytes(s_);
   for (size_t k = 0; k < s_.keyElements.size(); ++k) {
     const KeySwitchKey *key = s_.boundKeys[k];
     std::vector<const uint64_t *> words = wordsOf(key);
@@ -228,18 +214,12 @@ void CudaDriver::placeKeys(bool force) {
     if (!force && slot.key == key && slot.words == words)
       continue;
     slot = {}; // until the copy is known to have succeeded
-    unsigned char *target =
-        static_cast<unsigned char *>(keys_) + k * keyWords_ * word;
-    for (size_t j = 0; j < words.size(); ++j) {
-      const void *from = words[j];
-      if (narrow()) {
-        narrowed.emplace_back(words[j], words[j] + qpWords);
-        from = narrowed.back().data();
-      }
-      check(cudaMemcpyAsync(target + j * qpWords * word, from, qpWords * word,
-                            cudaMemcpyHostToDevice, stream_.get()),
+    uint64_t *target = keys_ + k * keyWords_;
+    for (size_t j = 0; j < words.size(); ++j)
+      check(cudaMemcpyAsync(target + j * qpWords, words[j],
+                            qpWords * sizeof(uint64_t), cudaMemcpyHostToDevice,
+                            stream_.get()),
             "uploading key " + std::to_string(k));
-    }
     copied = true;
   }
   if (!copied)
@@ -255,9 +235,8 @@ std::vector<WordCopy> CudaDriver::constantCopies() const {
   std::vector<WordCopy> copies;
   for (size_t k = 0; k < s_.constants.size(); ++k) {
     const ConstantData &constant = s_.constants[k];
-    copies.push_back({plans_.constantWords[k], deviceBuffer(constant.buffer),
-                      constant.words.size(), s_.bufferWords[constant.buffer],
-                      false, narrow()});
+    copies.push_back({plans_.constantWords[k], s_.bufferData[constant.buffer],
+                      constant.words.size(), s_.bufferWords[constant.buffer]});
   }
   return copies;
 }
@@ -277,23 +256,21 @@ void CudaDriver::bindInputs(const std::vector<ProgramInput> &inputs) {
       if (const auto *onDevice =
               std::get_if<const DeviceCiphertext *>(&inputs[v])) {
         copies.push_back({(*onDevice)->words.get() + k * words,
-                          deviceBuffer(layout.buffers[k]), words, 0, false,
-                          narrow()});
+                          s_.bufferData[layout.buffers[k]], words});
         continue;
       }
       if (layout.prepared) {
         const Plaintext &given = *std::get<const Plaintext *>(inputs[v]);
         if (const uint64_t *kept = keptOnDevice(v, given)) {
-          copies.push_back({kept, deviceBuffer(layout.buffers[k]), words, 0,
-                            false, narrow()});
+          copies.push_back({kept, s_.bufferData[layout.buffers[k]], words});
           continue;
         }
       }
-      // Staged in the program's words (narrowed here for 32-bit words).
       uint64_t *staged = pinned + inputStaging_[v][k];
-      storeWords(s_, hostInputWords(layout, inputs[v], k), words, staged);
-      check(cudaMemcpyAsync(deviceBuffer(layout.buffers[k]), staged,
-                            words * wordBytes(s_), cudaMemcpyHostToDevice,
+      std::memcpy(staged, hostInputWords(layout, inputs[v], k),
+                  words * sizeof(uint64_t));
+      check(cudaMemcpyAsync(s_.bufferData[layout.buffers[k]], staged,
+                            words * sizeof(uint64_t), cudaMemcpyHostToDevice,
                             stream),
             "copying input " + std::to_string(v) + " to the GPU");
     }
@@ -361,7 +338,7 @@ cuda::Graph CudaDriver::captureGraph(std::string &problem) {
   }
   s_.failed = false;
   s_.error.clear();
-  runScheduleOnce(s_);
+  s_.runFunction(&s_, &kernelTable());
   finishSchedule();
   cudaGraph_t graph = nullptr;
   cudaError_t end = cudaStreamEndCapture(stream_.get(), &graph);
@@ -399,7 +376,7 @@ void CudaDriver::runSchedule() {
                     describe(launch));
     return;
   }
-  runScheduleOnce(s_);
+  s_.runFunction(&s_, &kernelTable());
   finishSchedule();
 }
 
@@ -439,9 +416,10 @@ CudaDriver::run(const std::vector<ProgramInput> &inputs) {
   for (size_t v = 0; v < s_.outputs.size(); ++v) {
     const ValueLayout &layout = s_.outputs[v];
     for (size_t k = 0; k < layout.components; ++k)
-      check(cudaMemcpyAsync(
-                pinned + outputStaging_[v][k], deviceBuffer(layout.buffers[k]),
-                qWords * wordBytes(s_), cudaMemcpyDeviceToHost, stream_.get()),
+      check(cudaMemcpyAsync(pinned + outputStaging_[v][k],
+                            s_.bufferData[layout.buffers[k]],
+                            qWords * sizeof(uint64_t), cudaMemcpyDeviceToHost,
+                            stream_.get()),
             "copying output " + std::to_string(v) + " from the GPU");
   }
   finishRun("");
@@ -453,7 +431,8 @@ CudaDriver::run(const std::vector<ProgramInput> &inputs) {
     Ciphertext ct{s_.context, layout.components,
                   std::vector<uint64_t>(layout.components * qWords)};
     for (size_t k = 0; k < layout.components; ++k)
-      loadWords(s_, pinned + outputStaging_[v][k], qWords, ct.component(k));
+      std::memcpy(ct.component(k), pinned + outputStaging_[v][k],
+                  qWords * sizeof(uint64_t));
     outputs.push_back(std::move(ct));
   }
   return outputs;
@@ -474,9 +453,8 @@ CudaDriver::runOnDevice(const std::vector<ProgramInput> &inputs) {
   for (size_t v = 0; v < s_.outputs.size(); ++v) {
     const ValueLayout &layout = s_.outputs[v];
     for (size_t k = 0; k < layout.components; ++k)
-      copies.push_back({deviceBuffer(layout.buffers[k]),
-                        outputs[v].words.get() + k * qWords, qWords, 0,
-                        narrow(), false});
+      copies.push_back({s_.bufferData[layout.buffers[k]],
+                        outputs[v].words.get() + k * qWords, qWords});
   }
   copyWithin(copies, stream_.get());
   finishRun("");

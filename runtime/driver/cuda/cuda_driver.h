@@ -36,20 +36,15 @@
 #include "ringfuse/gpu/resources.cuh"
 
 #include <map>
-#include <memory>
 #include <string>
 #include <vector>
 
 namespace ringfuse::runtime::detail {
 
-/// Device memory a library launch reads or writes: `count` words from
-/// `words`, of either size.
+/// Words of device memory a library launch reads or writes.
 struct Span {
-  template <typename Word>
-  Span(const Word *words, size_t count)
-      : data(words), bytes(count * sizeof(Word)) {}
-  const void *data;
-  size_t bytes;
+  const uint64_t *data;
+  size_t words;
 };
 
 struct Accesses {
@@ -57,14 +52,11 @@ struct Accesses {
 };
 
 /// A copy within the GPU: `words` words from `from` to `to`, then zeros up
-/// to `total` words (CudaDriver::copyWithin); each side's words are 64 bits
-/// wide, or 32 where it is narrow (a buffer of a program of 32-bit words:
-/// its words are below 2^32, so they narrow and widen exactly).
+/// to `total` words (CudaDriver::copyWithin).
 struct WordCopy {
-  const void *from;
-  void *to;
+  const uint64_t *from;
+  uint64_t *to;
   size_t words, total = 0;
-  bool narrowFrom = false, narrowTo = false;
 };
 
 /// Every table and buffer of the allocation starts at a multiple of 256 bytes.
@@ -73,25 +65,10 @@ inline size_t alignUp(size_t bytes) {
   return (bytes + kAlignment - 1) / kAlignment * kAlignment;
 }
 
-/// The plans on the device, pointing into the tables region. The NTT and
-/// DGT plans are of the program's word size (the other size's are empty).
+/// The plans on the device, pointing into the tables region.
 struct DevicePlans {
-  std::vector<cuda::NttPlan> ntt; // per basis (limbCount 0: no NTT)
-  std::vector<cuda::NttPlan32> ntt32;
+  std::vector<cuda::NttPlan> ntt;           // per basis (limbCount 0: no NTT)
   std::vector<cuda::DgtPlan<uint64_t>> dgt; // per basis (limbCount 0: none)
-  std::vector<cuda::DgtPlan<uint32_t>> dgt32;
-  template <typename Word> const cuda::BasicNttPlan<Word> &nttOf(int b) const {
-    if constexpr (sizeof(Word) == sizeof(uint64_t))
-      return ntt[b];
-    else
-      return ntt32[b];
-  }
-  template <typename Word> const cuda::DgtPlan<Word> &dgtOf(int b) const {
-    if constexpr (sizeof(Word) == sizeof(uint64_t))
-      return dgt[b];
-    else
-      return dgt32[b];
-  }
   std::vector<cuda::ConvertPlan> converters;
   std::vector<cuda::ScaleRoundPlanView> scaleRounds;
   std::vector<cuda::ScaleUpPlanView> scaleUps;
@@ -124,45 +101,21 @@ private:
   std::vector<unsigned char> bytes_;
 };
 
-/// The host tables a program's device tables are laid out from: the NTT
-/// tables of each prime that some transformable basis has, of the program's
-/// word size, and for a program of 32-bit words the DGT tables of each basis
-/// it DGT-transforms (a program of 64-bit words has them in its BasisPlans).
-struct HostTables {
-  std::map<uint64_t, const NttTables *> ntt;
-  std::map<uint64_t, std::unique_ptr<NttTables32>> ntt32;
-  std::map<uint64_t, std::unique_ptr<DgtTables<uint32_t>>> dgt32;
-};
-
 /// Every table of the program laid out in `image`, and the plans pointing at
-/// them (cuda_tables.cu).
-DevicePlans placeTables(const RfRuntime &s, const HostTables &tables,
+/// them (cuda_tables.cu). `twiddles`: the NTT tables of each prime that some
+/// transformable basis has.
+DevicePlans placeTables(const RfRuntime &s,
+                        const std::map<uint64_t, const NttTables *> &twiddles,
                         TableImage &image);
 
-class CudaDriver final : public Driver, public WordKernels<uint32_t> {
+class CudaDriver final : public Driver {
 public:
   explicit CudaDriver(RfRuntime &s);
   ~CudaDriver() override;
 
-  WordKernels<uint32_t> *narrowKernels() override { return this; }
-
-  // Each kernel on both word sizes (cuda_kernels.cu: nameOn, a template on
-  // the word).
-#define RF_CUDA_METHOD(name, Call, parameters, ...)                            \
+#define RF_KERNEL(name, Call, parameters, ...)                                 \
   void name(const Call &call, RF_UNPAREN parameters) override;
-#define RF_KERNEL RF_CUDA_METHOD
-#define RF_WORD uint64_t
-#define RF_ADDEND RfKeySwitchAddend
 #include "ringfuse/runtime/kernel_catalog.def"
-#undef RF_WORD
-#undef RF_ADDEND
-#define RF_KERNEL RF_CUDA_METHOD
-#define RF_WORD uint32_t
-#define RF_ADDEND RfKeySwitchAddend32
-#include "ringfuse/runtime/kernel_catalog.def"
-#undef RF_WORD
-#undef RF_ADDEND
-#undef RF_CUDA_METHOD
 
   void *stream() override { return stream_.get(); }
   void checkLaunch(const char *kernel, int cudaError) override;
@@ -189,42 +142,24 @@ public:
 private:
   struct Region;
   class InRegion;
-  /// Buffer b's words in device memory (void: of the program's word size).
-  void *deviceBuffer(int b) const { return s_.bufferData[b]; }
-  /// Whether the program's words are 32 bits wide.
-  bool narrow() const { return s_.wordBits == 32; }
-  // The kernels, on either word size (cuda_kernels.cu).
-#define RF_KERNEL(name, Call, parameters, ...)                                 \
-  template <typename Word>                                                     \
-  void name##On(const Call &call, RF_UNPAREN parameters);
-#define RF_WORD Word
-#define RF_ADDEND KeySwitchAddendOf<Word>
-#include "ringfuse/runtime/kernel_catalog.def"
-#undef RF_WORD
-#undef RF_ADDEND
   // Dataflow (cuda_kernels.cu).
   cudaStream_t beginLaunch(Accesses accesses);
   void endLaunch();
   void forkAgain();
-  template <typename Word> Word *targetOf(bool overlapping, Word *out);
+  uint64_t *targetOf(bool overlapping, uint64_t *out);
   Accesses inToOut(Span in, Span out, bool overlapping) const;
-  template <typename Word>
-  void copyFromScratch(Word *out, size_t words, cudaStream_t stream);
-  template <typename Word>
+  void copyFromScratch(uint64_t *out, size_t words, cudaStream_t stream);
   void launchScaleRoundCall(int index, const ScaleRoundCall &call,
-                            const Word *in, const Word *addend, Word *out);
-  template <typename Word>
-  cuda::KeySwitchKeyViewOf<Word> keyView(int key,
-                                         const KeySwitchCall &call) const;
-  template <typename Word>
-  void addendAccesses(const KeySwitchAddendOf<Word> &addend,
+                            const uint64_t *in, const uint64_t *addend,
+                            uint64_t *out);
+  cuda::KeySwitchKeyView keyView(int key, const KeySwitchCall &call) const;
+  void addendAccesses(const RfKeySwitchAddend &addend,
                       Accesses &accesses) const;
-  template <typename Word>
-  Accesses sourceAccesses(const Word *const *sources, Word *const *scratch,
+  Accesses sourceAccesses(const uint64_t *const *sources,
+                          uint64_t *const *scratch,
                           const std::vector<bool> &oneLimb, size_t words) const;
-  template <typename Word>
-  void nttLaunch(const NttCall &call, int basis, Word *data, bool forward);
-  template <typename Word> void dgtLaunch(int basis, Word *data, bool forward);
+  void nttLaunch(const NttCall &call, int basis, uint64_t *data, bool forward);
+  void dgtLaunch(int basis, uint64_t *data, bool forward);
 
   // Runs (cuda_driver.cu).
   void copyWithin(const std::vector<WordCopy> &copies, cudaStream_t stream);
@@ -290,10 +225,8 @@ private:
   cuda::Instances instances_;
   std::vector<std::unique_ptr<Region>> regions_; // batches' (two at most)
 
-  // An output staged when it overlaps the input, and key k at keys_ + k *
-  // keyWords_ words: of the program's words.
-  void *scratch_ = nullptr;
-  void *keys_ = nullptr;
+  uint64_t *scratch_ = nullptr; // an output staged when it overlaps the input
+  uint64_t *keys_ = nullptr;    // key k at keys_ + k * keyWords_
   size_t keyWords_ = 0;
 
   // Pinned staging: word offsets of each input / output component, within

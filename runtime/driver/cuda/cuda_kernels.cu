@@ -18,8 +18,7 @@ constexpr size_t kTrackedLaunches = 64;
 bool overlapsAny(const std::vector<Span> &a, const std::vector<Span> &b) {
   for (const Span &x : a)
     for (const Span &y : b)
-      if (overlaps(static_cast<const unsigned char *>(x.data), x.bytes,
-                   static_cast<const unsigned char *>(y.data), y.bytes))
+      if (overlaps(x.data, x.words, y.data, y.words))
         return true;
   return false;
 }
@@ -34,11 +33,10 @@ bool dependsOn(const Accesses &later, const Accesses &earlier) {
 
 /// A fused NTT's sources, by value: a captured graph keeps the pointers,
 /// not the host arrays.
-template <typename Word>
-cuda::NttSourcesOf<Word> sourcesOf(const Word *const *sources,
-                                   Word *const *scratch,
-                                   const std::vector<bool> &oneLimb) {
-  cuda::NttSourcesOf<Word> batch{};
+cuda::NttSources sourcesOf(const uint64_t *const *sources,
+                           uint64_t *const *scratch,
+                           const std::vector<bool> &oneLimb) {
+  cuda::NttSources batch{};
   batch.count = static_cast<int>(oneLimb.size());
   for (int j = 0; j < batch.count; ++j) {
     batch.sources[j] = sources[j];
@@ -117,13 +115,12 @@ void CudaDriver::endLaunch() {
 /// when it overlaps the input. Refused inside a concurrent region, whose
 /// calls the compiler promises independent: two staged outputs would share
 /// the scratch (dataflow would order them, but the promise would be false).
-template <typename Word>
-Word *CudaDriver::targetOf(bool overlapping, Word *out) {
+uint64_t *CudaDriver::targetOf(bool overlapping, uint64_t *out) {
   if (!overlapping)
     return out;
   if (s_.concurrent)
     throw Error("the output overlaps the input inside a concurrent region");
-  return static_cast<Word *>(scratch_);
+  return scratch_;
 }
 
 /// A launch that reads `in` and writes `out` (through the scratch buffer
@@ -131,92 +128,82 @@ Word *CudaDriver::targetOf(bool overlapping, Word *out) {
 Accesses CudaDriver::inToOut(Span in, Span out, bool overlapping) const {
   Accesses accesses{{in}, {out}};
   if (overlapping)
-    accesses.writes.push_back(
-        {static_cast<const unsigned char *>(scratch_), out.bytes});
+    accesses.writes.push_back({scratch_, out.words});
   return accesses;
 }
 
 /// The staged output back where the schedule asked for it.
-template <typename Word>
-void CudaDriver::copyFromScratch(Word *out, size_t words, cudaStream_t stream) {
+void CudaDriver::copyFromScratch(uint64_t *out, size_t words,
+                                 cudaStream_t stream) {
   // Each instance's: the instances' buffers and scratch are equally apart.
   const size_t pitch =
-      std::max<size_t>(instances_.stride, words) * sizeof(Word);
+      std::max<size_t>(instances_.stride, words) * sizeof(uint64_t);
   cuda::check(cudaMemcpy2DAsync(out, pitch, scratch_, pitch,
-                                words * sizeof(Word), instances_.count,
+                                words * sizeof(uint64_t), instances_.count,
                                 cudaMemcpyDeviceToDevice, stream),
               "copying a staged output into place");
 }
 
 // The kernels -----------------------------------------------------------------
 
-template <typename Word>
-void CudaDriver::nttLaunch(const NttCall &call, int basis, Word *data,
+void CudaDriver::nttLaunch(const NttCall &call, int basis, uint64_t *data,
                            bool forward) {
   const Span words{data, basisWords(&s_, basis)};
   cudaStream_t stream = beginLaunch({{words}, {words}});
   if (forward)
-    cuda::launchNttForward(plans_.nttOf<Word>(basis), s_.n, call.shape, data,
-                           stream, static_cast<const Word *>(nullptr),
-                           instances_);
+    cuda::launchNttForward(plans_.ntt[basis], s_.n, call.shape, data, stream,
+                           static_cast<const uint64_t *>(nullptr), instances_);
   else
-    cuda::launchNttInverse(plans_.nttOf<Word>(basis), s_.n, call.shape, data,
-                           stream, instances_);
+    cuda::launchNttInverse(plans_.ntt[basis], s_.n, call.shape, data, stream,
+                           instances_);
   endLaunch();
 }
 
-template <typename Word>
-void CudaDriver::ntt_forwardOn(const NttCall &call, RfRuntime *, int basis,
-                               Word *data, int, int, int) {
+void CudaDriver::ntt_forward(const NttCall &call, RfRuntime *, int basis,
+                             uint64_t *data, int, int, int) {
   nttLaunch(call, basis, data, /*forward=*/true);
 }
 
-template <typename Word>
-void CudaDriver::ntt_inverseOn(const NttCall &call, RfRuntime *, int basis,
-                               Word *data, int, int, int) {
+void CudaDriver::ntt_inverse(const NttCall &call, RfRuntime *, int basis,
+                             uint64_t *data, int, int, int) {
   nttLaunch(call, basis, data, /*forward=*/false);
 }
 
-template <typename Word>
-void CudaDriver::dgtLaunch(int basis, Word *data, bool forward) {
+void CudaDriver::dgtLaunch(int basis, uint64_t *data, bool forward) {
   if (instances_.count != 1)
     throw Error("the DGT transforms one instance a launch"); // runsInstances
   const Span words{data, basisWords(&s_, basis)};
   cudaStream_t stream = beginLaunch({{words}, {words}});
   if (forward)
-    cuda::launchDgtForwardAsNtt(plans_.dgtOf<Word>(basis), data, stream);
+    cuda::launchDgtForwardAsNtt(plans_.dgt[basis], data, stream);
   else
-    cuda::launchDgtInverseAsNtt(plans_.dgtOf<Word>(basis), data, stream);
+    cuda::launchDgtInverseAsNtt(plans_.dgt[basis], data, stream);
   endLaunch();
 }
 
-template <typename Word>
-void CudaDriver::dgt_forwardOn(const DgtCall &, RfRuntime *, int basis,
-                               Word *data) {
+void CudaDriver::dgt_forward(const DgtCall &, RfRuntime *, int basis,
+                             uint64_t *data) {
   dgtLaunch(basis, data, /*forward=*/true);
 }
 
-template <typename Word>
-void CudaDriver::dgt_inverseOn(const DgtCall &, RfRuntime *, int basis,
-                               Word *data) {
+void CudaDriver::dgt_inverse(const DgtCall &, RfRuntime *, int basis,
+                             uint64_t *data) {
   dgtLaunch(basis, data, /*forward=*/false);
 }
 
-template <typename Word>
-void CudaDriver::ntt_forward_fromOn(const NttCall &call, RfRuntime *, int basis,
-                                    int in_basis, const Word *in, Word *out,
-                                    int, int, int) {
+void CudaDriver::ntt_forward_from(const NttCall &call, RfRuntime *, int basis,
+                                  int in_basis, const uint64_t *in,
+                                  uint64_t *out, int, int, int) {
   cudaStream_t stream = beginLaunch({{{in, basisWords(&s_, in_basis)}},
                                      {{out, basisWords(&s_, basis)}}});
-  cuda::launchNttForward(plans_.nttOf<Word>(basis), s_.n, call.shape, out,
-                         stream, in, instances_);
+  cuda::launchNttForward(plans_.ntt[basis], s_.n, call.shape, out, stream, in,
+                         instances_);
   endLaunch();
 }
 
-template <typename Word>
-void CudaDriver::convertOn(const ConvertCall &call, RfRuntime *, int plan,
-                           const Word *in, Word *out) {
-  Word *target = targetOf(call.overlapping, out);
+void CudaDriver::convert(const ConvertCall &call, RfRuntime *, int plan,
+                         const uint64_t *in, uint64_t *out) {
+  uint64_t *target = targetOf(call.overlapping, out);
   cudaStream_t stream = beginLaunch(
       inToOut({in, call.inWords}, {out, call.outWords}, call.overlapping));
   cuda::launchConvert(plans_.converters[plan], s_.n, in, target, stream,
@@ -229,11 +216,10 @@ void CudaDriver::convertOn(const ConvertCall &call, RfRuntime *, int plan,
 /// A checked scale-and-round call's launch: fused with its conversion (if
 /// the plan has one) or plus the addend (if any), through scratch when out
 /// overlaps in.
-template <typename Word>
 void CudaDriver::launchScaleRoundCall(int index, const ScaleRoundCall &call,
-                                      const Word *in, const Word *addend,
-                                      Word *out) {
-  Word *target = targetOf(call.overlapping, out);
+                                      const uint64_t *in,
+                                      const uint64_t *addend, uint64_t *out) {
+  uint64_t *target = targetOf(call.overlapping, out);
   Accesses accesses =
       inToOut({in, call.inWords}, {out, call.outWords}, call.overlapping);
   if (addend)
@@ -252,24 +238,21 @@ void CudaDriver::launchScaleRoundCall(int index, const ScaleRoundCall &call,
   endLaunch();
 }
 
-template <typename Word>
-void CudaDriver::scale_roundOn(const ScaleRoundCall &call, RfRuntime *,
-                               int plan, const Word *in, Word *out) {
-  launchScaleRoundCall(plan, call, in, static_cast<const Word *>(nullptr), out);
+void CudaDriver::scale_round(const ScaleRoundCall &call, RfRuntime *, int plan,
+                             const uint64_t *in, uint64_t *out) {
+  launchScaleRoundCall(plan, call, in, nullptr, out);
 }
 
 /// The check refuses a plan that fuses a conversion.
-template <typename Word>
-void CudaDriver::scale_round_addOn(const ScaleRoundCall &call, RfRuntime *,
-                                   int plan, const Word *in, const Word *addend,
-                                   Word *out) {
+void CudaDriver::scale_round_add(const ScaleRoundCall &call, RfRuntime *,
+                                 int plan, const uint64_t *in,
+                                 const uint64_t *addend, uint64_t *out) {
   launchScaleRoundCall(plan, call, in, addend, out);
 }
 
-template <typename Word>
-void CudaDriver::scale_upOn(const ScaleUpCall &call, RfRuntime *, int plan,
-                            const Word *in, Word *out) {
-  Word *target = targetOf(call.overlapping, out);
+void CudaDriver::scale_up(const ScaleUpCall &call, RfRuntime *, int plan,
+                          const uint64_t *in, uint64_t *out) {
+  uint64_t *target = targetOf(call.overlapping, out);
   cudaStream_t stream = beginLaunch(
       inToOut({in, s_.n}, {out, call.limbs * s_.n}, call.overlapping));
   cuda::launchScaleUp(plans_.scaleUps[plan], s_.n, in, target, stream,
@@ -279,10 +262,9 @@ void CudaDriver::scale_upOn(const ScaleUpCall &call, RfRuntime *, int plan,
   endLaunch();
 }
 
-template <typename Word>
-void CudaDriver::automorphismOn(const AutomorphismCall &call, RfRuntime *,
-                                int basis, uint64_t galois_element,
-                                const Word *in, Word *out) {
+void CudaDriver::automorphism(const AutomorphismCall &call, RfRuntime *,
+                              int basis, uint64_t galois_element,
+                              const uint64_t *in, uint64_t *out) {
   const size_t words = basisWords(&s_, basis);
   cudaStream_t stream = beginLaunch({{{in, words}}, {{out, words}}});
   cuda::launchAutomorphism(plans_.basisModuli[basis],
@@ -291,11 +273,10 @@ void CudaDriver::automorphismOn(const AutomorphismCall &call, RfRuntime *,
   endLaunch();
 }
 
-template <typename Word>
-void CudaDriver::automorphism_evaluationOn(const AutomorphismCall &call,
-                                           RfRuntime *, int basis,
-                                           uint64_t galois_element,
-                                           const Word *in, Word *out) {
+void CudaDriver::automorphism_evaluation(const AutomorphismCall &call,
+                                         RfRuntime *, int basis,
+                                         uint64_t galois_element,
+                                         const uint64_t *in, uint64_t *out) {
   const size_t words = basisWords(&s_, basis);
   cudaStream_t stream = beginLaunch({{{in, words}}, {{out, words}}});
   cuda::launchEvaluationAutomorphism(
@@ -305,23 +286,20 @@ void CudaDriver::automorphism_evaluationOn(const AutomorphismCall &call,
 }
 
 /// Key `key` on the device, over the call's basis.
-template <typename Word>
-cuda::KeySwitchKeyViewOf<Word>
-CudaDriver::keyView(int key, const KeySwitchCall &call) const {
-  cuda::KeySwitchKeyViewOf<Word> view{};
+cuda::KeySwitchKeyView CudaDriver::keyView(int key,
+                                           const KeySwitchCall &call) const {
+  cuda::KeySwitchKeyView view{};
   view.limbs = static_cast<int>(call.limbs);
   view.qLimbs = static_cast<int>(call.qLimbs);
   view.skippedLimbs = static_cast<int>(call.skippedLimbs);
   view.moduli = plans_.qpModuli;
-  view.key =
-      static_cast<const Word *>(keys_) + static_cast<size_t>(key) * keyWords_;
+  view.key = keys_ + static_cast<size_t>(key) * keyWords_;
   view.componentWords = s_.context->qp().size() * s_.n;
   return view;
 }
 
 /// What key switching's addend has it read.
-template <typename Word>
-void CudaDriver::addendAccesses(const KeySwitchAddendOf<Word> &addend,
+void CudaDriver::addendAccesses(const RfKeySwitchAddend &addend,
                                 Accesses &accesses) const {
   if (addend.limbs == 0)
     return;
@@ -331,16 +309,15 @@ void CudaDriver::addendAccesses(const KeySwitchAddendOf<Word> &addend,
   accesses.reads.push_back({addend.scales, size_t(addend.limbs)});
 }
 
-template <typename Word>
-void CudaDriver::key_switch_inner_productOn(const KeySwitchCall &call,
-                                            RfRuntime *, int key, int,
-                                            const Word *const *digits, int,
-                                            Word *out0, Word *out1,
-                                            const KeySwitchAddendOf<Word> *) {
-  cuda::KeySwitchPlanOf<Word> plan{};
-  plan.key = keyView<Word>(key, call);
+void CudaDriver::key_switch_inner_product(const KeySwitchCall &call,
+                                          RfRuntime *, int key, int,
+                                          const uint64_t *const *digits, int,
+                                          uint64_t *out0, uint64_t *out1,
+                                          const RfKeySwitchAddend *) {
+  cuda::KeySwitchPlan plan{};
+  plan.key = keyView(key, call);
   plan.digits = static_cast<int>(call.digits);
-  plan.addend = call.addend<Word>();
+  plan.addend = call.addend;
   // By value: a captured graph keeps the pointers, not the host array.
   const size_t words = call.limbs * s_.n;
   Accesses accesses{{}, {{out0, words}, {out1, words}}};
@@ -348,7 +325,7 @@ void CudaDriver::key_switch_inner_productOn(const KeySwitchCall &call,
     plan.digitData[j] = digits[j];
     accesses.reads.push_back({digits[j], words});
   }
-  addendAccesses<Word>(plan.addend, accesses);
+  addendAccesses(call.addend, accesses);
   cudaStream_t stream = beginLaunch(std::move(accesses));
   cuda::launchKeySwitchInnerProduct(plan, s_.n, out0, out1, stream, instances_);
   endLaunch();
@@ -356,9 +333,8 @@ void CudaDriver::key_switch_inner_productOn(const KeySwitchCall &call,
 
 /// What a fused NTT's sources (`words` each, or n if one limb) and their
 /// scratch polynomials (`words` each) have it read and write.
-template <typename Word>
-Accesses CudaDriver::sourceAccesses(const Word *const *sources,
-                                    Word *const *scratch,
+Accesses CudaDriver::sourceAccesses(const uint64_t *const *sources,
+                                    uint64_t *const *scratch,
                                     const std::vector<bool> &oneLimb,
                                     size_t words) const {
   Accesses accesses;
@@ -369,35 +345,32 @@ Accesses CudaDriver::sourceAccesses(const Word *const *sources,
   return accesses;
 }
 
-template <typename Word>
-void CudaDriver::ntt_key_switchOn(const NttKeySwitchCall &call, RfRuntime *,
-                                  int key, int basis, const int *,
-                                  const Word *const *digits,
-                                  Word *const *scratch, int, Word *out0,
-                                  Word *out1, const KeySwitchAddendOf<Word> *,
-                                  int, int, int) {
+void CudaDriver::ntt_key_switch(const NttKeySwitchCall &call, RfRuntime *,
+                                int key, int basis, const int *,
+                                const uint64_t *const *digits,
+                                uint64_t *const *scratch, int, uint64_t *out0,
+                                uint64_t *out1, const RfKeySwitchAddend *, int,
+                                int, int) {
   const size_t words = call.keySwitch.limbs * s_.n;
-  const KeySwitchAddendOf<Word> addend = call.keySwitch.addend<Word>();
   Accesses accesses = sourceAccesses(digits, scratch, call.oneLimb, words);
   accesses.writes.push_back({out0, words});
   accesses.writes.push_back({out1, words});
-  addendAccesses<Word>(addend, accesses);
+  addendAccesses(call.keySwitch.addend, accesses);
   cudaStream_t stream = beginLaunch(std::move(accesses));
-  cuda::launchNttKeySwitch(keyView<Word>(key, call.keySwitch),
-                           plans_.nttOf<Word>(basis), s_.n, call.shape,
+  cuda::launchNttKeySwitch(keyView(key, call.keySwitch), plans_.ntt[basis],
+                           s_.n, call.shape,
                            sourcesOf(digits, scratch, call.oneLimb), out0, out1,
-                           addend, stream, instances_);
+                           call.keySwitch.addend, stream, instances_);
   endLaunch();
 }
 
-template <typename Word>
-void CudaDriver::ntt_productsOn(const NttProductsCall &call, RfRuntime *,
-                                int basis, const int *,
-                                const Word *const *factors,
-                                Word *const *scratch, int, const int *pairs,
-                                int pair_count, Word *const *outputs,
-                                int output_count, int, int, int) {
-  cuda::NttProductsOf<Word> products{};
+void CudaDriver::ntt_products(const NttProductsCall &call, RfRuntime *,
+                              int basis, const int *,
+                              const uint64_t *const *factors,
+                              uint64_t *const *scratch, int, const int *pairs,
+                              int pair_count, uint64_t *const *outputs,
+                              int output_count, int, int, int) {
+  cuda::NttProducts products{};
   products.outputCount = output_count;
   products.moduli = plans_.basisModuli[basis];
   Accesses accesses =
@@ -412,20 +385,18 @@ void CudaDriver::ntt_productsOn(const NttProductsCall &call, RfRuntime *,
     products.second[p] = pairs[3 * p + 2];
   }
   cudaStream_t stream = beginLaunch(std::move(accesses));
-  cuda::launchNttProducts(plans_.nttOf<Word>(basis), s_.n, call.shape,
+  cuda::launchNttProducts(plans_.ntt[basis], s_.n, call.shape,
                           sourcesOf(factors, scratch, call.oneLimb), products,
                           stream, instances_);
   endLaunch();
 }
 
 /// Reads every factor (and, accumulating, the outputs), writes the outputs.
-template <typename Word>
-void CudaDriver::sum_of_productsOn(const SumOfProductsCall &call, RfRuntime *,
-                                   int basis, const Word *const *factors,
-                                   int factor_count, const int *,
-                                   int pair_count, Word *const *outputs, int,
-                                   int) {
-  cuda::SumOfProductsOf<Word> sums{};
+void CudaDriver::sum_of_products(const SumOfProductsCall &call, RfRuntime *,
+                                 int basis, const uint64_t *const *factors,
+                                 int factor_count, const int *, int pair_count,
+                                 uint64_t *const *outputs, int, int) {
+  cuda::SumOfProducts sums{};
   sums.moduli = plans_.basisModuli[basis];
   sums.limbs = static_cast<int>(call.basis->moduli.size());
   sums.outputCount = call.outputCount;
@@ -451,25 +422,6 @@ void CudaDriver::sum_of_productsOn(const SumOfProductsCall &call, RfRuntime *,
   cuda::launchSumOfProducts(sums, s_.n, stream, instances_);
   endLaunch();
 }
-
-// Both word sizes' entries: each calls its template.
-#define RF_CUDA_ENTRY(name, Call, parameters, arguments, ...)                  \
-  void CudaDriver::name(const Call &call, RF_UNPAREN parameters) {             \
-    name##On(call, RF_UNPAREN arguments);                                      \
-  }
-#define RF_KERNEL RF_CUDA_ENTRY
-#define RF_WORD uint64_t
-#define RF_ADDEND RfKeySwitchAddend
-#include "ringfuse/runtime/kernel_catalog.def"
-#undef RF_WORD
-#undef RF_ADDEND
-#define RF_KERNEL RF_CUDA_ENTRY
-#define RF_WORD uint32_t
-#define RF_ADDEND RfKeySwitchAddend32
-#include "ringfuse/runtime/kernel_catalog.def"
-#undef RF_WORD
-#undef RF_ADDEND
-#undef RF_CUDA_ENTRY
 
 /// After each launch of emitted CUDA: a failed launch is the run's error
 /// (the first one), named after the generated kernel. The program reports

@@ -33,69 +33,39 @@ template <typename T> const T *TableImage::put(const T *data, size_t count) {
 
 size_t TableImage::size() const { return alignUp(bytes_.size()); }
 
-/// Each basis's NTT plan (limbCount 0 where it has no NTT), from the
-/// tables of each prime (NttTables or NttTables32) of the program's words.
-template <typename Tables>
-auto placeNttPlans(const RfRuntime &s, const Tables &tables,
-                   TableImage &image) {
-  using Word = decltype(tables.begin()->second->root());
-  using Shoup = cuda::Shoup<Word>;
-  std::map<uint64_t, std::pair<const Shoup *, const Shoup *>> placed;
-  for (const auto &[q, t] : tables)
-    placed[q] = {image.put(t->rootPowers()), image.put(t->inverseRootPowers())};
-  std::vector<cuda::BasicNttPlan<Word>> plans;
-  for (const BasisPlan &plan : s.bases) {
-    cuda::BasicNttPlan<Word> ntt{nullptr, 0};
-    if (plan.nttProblem.empty()) {
-      std::vector<cuda::BasicNttLimb<Word>> limbs;
-      for (uint64_t q : plan.moduli)
-        limbs.push_back(cuda::makeNttLimb<Word>(
-            static_cast<Word>(q), placed.at(q).first, placed.at(q).second,
-            tables.at(q)->inverseDegree()));
-      ntt = {image.put(limbs), static_cast<int>(limbs.size())};
-    }
-    plans.push_back(ntt);
-  }
-  return plans;
-}
-
-/// The DGT plan of a basis's limbs' tables (of either word size).
-template <typename Word>
-cuda::DgtPlan<Word>
-placeDgtPlan(const std::vector<const DgtTables<Word> *> &limbs,
-             TableImage &image) {
-  std::vector<unsigned char> bytes;
-  cuda::DgtPlan<Word> plan =
-      cuda::layOutDgtTables(limbs, image.nextAddress(), bytes);
-  image.put(bytes);
-  return plan;
-}
-
-DevicePlans placeTables(const RfRuntime &s, const HostTables &tables,
+DevicePlans placeTables(const RfRuntime &s,
+                        const std::map<uint64_t, const NttTables *> &twiddles,
                         TableImage &image) {
   DevicePlans d;
   const Context &c = *s.context;
-  // The transforms' tables, of the program's word size.
-  if (s.wordBits == 32)
-    d.ntt32 = placeNttPlans(s, tables.ntt32, image);
-  else
-    d.ntt = placeNttPlans(s, tables.ntt, image);
+  std::map<uint64_t, std::pair<const ShoupConstant *, const ShoupConstant *>>
+      placed;
+  for (const auto &[q, t] : twiddles)
+    placed[q] = {image.put(t->rootPowers()), image.put(t->inverseRootPowers())};
+
   for (const BasisPlan &plan : s.bases) {
     d.moduli.push_back(image.put(moduliRecords(plan.moduli)));
     // The same table, read as Modulus (modarith.h asserts the layout).
     d.basisModuli.push_back(reinterpret_cast<const Modulus *>(d.moduli.back()));
+    cuda::NttPlan ntt{nullptr, 0};
+    if (plan.nttProblem.empty()) {
+      std::vector<cuda::NttLimb> limbs;
+      for (size_t i = 0; i < plan.moduli.size(); ++i) {
+        const uint64_t q = plan.moduli[i];
+        limbs.push_back(cuda::makeNttLimb(q, placed.at(q).first,
+                                          placed.at(q).second,
+                                          twiddles.at(q)->inverseDegree()));
+      }
+      ntt = {image.put(limbs), static_cast<int>(limbs.size())};
+    }
+    d.ntt.push_back(ntt);
     cuda::DgtPlan<uint64_t> dgt{};
-    cuda::DgtPlan<uint32_t> dgt32{};
-    if (!plan.dgt.empty() && s.wordBits == 32) {
-      std::vector<const DgtTables<uint32_t> *> limbs;
-      for (uint64_t q : plan.moduli)
-        limbs.push_back(tables.dgt32.at(q).get());
-      dgt32 = placeDgtPlan(limbs, image);
-    } else if (!plan.dgt.empty()) {
-      dgt = placeDgtPlan(plan.dgt, image);
+    if (!plan.dgt.empty()) {
+      std::vector<unsigned char> bytes;
+      dgt = cuda::layOutDgtTables(plan.dgt, image.nextAddress(), bytes);
+      image.put(bytes);
     }
     d.dgt.push_back(dgt);
-    d.dgt32.push_back(dgt32);
   }
   d.spareModuli = image.put(spareModuli(s));
 

@@ -188,7 +188,7 @@ std::vector<Ciphertext> encryptRows(const ContextPtr &owner,
   // Staging: the chunk's slot values (n a row), then its ciphertexts.
   work.reserve(chunk * stride * sizeof(uint64_t),
                chunk * (n + 2 * qWords) * sizeof(uint64_t));
-  const NttShape shape = defaultNttShape(8, log2Exact(n));
+  const NttShape shape = defaultNttShape(log2Exact(n));
   const auto *qpModuli = static_cast<const Modulus *>(g.qpModuli.data());
   std::vector<Ciphertext> ciphertexts(rows);
   for (size_t first = 0; first < rows; first += chunk) {
@@ -329,7 +329,7 @@ decryptSlotsBatch(const SecretKey &key,
   const size_t chunk = chunkFor(rows, stride, work);
   work.reserve(chunk * stride * sizeof(uint64_t),
                chunk * (2 * qWords + n) * sizeof(uint64_t));
-  const NttShape shape = defaultNttShape(8, log2Exact(n));
+  const NttShape shape = defaultNttShape(log2Exact(n));
   const auto *qpModuli = static_cast<const Modulus *>(g.qpModuli.data());
   for (size_t first = 0; first < rows; first += chunk) {
     const unsigned count = static_cast<unsigned>(std::min(chunk, rows - first));

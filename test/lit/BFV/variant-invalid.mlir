@@ -30,23 +30,3 @@ module attributes {bfv.variant_costs = {bgv = 1.0 : f64}} {
 // expected-error@+1 {{'builtin.module' op has the unknown bfv attribute 'bfv.varient'}}
 module attributes {bfv.varient = #bfv.variant<hps>} {
 }
-
-// -----
-
-// A module's word size is 32 or 64 bits.
-// expected-error@+1 {{'builtin.module' op 'bfv.word_bits' is 32 or 64 on a module}}
-module attributes {bfv.word_bits = 48 : i64} {
-}
-
-// -----
-
-// expected-error@+1 {{'builtin.module' op 'bfv.word_bits' is 32 or 64 on a module}}
-module attributes {bfv.word_bits = "32"} {
-}
-
-// -----
-
-// Of any integer type (an unsigned one is read, not asserted on).
-// expected-error@+1 {{'builtin.module' op 'bfv.word_bits' is 32 or 64 on a module}}
-module attributes {bfv.word_bits = 16 : ui64} {
-}

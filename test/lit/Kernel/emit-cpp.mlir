@@ -50,17 +50,17 @@
 // COMPACT: k->ntt_inverse(rt, [[B]], ([[D1:b\[[0-9]+\]]] + 2 * N), 0, 0, 0);
 // COMPACT: k->scale_round(rt, [[BQ:[0-9]+]], ([[D0]] + 2 * N), [[H0:b\[[0-9]+\]]]);
 // COMPACT-NEXT: k->scale_round(rt, [[BQ]], ([[D1]] + 2 * N), [[H1:b\[[0-9]+\]]]);
-// COMPACT: const RfAddend addend = {([[D0]] + 0 * N), ([[D1]] + 0 * N), {{b\[[0-9]+\]}}, 2};
+// COMPACT: const RfKeySwitchAddend addend = {([[D0]] + 0 * N), ([[D1]] + 0 * N), {{b\[[0-9]+\]}}, 2};
 // COMPACT-NEXT: k->ntt_key_switch(rt, 0, [[QP:[0-9]+]], source_bases, sources, scratch, 2, [[K0:b\[[0-9]+\]]], [[K1:b\[[0-9]+\]]], &addend, 0, 0, 0);
 // COMPACT: k->scale_round_add(rt, [[P:[0-9]+]], [[K0]], [[H0]],
 // COMPACT-NEXT: k->scale_round_add(rt, [[P]], [[K1]], [[H1]],
 // COMPACT: k->ntt_key_switch(rt, 1, [[QP]], source_bases, sources, scratch, 2, {{b\[[0-9]+\]}}, {{b\[[0-9]+\]}}, nullptr, 0, 0, 0);
 
 // PRODUCTS: const int source_bases[] = {[[QB:[0-9]+]], [[QB]]};
-// PRODUCTS-NEXT: const RfWord *sources[] = {[[X0:b\[[0-9]+\]]], [[X1:b\[[0-9]+\]]]};
-// PRODUCTS-NEXT: RfWord *scratch[] = {[[X0]], [[X1]]};
+// PRODUCTS-NEXT: const uint64_t *sources[] = {[[X0:b\[[0-9]+\]]], [[X1:b\[[0-9]+\]]]};
+// PRODUCTS-NEXT: uint64_t *scratch[] = {[[X0]], [[X1]]};
 // PRODUCTS-NEXT: const int products[] = {0, 0, 0, 1, 1, 0, 1, 1, 0, 2, 1, 1};
-// PRODUCTS-NEXT: RfWord *sums[] = {[[D0:b\[[0-9]+\]]], [[D1:b\[[0-9]+\]]], [[D2:b\[[0-9]+\]]]};
+// PRODUCTS-NEXT: uint64_t *sums[] = {[[D0:b\[[0-9]+\]]], [[D1:b\[[0-9]+\]]], [[D2:b\[[0-9]+\]]]};
 // PRODUCTS-NEXT: k->ntt_products(rt, [[QB]], source_bases, sources, scratch, 2, products, 4, sums, 3, 0, 0, 0);
 // PRODUCTS: k->ntt_inverse(rt, [[QB]], [[D0]], 0, 0, 0);
 // PRODUCTS-NOT: k->ntt_forward(rt, [[QB]],
@@ -87,8 +87,8 @@ func.func @square_rotated(%x: !bfv.ciphertext<#p, 2>, %w: !bfv.plaintext<#p>) ->
 // CHECK-DAG: const RfValue outputs[] = {{[{][{]}}0, 2, {{[{][0-9]+, [0-9]+, 0[}]}}, 0}};
 // CHECK: RINGFUSE_PROGRAM_ABI_VERSION, "square_rotated", 16, 97ull,
 // The manifest's last field is the module's variant (HPS without one).
-// CHECK: constants, {{[0-9]+}}, keys, 2, "hps", 64};
-// CHECK: extern "C" void ringfuse_run(RfRuntime *rt, const RfTable *k) {
+// CHECK: constants, {{[0-9]+}}, keys, 2, "hps"};
+// CHECK: extern "C" void ringfuse_run(RfRuntime *rt, const RfKernels *k) {
 // CHECK: k->convert(rt,
 // CHECK: k->ntt_forward(rt,
 // CHECK: k->scale_round(rt,
@@ -98,8 +98,8 @@ func.func @square_rotated(%x: !bfv.ciphertext<#p, 2>, %w: !bfv.plaintext<#p>) ->
 // writing a scratch buffer of its own; no conversion or transformed digit
 // is written out.
 // CHECK: const int source_bases[] = {[[D0:[0-9]+]], [[D1:[0-9]+]]};
-// CHECK-NEXT: const RfWord *sources[] = {([[C2:b\[[0-9]+\]]] + 0 * N), ([[C2]] + 1 * N)};
-// CHECK-NEXT: RfWord *scratch[] = {[[S0:b\[[0-9]+\]]], [[S1:b\[[0-9]+\]]]};
+// CHECK-NEXT: const uint64_t *sources[] = {([[C2:b\[[0-9]+\]]] + 0 * N), ([[C2]] + 1 * N)};
+// CHECK-NEXT: uint64_t *scratch[] = {[[S0:b\[[0-9]+\]]], [[S1:b\[[0-9]+\]]]};
 // CHECK-NEXT: k->ntt_key_switch(rt, 0, [[QP:[0-9]+]], source_bases, sources, scratch, 2, {{b\[[0-9]+\]}}, {{b\[[0-9]+\]}}, nullptr, 0, 0, 0);
 // CHECK: k->automorphism(rt, {{[0-9]+}}, 3ull,
 // CHECK: const int source_bases[] = {[[D0]], [[D1]]};
@@ -143,7 +143,7 @@ func.func @square_rotated(%x: !bfv.ciphertext<#p, 2>, %w: !bfv.plaintext<#p>) ->
 // CONCURRENT-NEXT: k->concurrent_end(rt);
 // CONCURRENT-NEXT: {
 // CONCURRENT: k->ntt_key_switch(rt, 0,
-// BEHZ: keys, 2, "behz", 64};
+// BEHZ: keys, 2, "behz"};
 
 // rns-fuse: each tensor term's rounding converts exactly to Q in the same
 // launch; the manifest names the converter (B -> Q, exact) after then_convert.

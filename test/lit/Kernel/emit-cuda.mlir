@@ -21,16 +21,16 @@ module {
     kernel.launch "ntt_forward" outs(%out : !kernel.buffer<16, #Q>)
     %rotated = kernel.alloc {slot = 1} : !kernel.buffer<16, #Q>
     kernel.launch "automorphism_evaluation" ins(%out : !kernel.buffer<16, #Q>) outs(%rotated : !kernel.buffer<16, #Q>) {galois_element = 3}
-    kernel.launch "ntt_inverse" outs(%rotated : !kernel.buffer<16, #Q>) {transform = #rns.transform<ntt, word = 64, logN1 = 0, radix = 8, ot = 2>}
+    kernel.launch "ntt_inverse" outs(%rotated : !kernel.buffer<16, #Q>) {transform = #rns.transform<ntt, logN1 = 0, radix = 8, ot = 2>}
     return %rotated : !kernel.buffer<16, #Q>
   }
 }
 
 // CHECK: #include <cuda_runtime.h>
 // CHECK: __constant__ uint64_t elementwise_0_constant0[] = {3, 3};
-// CHECK: RF_HOST_DEVICE inline void elementwise_0(const Modulus &q, size_t limb, size_t i, const RfWord *in0, const RfWord *in1, RfWord *out0, const uint64_t *constant0) {
+// CHECK: RF_HOST_DEVICE inline void elementwise_0(const Modulus &q, size_t limb, size_t i, const uint64_t *in0, const uint64_t *in1, uint64_t *out0, const uint64_t *constant0) {
 // CHECK: ringfuse::runtime::mulMod(v2, constant0[limb], q)
-// CHECK: __global__ void elementwise_0_kernel(const RfModulus *moduli, size_t stride, const RfWord *in0, const RfWord *in1, RfWord *out0) {
+// CHECK: __global__ void elementwise_0_kernel(const RfModulus *moduli, size_t stride, const uint64_t *in0, const uint64_t *in1, uint64_t *out0) {
 // CHECK-NEXT: const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
 // CHECK-NEXT: if (i >= 32) return;
 // Grid z is the instance, its buffers `stride` words after the last's.

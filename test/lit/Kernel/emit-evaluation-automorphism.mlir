@@ -16,7 +16,7 @@ func.func @scaled_rotated(%x: !bfv.ciphertext<#p, 2>, %w: !bfv.plaintext<#p>) ->
   return %1 : !bfv.ciphertext<#p, 2>
 }
 
-// CHECK: extern "C" void ringfuse_run(RfRuntime *rt, const RfTable *k) {
+// CHECK: extern "C" void ringfuse_run(RfRuntime *rt, const RfKernels *k) {
 // CHECK-COUNT-2: k->automorphism_evaluation(rt, {{[0-9]+}}, 3ull, b[{{[0-9]+}}], b[{{[0-9]+}}]);
 // CHECK-NOT: k->automorphism(
 // CHECK: k->ntt_key_switch(rt, 0, {{[0-9]+}}, source_bases, sources, scratch, 2,

@@ -12,8 +12,8 @@
 // CHECK-NEXT: static const BufferPlace sum_places[] = {{[{][{]}}[[S0:[0-9]+]], 0}, {[[S1:[0-9]+]], 0}};
 // CHECK-NEXT: static const int products[] = {0, 0, 1, 0, 2, 3,
 // CHECK-SAME: 0, 32, 33, 1, 34, 1, 1, 35, 3,
-// CHECK-NEXT: const RfWord *factors[51];
-// CHECK-NEXT: RfWord *sums[2];
+// CHECK-NEXT: const uint64_t *factors[51];
+// CHECK-NEXT: uint64_t *sums[2];
 // CHECK-NEXT: place(factors, b, factor_places);
 // CHECK-NEXT: place(sums, b, sum_places);
 // CHECK-NEXT: k->sum_of_products(rt, 0, factors, 51, products, 34, sums, 2, 0);

@@ -141,7 +141,7 @@ func.func @f(%x: !kernel.buffer<16, #Q>) {
 #Q = #rns.basis<Q: [97, 193]>
 func.func @transform_on_convert(%x: !kernel.buffer<16, #Q>, %y: !kernel.buffer<16, #Q>) {
   // expected-error@+1 {{'kernel.launch' op 'convert' takes no 'transform'}}
-  kernel.launch "convert" ins(%x : !kernel.buffer<16, #Q>) outs(%y : !kernel.buffer<16, #Q>) {transform = #rns.transform<ntt, word = 64, logN1 = 0, radix = 4, ot = 0>}
+  kernel.launch "convert" ins(%x : !kernel.buffer<16, #Q>) outs(%y : !kernel.buffer<16, #Q>) {transform = #rns.transform<ntt, logN1 = 0, radix = 4, ot = 0>}
   return
 }
 
@@ -149,8 +149,8 @@ func.func @transform_on_convert(%x: !kernel.buffer<16, #Q>, %y: !kernel.buffer<1
 
 #Q = #rns.basis<Q: [97, 193]>
 func.func @transform_dgt(%x: !kernel.buffer<16, #Q>) {
-  // expected-error@+1 {{'kernel.launch' op 'ntt_forward' runs the ntt, got #rns.transform<dgt, word = 64, logN1 = 1, radix = 0, ot = 0>}}
-  kernel.launch "ntt_forward" outs(%x : !kernel.buffer<16, #Q>) {transform = #rns.transform<dgt, word = 64, logN1 = 1, radix = 0, ot = 0>}
+  // expected-error@+1 {{'kernel.launch' op 'ntt_forward' runs the ntt, got #rns.transform<dgt, logN1 = 1, radix = 0, ot = 0>}}
+  kernel.launch "ntt_forward" outs(%x : !kernel.buffer<16, #Q>) {transform = #rns.transform<dgt, logN1 = 1, radix = 0, ot = 0>}
   return
 }
 
@@ -158,8 +158,8 @@ func.func @transform_dgt(%x: !kernel.buffer<16, #Q>) {
 
 #Q = #rns.basis<Q: [97, 193]>
 func.func @transform_ntt_on_dgt(%x: !kernel.buffer<16, #Q>) {
-  // expected-error@+1 {{'kernel.launch' op 'dgt_inverse' runs the dgt, got #rns.transform<ntt, word = 64, logN1 = 0, radix = 4, ot = 0>}}
-  kernel.launch "dgt_inverse" outs(%x : !kernel.buffer<16, #Q>) {transform = #rns.transform<ntt, word = 64, logN1 = 0, radix = 4, ot = 0>}
+  // expected-error@+1 {{'kernel.launch' op 'dgt_inverse' runs the dgt, got #rns.transform<ntt, logN1 = 0, radix = 4, ot = 0>}}
+  kernel.launch "dgt_inverse" outs(%x : !kernel.buffer<16, #Q>) {transform = #rns.transform<ntt, logN1 = 0, radix = 4, ot = 0>}
   return
 }
 
@@ -175,18 +175,9 @@ func.func @dgt_with_an_input(%x: !kernel.buffer<16, #Q>, %y: !kernel.buffer<16, 
 // -----
 
 #Q = #rns.basis<Q: [97, 193]>
-func.func @transform_word32(%x: !kernel.buffer<16, #Q>) {
-  // expected-error@+1 {{'kernel.launch' op its program's words are 64 bits (bfv.word_bits), got #rns.transform<ntt, word = 32, logN1 = 0, radix = 4, ot = 0>}}
-  kernel.launch "ntt_inverse" outs(%x : !kernel.buffer<16, #Q>) {transform = #rns.transform<ntt, word = 32, logN1 = 0, radix = 4, ot = 0>}
-  return
-}
-
-// -----
-
-#Q = #rns.basis<Q: [97, 193]>
 func.func @transform_too_many_stages(%x: !kernel.buffer<16, #Q>) {
-  // expected-error@+1 {{'kernel.launch' op cannot run #rns.transform<ntt, word = 64, logN1 = 4, radix = 4, ot = 0> on '!kernel.buffer<16, #rns.basis<Q: [97, 193]>>': unsupported NTT shape: logN1 must leave a row step}}
-  kernel.launch "ntt_forward" outs(%x : !kernel.buffer<16, #Q>) {transform = #rns.transform<ntt, word = 64, logN1 = 4, radix = 4, ot = 0>}
+  // expected-error@+1 {{'kernel.launch' op cannot run #rns.transform<ntt, logN1 = 4, radix = 4, ot = 0> on '!kernel.buffer<16, #rns.basis<Q: [97, 193]>>': unsupported NTT shape: logN1 must leave a row step}}
+  kernel.launch "ntt_forward" outs(%x : !kernel.buffer<16, #Q>) {transform = #rns.transform<ntt, logN1 = 4, radix = 4, ot = 0>}
   return
 }
 
@@ -403,8 +394,8 @@ func.func @key_switch_one_sum(%d: !kernel.buffer<16, #QP>, %k0: !kernel.buffer<1
 
 #QP = #rns.basis<QP: [97, 193, 353]>
 func.func @key_switch_radix8(%d: !kernel.buffer<16, #QP>, %k0: !kernel.buffer<16, #QP>, %k1: !kernel.buffer<16, #QP>) {
-  // expected-error@+1 {{'kernel.launch' op cannot run #rns.transform<ntt, word = 64, logN1 = 0, radix = 8, ot = 0>: a fused NTT runs radix 4, not 8}}
-  kernel.launch "ntt_key_switch" ins(%d : !kernel.buffer<16, #QP>) outs(%d, %k0, %k1 : !kernel.buffer<16, #QP>, !kernel.buffer<16, #QP>, !kernel.buffer<16, #QP>) {key = 0 : i64, transform = #rns.transform<ntt, word = 64, logN1 = 0, radix = 8, ot = 0>}
+  // expected-error@+1 {{'kernel.launch' op cannot run #rns.transform<ntt, logN1 = 0, radix = 8, ot = 0>: a fused NTT runs radix 4, not 8}}
+  kernel.launch "ntt_key_switch" ins(%d : !kernel.buffer<16, #QP>) outs(%d, %k0, %k1 : !kernel.buffer<16, #QP>, !kernel.buffer<16, #QP>, !kernel.buffer<16, #QP>) {key = 0 : i64, transform = #rns.transform<ntt, logN1 = 0, radix = 8, ot = 0>}
   return
 }
 
@@ -475,8 +466,8 @@ func.func @products_same_sum(%a: !kernel.buffer<16, #Q>, %s: !kernel.buffer<16, 
 
 #Q = #rns.basis<Q: [97, 193]>
 func.func @products_radix8(%a: !kernel.buffer<16, #Q>, %s: !kernel.buffer<16, #Q>) {
-  // expected-error@+1 {{'kernel.launch' op cannot run #rns.transform<ntt, word = 64, logN1 = 0, radix = 8, ot = 0>: a fused NTT runs radix 4, not 8}}
-  kernel.launch "ntt_products" ins(%a : !kernel.buffer<16, #Q>) outs(%a, %s : !kernel.buffer<16, #Q>, !kernel.buffer<16, #Q>) {products = array<i32: 0, 0, 0>, transform = #rns.transform<ntt, word = 64, logN1 = 0, radix = 8, ot = 0>}
+  // expected-error@+1 {{'kernel.launch' op cannot run #rns.transform<ntt, logN1 = 0, radix = 8, ot = 0>: a fused NTT runs radix 4, not 8}}
+  kernel.launch "ntt_products" ins(%a : !kernel.buffer<16, #Q>) outs(%a, %s : !kernel.buffer<16, #Q>, !kernel.buffer<16, #Q>) {products = array<i32: 0, 0, 0>, transform = #rns.transform<ntt, logN1 = 0, radix = 8, ot = 0>}
   return
 }
 

@@ -296,34 +296,16 @@ func.func @f() {
 #Q = #rns.basis<Q: [193, 257]>
 func.func @transform_radix(%x: !rns.poly<16, #Q, coeff>) -> !rns.poly<16, #Q, eval> {
   // expected-error@+1 {{unsupported NTT shape: the radix must be 4, 8 or 16}}
-  %0 = rns.ntt %x {transform = #rns.transform<ntt, word = 64, logN1 = 0, radix = 6, ot = 0>} : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #Q, eval>
+  %0 = rns.ntt %x {transform = #rns.transform<ntt, logN1 = 0, radix = 6, ot = 0>} : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #Q, eval>
   return %0 : !rns.poly<16, #Q, eval>
 }
 
 // -----
 
 #Q = #rns.basis<Q: [193, 257]>
-func.func @transform_word(%x: !rns.poly<16, #Q, coeff>) -> !rns.poly<16, #Q, eval> {
-  // expected-error@+1 {{the word size must be 32 or 64 bits, got 48}}
-  %0 = rns.ntt %x {transform = #rns.transform<ntt, word = 48, logN1 = 0, radix = 4, ot = 0>} : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #Q, eval>
-  return %0 : !rns.poly<16, #Q, eval>
-}
-
-// -----
-
-#Q = #rns.basis<Q: [193, 257]>
-func.func @transform_shared_memory(%x: !rns.poly<16, #Q, coeff>) -> !rns.poly<16, #Q, eval> {
-  // expected-error@+1 {{unsupported NTT shape: the column step would need more than 48 KiB of shared memory}}
-  %0 = rns.ntt %x {transform = #rns.transform<ntt, word = 64, logN1 = 9, radix = 8, ot = 0>} : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #Q, eval>
-  return %0 : !rns.poly<16, #Q, eval>
-}
-
-// -----
-
-#Q = #rns.basis<Q: [193, 257]>
-func.func @transform_threads(%x: !rns.poly<16, #Q, coeff>) -> !rns.poly<16, #Q, eval> {
-  // expected-error@+1 {{unsupported NTT shape: the column step would need more than 1024 threads}}
-  %0 = rns.ntt %x {transform = #rns.transform<ntt, word = 32, logN1 = 9, radix = 4, ot = 0>} : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #Q, eval>
+func.func @transform_column_too_long(%x: !rns.poly<16, #Q, coeff>) -> !rns.poly<16, #Q, eval> {
+  // expected-error@+1 {{unsupported NTT shape: logN1 must be 0 or in [4, 8]}}
+  %0 = rns.ntt %x {transform = #rns.transform<ntt, logN1 = 9, radix = 4, ot = 0>} : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #Q, eval>
   return %0 : !rns.poly<16, #Q, eval>
 }
 
@@ -331,8 +313,8 @@ func.func @transform_threads(%x: !rns.poly<16, #Q, coeff>) -> !rns.poly<16, #Q, 
 
 #Q = #rns.basis<Q: [193, 257]>
 func.func @transform_column_log(%x: !rns.poly<16, #Q, coeff>) -> !rns.poly<16, #Q, eval> {
-  // expected-error@+1 {{unsupported NTT shape: logN1 must be 0 or in [4, 9]}}
-  %0 = rns.ntt %x {transform = #rns.transform<ntt, word = 64, logN1 = 2, radix = 4, ot = 0>} : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #Q, eval>
+  // expected-error@+1 {{unsupported NTT shape: logN1 must be 0 or in [4, 8]}}
+  %0 = rns.ntt %x {transform = #rns.transform<ntt, logN1 = 2, radix = 4, ot = 0>} : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #Q, eval>
   return %0 : !rns.poly<16, #Q, eval>
 }
 
@@ -341,7 +323,7 @@ func.func @transform_column_log(%x: !rns.poly<16, #Q, coeff>) -> !rns.poly<16, #
 #Q = #rns.basis<Q: [193, 257]>
 func.func @transform_dgt_radix(%x: !rns.poly<16, #Q, coeff>) -> !rns.poly<16, #Q, eval> {
   // expected-error@+1 {{the DGT has a fixed split: radix and ot must be 0}}
-  %0 = rns.ntt %x {transform = #rns.transform<dgt, word = 64, logN1 = 1, radix = 4, ot = 0>} : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #Q, eval>
+  %0 = rns.ntt %x {transform = #rns.transform<dgt, logN1 = 1, radix = 4, ot = 0>} : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #Q, eval>
   return %0 : !rns.poly<16, #Q, eval>
 }
 
@@ -349,8 +331,8 @@ func.func @transform_dgt_radix(%x: !rns.poly<16, #Q, coeff>) -> !rns.poly<16, #Q
 
 #Q = #rns.basis<Q: [193, 257]>
 func.func @transform_ot(%x: !rns.poly<2, #Q, coeff>) -> !rns.poly<2, #Q, eval> {
-  // expected-error@+1 {{'rns.ntt' op cannot run #rns.transform<ntt, word = 64, logN1 = 0, radix = 4, ot = 2> on '!rns.poly<2, #rns.basis<Q: [193, 257]>, coeff>': unsupported NTT shape: more OT stages than row-step stages}}
-  %0 = rns.ntt %x {transform = #rns.transform<ntt, word = 64, logN1 = 0, radix = 4, ot = 2>} : !rns.poly<2, #Q, coeff> -> !rns.poly<2, #Q, eval>
+  // expected-error@+1 {{'rns.ntt' op cannot run #rns.transform<ntt, logN1 = 0, radix = 4, ot = 2> on '!rns.poly<2, #rns.basis<Q: [193, 257]>, coeff>': unsupported NTT shape: more OT stages than row-step stages}}
+  %0 = rns.ntt %x {transform = #rns.transform<ntt, logN1 = 0, radix = 4, ot = 2>} : !rns.poly<2, #Q, coeff> -> !rns.poly<2, #Q, eval>
   return %0 : !rns.poly<2, #Q, eval>
 }
 
@@ -359,17 +341,8 @@ func.func @transform_ot(%x: !rns.poly<2, #Q, coeff>) -> !rns.poly<2, #Q, eval> {
 #Q = #rns.basis<Q: [65537]>
 func.func @transform_rows(%x: !rns.poly<4096, #Q, eval>) -> !rns.poly<4096, #Q, coeff> {
   // expected-error@+1 {{unsupported NTT shape: rows above 2^11 words do not fit one block}}
-  %0 = rns.intt %x {transform = #rns.transform<ntt, word = 64, logN1 = 0, radix = 4, ot = 0>} : !rns.poly<4096, #Q, eval> -> !rns.poly<4096, #Q, coeff>
+  %0 = rns.intt %x {transform = #rns.transform<ntt, logN1 = 0, radix = 4, ot = 0>} : !rns.poly<4096, #Q, eval> -> !rns.poly<4096, #Q, coeff>
   return %0 : !rns.poly<4096, #Q, coeff>
-}
-
-// -----
-
-#W = #rns.basis<W: [1152921504606830593]>
-func.func @transform_word_too_narrow(%x: !rns.poly<16, #W, coeff>) -> !rns.poly<16, #W, eval> {
-  // expected-error@+1 {{modulus 1152921504606830593 does not fit 32-bit words (needs q < 2^30)}}
-  %0 = rns.ntt %x {transform = #rns.transform<ntt, word = 32, logN1 = 0, radix = 4, ot = 0>} : !rns.poly<16, #W, coeff> -> !rns.poly<16, #W, eval>
-  return %0 : !rns.poly<16, #W, eval>
 }
 
 // -----
@@ -377,7 +350,7 @@ func.func @transform_word_too_narrow(%x: !rns.poly<16, #W, coeff>) -> !rns.poly<
 #Q = #rns.basis<Q: [193, 257]>
 func.func @transform_dgt_rows(%x: !rns.poly<16, #Q, coeff>) -> !rns.poly<16, #Q, eval> {
   // expected-error@+1 {{the DGT of N = 16 has 2^1 rows, so logN1 must be 1}}
-  %0 = rns.ntt %x {transform = #rns.transform<dgt, word = 64, logN1 = 2, radix = 0, ot = 0>} : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #Q, eval>
+  %0 = rns.ntt %x {transform = #rns.transform<dgt, logN1 = 2, radix = 0, ot = 0>} : !rns.poly<16, #Q, coeff> -> !rns.poly<16, #Q, eval>
   return %0 : !rns.poly<16, #Q, eval>
 }
 
@@ -386,7 +359,7 @@ func.func @transform_dgt_rows(%x: !rns.poly<16, #Q, coeff>) -> !rns.poly<16, #Q,
 #Q = #rns.basis<Q: [40961, 65537]>
 func.func @transform_too_many_ot_stages(%x: !rns.poly<4096, #Q, coeff>) -> !rns.poly<4096, #Q, eval> {
   // expected-error@+1 {{at most 2 stages twiddle on the fly}}
-  %0 = rns.ntt %x {transform = #rns.transform<ntt, word = 64, logN1 = 6, radix = 4, ot = 3>} : !rns.poly<4096, #Q, coeff> -> !rns.poly<4096, #Q, eval>
+  %0 = rns.ntt %x {transform = #rns.transform<ntt, logN1 = 6, radix = 4, ot = 3>} : !rns.poly<4096, #Q, coeff> -> !rns.poly<4096, #Q, eval>
   return %0 : !rns.poly<4096, #Q, eval>
 }
 
@@ -395,7 +368,7 @@ func.func @transform_too_many_ot_stages(%x: !rns.poly<4096, #Q, coeff>) -> !rns.
 #Q = #rns.basis<Q: [40961, 65537]>
 func.func @transform_dgt_too_many_rows(%x: !rns.poly<4096, #Q, coeff>) -> !rns.poly<4096, #Q, eval> {
   // expected-error@+1 {{the DGT's log2 rows is at most 8}}
-  %0 = rns.ntt %x {transform = #rns.transform<dgt, word = 64, logN1 = 9, radix = 0, ot = 0>} : !rns.poly<4096, #Q, coeff> -> !rns.poly<4096, #Q, eval>
+  %0 = rns.ntt %x {transform = #rns.transform<dgt, logN1 = 9, radix = 0, ot = 0>} : !rns.poly<4096, #Q, coeff> -> !rns.poly<4096, #Q, eval>
   return %0 : !rns.poly<4096, #Q, eval>
 }
 
@@ -404,7 +377,7 @@ func.func @transform_dgt_too_many_rows(%x: !rns.poly<4096, #Q, coeff>) -> !rns.p
 #Q = #rns.basis<Q: [193, 257]>
 func.func @transform_dgt_ring_too_small(%x: !rns.poly<2, #Q, coeff>) -> !rns.poly<2, #Q, eval> {
   // expected-error@+1 {{the DGT needs N in [2^2, 2^17], got 2}}
-  %0 = rns.ntt %x {transform = #rns.transform<dgt, word = 64, logN1 = 0, radix = 0, ot = 0>} : !rns.poly<2, #Q, coeff> -> !rns.poly<2, #Q, eval>
+  %0 = rns.ntt %x {transform = #rns.transform<dgt, logN1 = 0, radix = 0, ot = 0>} : !rns.poly<2, #Q, coeff> -> !rns.poly<2, #Q, eval>
   return %0 : !rns.poly<2, #Q, eval>
 }
 

@@ -86,10 +86,10 @@ func.func @plaintexts(%c: !rns.poly<2, #rns.basis<Q2: [97, 193]>, coeff>) -> !rn
 
 // A chosen transform shape round-trips on ntt and intt.
 // CHECK-LABEL: func.func @chosen_shapes
-// CHECK: rns.ntt %{{.*}} {transform = #rns.transform<ntt, word = 64, logN1 = 6, radix = 8, ot = 2>}
-// CHECK: rns.intt %{{.*}} {transform = #rns.transform<dgt, word = 32, logN1 = 5, radix = 0, ot = 0>}
+// CHECK: rns.ntt %{{.*}} {transform = #rns.transform<ntt, logN1 = 6, radix = 8, ot = 2>}
+// CHECK: rns.intt %{{.*}} {transform = #rns.transform<dgt, logN1 = 5, radix = 0, ot = 0>}
 func.func @chosen_shapes(%x: !rns.poly<4096, #rns.basis<Q: [40961, 65537]>, coeff>) -> !rns.poly<4096, #rns.basis<Q: [40961, 65537]>, coeff> {
-  %0 = rns.ntt %x {transform = #rns.transform<ntt, word = 64, logN1 = 6, radix = 8, ot = 2>} : !rns.poly<4096, #rns.basis<Q: [40961, 65537]>, coeff> -> !rns.poly<4096, #rns.basis<Q: [40961, 65537]>, eval>
-  %1 = rns.intt %0 {transform = #rns.transform<dgt, word = 32, logN1 = 5, radix = 0, ot = 0>} : !rns.poly<4096, #rns.basis<Q: [40961, 65537]>, eval> -> !rns.poly<4096, #rns.basis<Q: [40961, 65537]>, coeff>
+  %0 = rns.ntt %x {transform = #rns.transform<ntt, logN1 = 6, radix = 8, ot = 2>} : !rns.poly<4096, #rns.basis<Q: [40961, 65537]>, coeff> -> !rns.poly<4096, #rns.basis<Q: [40961, 65537]>, eval>
+  %1 = rns.intt %0 {transform = #rns.transform<dgt, logN1 = 5, radix = 0, ot = 0>} : !rns.poly<4096, #rns.basis<Q: [40961, 65537]>, eval> -> !rns.poly<4096, #rns.basis<Q: [40961, 65537]>, coeff>
   return %1 : !rns.poly<4096, #rns.basis<Q: [40961, 65537]>, coeff>
 }

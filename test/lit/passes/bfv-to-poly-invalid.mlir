@@ -15,14 +15,3 @@ func.func @f(%x: !bfv.ciphertext<#p, 2>) -> !bfv.ciphertext<#p, 2> {
   %0 = bfv.sum_slots %x : !bfv.ciphertext<#p, 2>
   return %0 : !bfv.ciphertext<#p, 2>
 }
-
-// -----
-
-// A module of 32-bit words whose Q is not below 2^30 (changed after
-// bfv-select-parameters checked it).
-// expected-error@+1 {{bfv-to-poly: a module of 32-bit words has moduli below 2^30, but 34359697409 is not}}
-module attributes {bfv.word_bits = 32 : i64} {
-  func.func @wide(%x: !bfv.ciphertext<#bfv.params<t = 65537, N = 4096, Q = [34359697409, 34359451649], P = [34359410689], dnum = 2>, 2>) -> !bfv.ciphertext<#bfv.params<t = 65537, N = 4096, Q = [34359697409, 34359451649], P = [34359410689], dnum = 2>, 2> {
-    return %x : !bfv.ciphertext<#bfv.params<t = 65537, N = 4096, Q = [34359697409, 34359451649], P = [34359410689], dnum = 2>, 2>
-  }
-}

@@ -1,7 +1,6 @@
 // RUN: ringfuse-opt %s --bfv-to-poly | FileCheck %s
 
-// With 64-bit words (no bfv.word_bits) Q and P may have primes up to 61 bits:
-// only a module of 32-bit words holds its moduli below 2^30.
+// Q and P may have primes up to 61 bits.
 // CHECK: #poly.ring<N = 16, moduli = [2305843009213693921, 2305843009213693153]>
 #p = #bfv.params<t = 97, N = 16, Q = [2305843009213693921, 2305843009213693153], P = [2305843009213692737], dnum = 2>
 func.func @product(%x: !bfv.ciphertext<#p, 2>, %y: !bfv.ciphertext<#p, 2>) -> !bfv.ciphertext<#p, 2> {

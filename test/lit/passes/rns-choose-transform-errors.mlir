@@ -12,12 +12,12 @@
 // MALFORMED: [[@LINE+9]]:8: error: rns-choose-transform: cost table {{.*}}transform-costs-malformed.json: malformed JSON:
 // MISSING: [[@LINE+8]]:8: error: rns-choose-transform: cost table {{.*}}: entry 0: 'median_us' must be a positive number
 // NODATE: [[@LINE+7]]:8: error: rns-choose-transform: cost table {{.*}}: missing string field 'date'
-// SHAPE: [[@LINE+6]]:8: error: rns-choose-transform: cost table {{.*}}: entry 0: unsupported NTT shape: the column step would need more than 48 KiB of shared memory
+// SHAPE: [[@LINE+6]]:8: error: rns-choose-transform: cost table {{.*}}: entry 0: unsupported NTT shape: logN1 must be 0 or in [4, 8]
 // UNREADABLE: [[@LINE+5]]:8: error: rns-choose-transform: cost table {{.*}}does-not-exist.json: cannot read it: No such file or directory
 #Q = #rns.basis<Q: [193, 257]>
 func.func @f(%x: !rns.poly<2, #Q, coeff>) -> !rns.poly<2, #Q, eval> {
   // KIND: [[@LINE+2]]:8: error: rns-choose-transform: unknown transform kind 'fft' (expected ntt or dgt)
-  // NONE: [[@LINE+1]]:8: error: 'rns.ntt' op no allowed transform runs '!rns.poly<2, #rns.basis<Q: [193, 257]>, coeff>' (check the kinds option and the module's bfv.word_bits)
+  // NONE: [[@LINE+1]]:8: error: 'rns.ntt' op no allowed transform runs '!rns.poly<2, #rns.basis<Q: [193, 257]>, coeff>' (check the kinds option)
   %0 = rns.ntt %x : !rns.poly<2, #Q, coeff> -> !rns.poly<2, #Q, eval>
   return %0 : !rns.poly<2, #Q, eval>
 }

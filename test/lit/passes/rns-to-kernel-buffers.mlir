@@ -290,20 +290,20 @@ func.func @five_factors(%u: !rns.poly<16, #Q, coeff>, %v: !rns.poly<16, #Q, coef
 // 2^8 keep theirs.
 #W = #rns.basis<W: [65537, 786433]>
 // CHECK-LABEL: func.func @fused_rows
-// CHECK: kernel.launch "ntt_products" {{.*}} {products = array<i32: 0, 0, 1>, transform = #rns.transform<ntt, word = 64, logN1 = 5, radix = 4, ot = 1>}
-// CHECK: kernel.launch "ntt_forward" {{.*}} {transform = #rns.transform<ntt, word = 64, logN1 = 4, radix = 4, ot = 1>}
+// CHECK: kernel.launch "ntt_products" {{.*}} {products = array<i32: 0, 0, 1>, transform = #rns.transform<ntt, logN1 = 5, radix = 4, ot = 1>}
+// CHECK: kernel.launch "ntt_forward" {{.*}} {transform = #rns.transform<ntt, logN1 = 4, radix = 4, ot = 1>}
 func.func @fused_rows(%x: !rns.poly<8192, #W, coeff>, %y: !rns.poly<8192, #W, coeff>, %z: !rns.poly<8192, #W, coeff>) -> (!rns.poly<8192, #W, eval>, !rns.poly<8192, #W, eval>) {
-  %a = rns.ntt %x {transform = #rns.transform<ntt, word = 64, logN1 = 4, radix = 4, ot = 1>} : !rns.poly<8192, #W, coeff> -> !rns.poly<8192, #W, eval>
-  %b = rns.ntt %y {transform = #rns.transform<ntt, word = 64, logN1 = 4, radix = 4, ot = 1>} : !rns.poly<8192, #W, coeff> -> !rns.poly<8192, #W, eval>
+  %a = rns.ntt %x {transform = #rns.transform<ntt, logN1 = 4, radix = 4, ot = 1>} : !rns.poly<8192, #W, coeff> -> !rns.poly<8192, #W, eval>
+  %b = rns.ntt %y {transform = #rns.transform<ntt, logN1 = 4, radix = 4, ot = 1>} : !rns.poly<8192, #W, coeff> -> !rns.poly<8192, #W, eval>
   %p = rns.mul %a, %b : !rns.poly<8192, #W, eval>
-  %c = rns.ntt %z {transform = #rns.transform<ntt, word = 64, logN1 = 4, radix = 4, ot = 1>} : !rns.poly<8192, #W, coeff> -> !rns.poly<8192, #W, eval>
+  %c = rns.ntt %z {transform = #rns.transform<ntt, logN1 = 4, radix = 4, ot = 1>} : !rns.poly<8192, #W, coeff> -> !rns.poly<8192, #W, eval>
   return %p, %c : !rns.poly<8192, #W, eval>, !rns.poly<8192, #W, eval>
 }
 // CHECK-LABEL: func.func @fused_rows_kept
-// CHECK: kernel.launch "ntt_products" {{.*}} {products = array<i32: 0, 0, 1>, transform = #rns.transform<ntt, word = 64, logN1 = 5, radix = 4, ot = 0>}
+// CHECK: kernel.launch "ntt_products" {{.*}} {products = array<i32: 0, 0, 1>, transform = #rns.transform<ntt, logN1 = 5, radix = 4, ot = 0>}
 func.func @fused_rows_kept(%x: !rns.poly<8192, #W, coeff>, %y: !rns.poly<8192, #W, coeff>) -> !rns.poly<8192, #W, eval> {
-  %a = rns.ntt %x {transform = #rns.transform<ntt, word = 64, logN1 = 5, radix = 4, ot = 0>} : !rns.poly<8192, #W, coeff> -> !rns.poly<8192, #W, eval>
-  %b = rns.ntt %y {transform = #rns.transform<ntt, word = 64, logN1 = 5, radix = 4, ot = 0>} : !rns.poly<8192, #W, coeff> -> !rns.poly<8192, #W, eval>
+  %a = rns.ntt %x {transform = #rns.transform<ntt, logN1 = 5, radix = 4, ot = 0>} : !rns.poly<8192, #W, coeff> -> !rns.poly<8192, #W, eval>
+  %b = rns.ntt %y {transform = #rns.transform<ntt, logN1 = 5, radix = 4, ot = 0>} : !rns.poly<8192, #W, coeff> -> !rns.poly<8192, #W, eval>
   %p = rns.mul %a, %b : !rns.poly<8192, #W, eval>
   return %p : !rns.poly<8192, #W, eval>
 }

@@ -3,7 +3,7 @@
 // The DGT of "Faster Homomorphic Encryption over GPGPUs via hierarchical DGT"
 // (Section 3, Algorithms 1, 4 and 5; Appendix C), for a prime p = 1 mod 4
 // (our NTT primes are 1 mod 2N) and a ring degree N = 2^2 ... 2^17, over
-// 64-bit words (p < 2^62) or 32-bit words (p < 2^30).
+// 64-bit words (p < 2^62).
 //
 // Layout. A limb is N words; the transform is in place. In coefficient form
 // word j is a_j. In the DGT domain the limb holds M = N/2 Gaussian integers
@@ -51,11 +51,11 @@
 
 namespace ringfuse::runtime {
 
-/// What differs between the two word sizes: the Shoup constant and the
-/// largest prime whose lazy values (below 4p) still fit a word.
+/// The word's Shoup constant and the largest prime whose lazy values (below
+/// 4p) still fit a word.
 template <typename Word> struct DgtWord {
   using Shoup = ShoupOfWord<Word>;
-  static constexpr unsigned kModulusBits = sizeof(Word) == 8 ? 62 : 30;
+  static constexpr unsigned kModulusBits = 62;
 };
 
 /// re + im i in Z_p[i].
@@ -208,15 +208,13 @@ RF_HOST_DEVICE inline Word dgtReduceFromFourP(Word x, Word p) {
 }
 
 /// Tables of the hierarchical DGT for one prime p and ring degree N, built
-/// once per (p, N), deterministically. Word is uint64_t (p < 2^62) or
-/// uint32_t (p < 2^30).
+/// once per (p, N), deterministically. Word is uint64_t (p < 2^62).
 template <typename Word> class DgtTables {
 public:
   using Shoup = typename DgtWord<Word>::Shoup;
 
   /// Throws Error unless N is a power of two in [4, 2^17] and p is a prime
-  /// with p = 1 mod 4, p = 1 mod 2N and p below 2^62 (64-bit words) or 2^30
-  /// (32-bit words).
+  /// with p = 1 mod 4, p = 1 mod 2N and p below 2^62.
   DgtTables(uint64_t p, size_t n);
 
   size_t degree() const { return n_; }
@@ -284,10 +282,8 @@ private:
 };
 
 extern template class DgtTables<uint64_t>;
-extern template class DgtTables<uint32_t>;
 
 using DgtTables64 = DgtTables<uint64_t>;
-using DgtTables32 = DgtTables<uint32_t>;
 
 } // namespace ringfuse::runtime
 

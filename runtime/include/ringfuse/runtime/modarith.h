@@ -155,37 +155,9 @@ RF_HOST_DEVICE inline uint64_t mulShoup(uint64_t x, ShoupConstant w,
   return r >= q ? r - q : r;
 }
 
-/// The 32-bit word forms, for transforms over ~30-bit primes (q < 2^30, so
-/// Harvey's lazy values below 4q still fit a word): the companion is
-/// floor(w * 2^32 / q) and each product is one 32x32 multiply-high.
-struct ShoupConstant32 {
-  uint32_t value = 0;
-  uint32_t quotient = 0;
-
-  ShoupConstant32() = default;
-  RF_HOST_DEVICE ShoupConstant32(uint32_t w, uint32_t q)
-      : value(w),
-        quotient(static_cast<uint32_t>((static_cast<uint64_t>(w) << 32) / q)) {}
-};
-
-/// x * w mod q in [0, 2q), for any 32-bit x.
-RF_HOST_DEVICE inline uint32_t mulShoupLazy(uint32_t x, ShoupConstant32 w,
-                                            uint32_t q) {
-  uint32_t estimate =
-      static_cast<uint32_t>((static_cast<uint64_t>(x) * w.quotient) >> 32);
-  return x * w.value - estimate * q;
-}
-
-RF_HOST_DEVICE inline uint32_t mulShoup(uint32_t x, ShoupConstant32 w,
-                                        uint32_t q) {
-  uint32_t r = mulShoupLazy(x, w, q);
-  return r >= q ? r - q : r;
-}
-
-/// The Shoup constant of each word size, for code written once for both.
+/// The Shoup constant of a word size (64 bits: ShoupConstant).
 template <typename Word> struct ShoupFor;
 template <> struct ShoupFor<uint64_t> { using type = ShoupConstant; };
-template <> struct ShoupFor<uint32_t> { using type = ShoupConstant32; };
 template <typename Word> using ShoupOfWord = typename ShoupFor<Word>::type;
 
 RF_HOST_DEVICE inline uint64_t powMod(uint64_t base, uint64_t exponent,

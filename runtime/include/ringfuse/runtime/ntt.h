@@ -50,38 +50,9 @@ private:
   ShoupConstant inverseDegree_;                  // N^{-1}
 };
 
-/// The same transform over 32-bit words, for ~30-bit primes (q < 2^30 keeps
-/// the lazy bound 4q below 2^32): the reference of the GPU's 32-bit NTT.
-class NttTables32 {
-public:
-  NttTables32(uint32_t q, size_t n);
-
-  size_t degree() const { return n_; }
-  uint32_t modulus() const { return q_; }
-  uint32_t root() const { return root_; }
-
-  void forward(uint32_t *values) const;
-  void inverse(uint32_t *values) const;
-
-  const std::vector<ShoupConstant32> &rootPowers() const { return rootPowers_; }
-  const std::vector<ShoupConstant32> &inverseRootPowers() const {
-    return inverseRootPowers_;
-  }
-  ShoupConstant32 inverseDegree() const { return inverseDegree_; }
-
-private:
-  size_t n_;
-  uint32_t q_;
-  uint32_t root_;
-  std::vector<ShoupConstant32> rootPowers_;
-  std::vector<ShoupConstant32> inverseRootPowers_;
-  ShoupConstant32 inverseDegree_;
-};
-
 /// The CPU reference NTT of each word size.
 template <typename Word> struct NttTablesFor;
 template <> struct NttTablesFor<uint64_t> { using type = NttTables; };
-template <> struct NttTablesFor<uint32_t> { using type = NttTables32; };
 
 /// The smallest primitive 2N-th root of unity mod a prime q = 1 (mod 2N).
 uint64_t minimalPrimitiveRoot(uint64_t q, size_t twoN);

@@ -35,33 +35,28 @@ constexpr unsigned kNttBlockColumns = 16;
 /// The shared memory a block may use without opting in.
 constexpr size_t kNttSharedLimit = 48 * 1024;
 /// The largest column (N1) and row (N2) steps the kernels are instantiated
-/// for: a row of 2^11 words is one block of 2^11 / radix threads.
-constexpr unsigned kNttMaxColumnLog = 9;
+/// for: a column step of 2^8 words fits kNttSharedLimit (nttColumnSharedBytes)
+/// and 1024 threads at radix 4 (nttColumnThreads), a row of 2^11 words is one
+/// block of 2^11 / radix threads.
+constexpr unsigned kNttMaxColumnLog = 8;
 constexpr unsigned kNttMaxRowLog = 11;
 /// On-the-fly twiddling pays a second Shoup product per butterfly; past the
 /// last two stages that costs more than the twiddle loads it saves (the
 /// paper's Fig. 11c and the H200 sweep), so no more are built or tested.
 constexpr unsigned kNttMaxOtStages = 2;
 
-/// The GPU transform's lazy input bound on words of `wordBytes` bytes, in
-/// multiples of q: 8q for 64-bit words, 4q for 32-bit ones.
-inline uint64_t lazyNttInputFactor(unsigned wordBytes) {
-  return wordBytes == 4 ? 4 : 8;
-}
-
-/// Whether residues of `inputPrime` are inputs the forward NTT mod q on
-/// words of `wordBytes` bytes takes as they are (ntt_forward_from's one-limb
-/// input): below its lazy bound.
-inline bool isLazyNttInput(unsigned wordBytes, uint64_t inputPrime,
-                           uint64_t q) {
-  return inputPrime / lazyNttInputFactor(wordBytes) < q;
+/// Whether residues of `inputPrime` are inputs the forward NTT mod q takes
+/// as they are (ntt_forward_from's one-limb input): below 8q, the GPU
+/// transform's lazy bound for 64-bit words.
+inline bool isLazyNttInput(uint64_t inputPrime, uint64_t q) {
+  return inputPrime / 8 < q;
 }
 
 /// Shared memory of a column-step block: the step's twiddles (value and
-/// Shoup quotient) and kNttBlockColumns columns of N1 words.
-inline size_t nttColumnSharedBytes(unsigned wordBytes, unsigned logN1) {
+/// Shoup quotient) and kNttBlockColumns columns of N1 8-byte words.
+inline size_t nttColumnSharedBytes(unsigned logN1) {
   const size_t m = size_t(1) << logN1;
-  return m * 2 * wordBytes + m * kNttBlockColumns * wordBytes;
+  return m * 2 * 8 + m * kNttBlockColumns * 8;
 }
 
 inline unsigned nttColumnThreads(unsigned logN1, unsigned radix) {
@@ -70,9 +65,7 @@ inline unsigned nttColumnThreads(unsigned logN1, unsigned radix) {
 
 /// The rules that do not depend on N; nullptr when `shape` satisfies them,
 /// else the reason.
-inline const char *nttShapeProblem(unsigned wordBytes, const NttShape &shape) {
-  if (wordBytes != 4 && wordBytes != 8)
-    return "words must be 4 or 8 bytes";
+inline const char *nttShapeProblem(const NttShape &shape) {
   if (shape.radix != 4 && shape.radix != 8 && shape.radix != 16)
     return "the radix must be 4, 8 or 16";
   if (shape.otStages > kNttMaxOtStages)
@@ -80,17 +73,12 @@ inline const char *nttShapeProblem(unsigned wordBytes, const NttShape &shape) {
   if (shape.logN1 == 0)
     return nullptr;
   if (shape.logN1 < 4 || shape.logN1 > kNttMaxColumnLog)
-    return "logN1 must be 0 or in [4, 9]";
-  if (nttColumnThreads(shape.logN1, shape.radix) > 1024)
-    return "the column step would need more than 1024 threads";
-  if (nttColumnSharedBytes(wordBytes, shape.logN1) > kNttSharedLimit)
-    return "the column step would need more than 48 KiB of shared memory";
+    return "logN1 must be 0 or in [4, 8]";
   return nullptr;
 }
 
 /// Every rule, for N = 2^logN; nullptr when `shape` is supported.
-inline const char *nttShapeProblem(unsigned wordBytes, unsigned logN,
-                                   const NttShape &shape) {
+inline const char *nttShapeProblem(unsigned logN, const NttShape &shape) {
   if (logN < 1 || logN > 17)
     return "logN must be in [1, 17]";
   if (shape.logN1 >= logN)
@@ -102,32 +90,30 @@ inline const char *nttShapeProblem(unsigned wordBytes, unsigned logN,
     return "more OT stages than row-step stages";
   if (shape.logN1 > 0 && logN2 < 4)
     return "the column step needs rows of at least 16 words";
-  return nttShapeProblem(wordBytes, shape);
+  return nttShapeProblem(shape);
 }
 
-/// Whether `shape` is one cuda/ntt.cu instantiates for `wordBytes`-byte words
-/// and N = 2^logN; if not, `why` says what is wrong and names the shape.
-inline bool isSupportedNttShape(unsigned wordBytes, unsigned logN,
-                                const NttShape &shape,
+/// Whether `shape` is one cuda/ntt.cu instantiates for N = 2^logN; if not,
+/// `why` says what is wrong and names the shape.
+inline bool isSupportedNttShape(unsigned logN, const NttShape &shape,
                                 std::string *why = nullptr) {
-  const char *problem = nttShapeProblem(wordBytes, logN, shape);
+  const char *problem = nttShapeProblem(logN, shape);
   // The description is built only on refusal: launches call this too.
   if (problem && why)
     *why = std::string(problem) + " (logN1 = " + std::to_string(shape.logN1) +
            ", radix " + std::to_string(shape.radix) + ", " +
-           std::to_string(shape.otStages) + " OT stages, " +
-           std::to_string(wordBytes) + "-byte words, logN = " +
-           std::to_string(logN) + ")";
+           std::to_string(shape.otStages) +
+           " OT stages, logN = " + std::to_string(logN) + ")";
   return problem == nullptr;
 }
 
 /// The forward NTTs fused with what reads their words (ntt_key_switch's
-/// inner product, ntt_products' pairwise products) run 64-bit words at
-/// radix 4, the radix every tuned 64-bit shape takes: their row steps are
+/// inner product, ntt_products' pairwise products) run radix 4, the radix
+/// every tuned shape takes: their row steps are
 /// instantiated for that radix alone.
 inline bool isSupportedFusedNttShape(unsigned logN, const NttShape &shape,
                                      std::string *why = nullptr) {
-  if (!isSupportedNttShape(8, logN, shape, why))
+  if (!isSupportedNttShape(logN, shape, why))
     return false;
   if (shape.radix == 4)
     return true;
@@ -172,20 +158,18 @@ constexpr int kMaxProductOutputs = 4;
 constexpr int kMaxProducts = 8;
 
 /// The shape used when nothing chose one (tuned on an H200 for 21 limbs).
-inline NttShape defaultNttShape(unsigned wordBytes, unsigned logN) {
+inline NttShape defaultNttShape(unsigned logN) {
   // A simple rule within 4% of the fastest shape of bench/tune_transforms.py's
-  // sweep on an H200 (21 limbs of 60-bit primes, 42 of 30-bit primes) for
-  // every logN and direction but four (64-bit forward at logN 12, 12%;
-  // 64-bit inverse at logN 17, 6%; 32-bit inverse at logN 15 and 17, 5% and
-  // 15%, where radix 8 wins): one block per limb up to 2^10 words of 8 bytes
-  // or 2^11 of 4 bytes, then rows of at most 2^10 words under a column step
-  // of at least 2^5 (8-byte words) or 2^6 (4-byte words); radix 4, no
-  // on-the-fly twiddling. Compiled programs use rns-choose-transform's
-  // choice from the measured table instead.
-  if (logN <= (wordBytes == 8 ? 10u : 11u))
+  // sweep on an H200 (21 limbs of 60-bit primes) for every logN and direction
+  // but two (forward at logN 12, 12%; inverse at logN 17, 6%): one block per
+  // limb up to 2^10 words, then rows of at most 2^10 words under a column
+  // step of at least 2^5; radix 4, no on-the-fly twiddling. Compiled
+  // programs use rns-choose-transform's choice from the measured table
+  // instead.
+  if (logN <= 10)
     return {0, 4, 0};
-  const unsigned minColumnLog = wordBytes == 8 ? 5 : 6;
-  return {logN - 10 > minColumnLog ? logN - 10 : minColumnLog, 4, 0};
+  constexpr unsigned kMinColumnLog = 5;
+  return {logN - 10 > kMinColumnLog ? logN - 10 : kMinColumnLog, 4, 0};
 }
 
 } // namespace ringfuse::runtime

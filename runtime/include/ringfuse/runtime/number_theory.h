@@ -98,24 +98,6 @@ inline std::vector<uint64_t> findPrimesBelow(unsigned bits, size_t count,
   return primes;
 }
 
-/// Up to `count` primes = 1 mod `congruence` below 2^bits, the largest first,
-/// going on below 2^(bits-1) where the widest run out (a base of many narrow
-/// primes at a large N needs more than one width), skipping those
-/// `excluded(p)` names; deterministic. Fewer are returned when no prime above
-/// `congruence` is left.
-template <typename Excluded>
-inline std::vector<uint64_t> findPrimesDownFrom(unsigned bits, size_t count,
-                                                uint64_t congruence,
-                                                Excluded excluded) {
-  const uint64_t top = uint64_t(1) << bits;
-  std::vector<uint64_t> primes;
-  for (uint64_t p = (top - 1) / congruence * congruence + 1;
-       primes.size() < count && p > congruence; p -= congruence)
-    if (isPrime(p) && !excluded(p))
-      primes.push_back(p);
-  return primes;
-}
-
 /// Largest ring degree ringfuse supports (the HE security tables stop here).
 inline constexpr uint64_t kMaxRingDegree = uint64_t(1) << 17;
 

@@ -106,12 +106,8 @@ public:
   /// --emit-cuda) runs only on Device::Cuda.
   static Program load(const std::string &sharedLibraryPath,
                       Device device = Device::Cpu);
-  /// A program linked into this executable (or written by hand, in tests):
-  /// its schedule on 64-bit words, or on 32-bit words (RfManifest::word_bits
-  /// says which; a schedule of the other size is refused).
+  /// A program linked into this executable (or written by hand, in tests).
   static Program fromFunctions(RfManifestFunction manifest, RfRunFunction run,
-                               Device device = Device::Cpu);
-  static Program fromFunctions(RfManifestFunction manifest, RfRunFunction32 run,
                                Device device = Device::Cpu);
 
   Program(Program &&) noexcept;
@@ -125,8 +121,6 @@ public:
   /// chps, behz; for variant=auto, the compiler's choice), or empty if the
   /// manifest does not say.
   const std::string &variant() const;
-  /// The width of the program's words, 64 or 32 (RfManifest::word_bits).
-  unsigned wordBits() const;
   /// True if the parameter set is beyond the 128-bit bound (the compiler
   /// checked security when it chose the parameters; this records it).
   bool insecure() const;
@@ -225,10 +219,8 @@ public:
 
 private:
   explicit Program(std::unique_ptr<RfRuntime> state);
-  /// One of the two schedules is set.
   static Program fromFunctions(RfManifestFunction manifest, RfRunFunction run,
-                               RfRunFunction32 run32, Device device,
-                               std::shared_ptr<void> library);
+                               Device device, std::shared_ptr<void> library);
 
   std::unique_ptr<RfRuntime> state_;
 };

@@ -5,10 +5,6 @@
  *   const RfManifest *ringfuse_manifest(void);
  *   void ringfuse_run(RfRuntime *runtime, const RfKernels *kernels);
  *
- * or, where its buffers hold 32-bit words (RfManifest.word_bits),
- *
- *   void ringfuse_run32(RfRuntime *runtime, const RfKernels32 *kernels);
- *
  * The manifest is data: the parameter set, the RNS bases the program works in,
  * the plans of its library kernels (base conversions, scale-and-round), its
  * buffers, inputs, outputs, constants and the evaluation keys it needs. The
@@ -20,9 +16,7 @@
  * into an executable) shares no C++ objects with the runtime that loads it.
  * The library kernels are kernel_catalog.def's: each is described there.
  * Polynomials are limb-major: limb i of a value over basis b occupies words
- * [i*N, (i+1)*N) of its buffer. A buffer's words are the program's word
- * size, 64 or 32 bits; everything else in the manifest (moduli, constants,
- * numerators) is 64-bit words whatever the program's word size.
+ * [i*N, (i+1)*N) of its buffer.
  *
  *===----------------------------------------------------------------------===*/
 #ifndef RINGFUSE_RUNTIME_PROGRAM_ABI_H
@@ -35,7 +29,8 @@
 extern "C" {
 #endif
 
-#define RINGFUSE_PROGRAM_ABI_VERSION 21
+/* 21 was programs of 32-bit words (removed): 22 keeps their files refused. */
+#define RINGFUSE_PROGRAM_ABI_VERSION 22
 
 /* A modulus with its Barrett constant floor((2^128 - 1) / value), laid out as
  * runtime/modarith.h's Modulus (which converts from it). */
@@ -155,7 +150,7 @@ typedef struct RfManifest {
   int scale_round_count;
   const RfScaleUp *scale_ups;
   int scale_up_count;
-  const size_t *buffer_words; /* the size of each buffer, in words */
+  const size_t *buffer_words; /* the size of each buffer, in 64-bit words */
   int buffer_count;
   const RfValue *inputs;
   int input_count;
@@ -170,10 +165,6 @@ typedef struct RfManifest {
   /* The BFV multiplication variant the circuit was compiled with ("hps",
    * "lhps", "chps" or "behz"; with variant=auto, the one chosen), or NULL. */
   const char *variant;
-  /* The width of the buffers' words: 64 (the program exports ringfuse_run)
-   * or 32 (ringfuse_run32; every modulus of every basis, Q and P among
-   * them, is below 2^30, and t below 2^32). */
-  int word_bits;
 } RfManifest;
 
 /* What key switching adds to its sums (rns-fuse's relinearization): out0's
@@ -181,19 +172,12 @@ typedef struct RfManifest {
  * addend1) limb i mod the basis's i-th prime. The addends are in evaluation
  * form over the basis's first `limbs` primes (Q_l's, not P's), each word
  * below its prime; scales is a buffer of `limbs` words, each below its
- * prime. Neither addend overlaps out0 or out1. Its words are the program's:
- * RfKeySwitchAddend in a program of 64-bit words, RfKeySwitchAddend32 in one
- * of 32-bit words. */
+ * prime. Neither addend overlaps out0 or out1. */
 typedef struct RfKeySwitchAddend {
   const uint64_t *addend0, *addend1;
   const uint64_t *scales;
   int limbs;
 } RfKeySwitchAddend;
-typedef struct RfKeySwitchAddend32 {
-  const uint32_t *addend0, *addend1;
-  const uint32_t *scales;
-  int limbs;
-} RfKeySwitchAddend32;
 
 typedef struct RfRuntime RfRuntime; /* opaque: the loaded program's state */
 
@@ -205,27 +189,43 @@ typedef struct RfInstances {
   size_t stride;
 } RfInstances;
 
-/* What a schedule calls (program_abi_table.h): RfKernels hands a program of
- * 64-bit words its buffers and library kernels, RfKernels32 one of 32-bit
- * words; the services and entries are the same. */
-#define RF_KERNELS RfKernels
-#define RF_WORD uint64_t
-#define RF_ADDEND RfKeySwitchAddend
-#include "ringfuse/runtime/program_abi_table.h"
-#undef RF_KERNELS
-#undef RF_WORD
-#undef RF_ADDEND
-#define RF_KERNELS RfKernels32
-#define RF_WORD uint32_t
-#define RF_ADDEND RfKeySwitchAddend32
-#include "ringfuse/runtime/program_abi_table.h"
-#undef RF_KERNELS
-#undef RF_WORD
-#undef RF_ADDEND
+/* What a schedule calls: the driver's services, then the library kernels of
+ * kernel_catalog.def, one entry each (`basis`, `plan` and `key` are manifest
+ * indices). */
+typedef struct RfKernels {
+  uint64_t *(*buffer)(RfRuntime *, int buffer);
+  /* Moduli of a basis with their Barrett constants (for generated
+   * elementwise loops and kernels, which would otherwise compute each
+   * constant, a 128-bit division, per limb or per thread). */
+  const RfModulus *(*moduli)(RfRuntime *, int basis);
+  /* The CUDA driver's stream (a cudaStream_t) on which emitted CUDA launches
+   * its generated kernels; NULL for the CPU driver, whose buffers are host
+   * memory that generated loops touch directly. The program may ask once and
+   * keep it: each generated kernel on it runs after every library kernel
+   * called before it and before every one called after its check_launch. */
+  void *(*stream)(RfRuntime *);
+  /* Called by emitted CUDA right after each generated kernel launch with
+   * what its own cudaGetLastError() returned (a cudaError_t; 0 is success):
+   * the driver records a failure naming the kernel, as for its own kernels.
+   * The program reads the error itself because it may link its own copy of
+   * the CUDA runtime. A no-op for the CPU driver. */
+  void (*check_launch)(RfRuntime *, const char *kernel, int cuda_error);
+  /* The run's instances, for the grids of emitted CUDA's generated kernels
+   * (the library kernels take them from the driver). */
+  RfInstances (*instances)(RfRuntime *);
+  /* The library kernels called between concurrent_begin and concurrent_end
+   * touch disjoint buffers and may run at the same time (the CPU driver runs
+   * them in order; the CUDA driver runs every library kernel as soon as the
+   * earlier ones whose buffers it shares allow, inside a region or not). No
+   * generated kernel runs inside; regions do not nest. */
+  void (*concurrent_begin)(RfRuntime *);
+  void (*concurrent_end)(RfRuntime *);
+#define RF_KERNEL(name, Call, parameters, ...) void(*name) parameters;
+#include "ringfuse/runtime/kernel_catalog.def"
+} RfKernels;
 
 typedef const RfManifest *(*RfManifestFunction)(void);
 typedef void (*RfRunFunction)(RfRuntime *, const RfKernels *);
-typedef void (*RfRunFunction32)(RfRuntime *, const RfKernels32 *);
 
 #ifdef __cplusplus
 }

@@ -50,22 +50,15 @@ template <typename Word> struct DgtPlan {
 
 void launchDgtForward(const DgtPlan<uint64_t> &plan, uint64_t *data,
                       cudaStream_t stream);
-void launchDgtForward(const DgtPlan<uint32_t> &plan, uint32_t *data,
-                      cudaStream_t stream);
 void launchDgtInverse(const DgtPlan<uint64_t> &plan, uint64_t *data,
-                      cudaStream_t stream);
-void launchDgtInverse(const DgtPlan<uint32_t> &plan, uint32_t *data,
                       cudaStream_t stream);
 
 /// DgtTables::forwardAsNtt / inverseAsNtt on every limb: the DGT with its
 /// Gaussian pairs mapped to (from) the NTT's words, one more pass over the
 /// data; the words are NttTables::forward's (compiled programs' `dgt`).
-/// (Instantiated for both word sizes.)
-template <typename Word>
-void launchDgtForwardAsNtt(const DgtPlan<Word> &plan, Word *data,
+void launchDgtForwardAsNtt(const DgtPlan<uint64_t> &plan, uint64_t *data,
                            cudaStream_t stream);
-template <typename Word>
-void launchDgtInverseAsNtt(const DgtPlan<Word> &plan, Word *data,
+void launchDgtInverseAsNtt(const DgtPlan<uint64_t> &plan, uint64_t *data,
                            cudaStream_t stream);
 
 /// The tables of a basis as one image of `bytes` to be copied to device
@@ -95,7 +88,6 @@ private:
 };
 
 extern template class DgtDeviceTables<uint64_t>;
-extern template class DgtDeviceTables<uint32_t>;
 
 } // namespace ringfuse::runtime::cuda
 

@@ -20,7 +20,6 @@
 #include "ringfuse/runtime/fixed_point.h"
 #include "ringfuse/runtime/modarith.h"
 #include "ringfuse/runtime/program_abi.h"
-#include "ringfuse/runtime/program_words.h"
 #include "ringfuse/runtime/rns.h"
 #include "ringfuse/runtime/sum_of_products.h"
 
@@ -160,31 +159,29 @@ struct ScaleUpPlanView {
   const Modulus *outputs;
 };
 
-/// A key-switching key over Q_l P (Q's first qLimbs primes, then P), in
-/// the program's words: digit j's b_j at key + 2j * componentWords, a_j at
-/// key + (2j + 1) * componentWords (|QP| * N); limb i of the basis is the
-/// key's limb i, or i + skippedLimbs past Q_l.
-template <typename Word> struct KeySwitchKeyViewOf {
+/// A key-switching key over Q_l P (Q's first qLimbs primes, then P): digit
+/// j's b_j at key + 2j * componentWords, a_j at key + (2j + 1) *
+/// componentWords (|QP| * N); limb i of the basis is the key's limb i, or
+/// i + skippedLimbs past Q_l.
+struct KeySwitchKeyView {
   int limbs, qLimbs, skippedLimbs;
   const Modulus *moduli; // QP
-  const Word *key;
+  const uint64_t *key;
   size_t componentWords;
 
   __host__ __device__ int keyLimb(int limb) const {
     return limb < qLimbs ? limb : limb + skippedLimbs;
   }
 };
-using KeySwitchKeyView = KeySwitchKeyViewOf<uint64_t>;
 
 /// key_switch_inner_product: the digits in evaluation form over Q_l P, and
 /// what the sums add (addend.limbs 0: nothing).
-template <typename Word> struct KeySwitchPlanOf {
-  KeySwitchKeyViewOf<Word> key;
+struct KeySwitchPlan {
+  KeySwitchKeyView key;
   int digits;
-  const Word *digitData[kMaxDigits];
-  KeySwitchAddendOf<Word> addend;
+  const uint64_t *digitData[kMaxDigits];
+  RfKeySwitchAddend addend;
 };
-using KeySwitchPlan = KeySwitchPlanOf<uint64_t>;
 
 /// sum (reduced, below 2^64) plus scale times the addend's word, mod m.
 __device__ __forceinline__ uint64_t addScaled(uint128_t sum, uint64_t word,
@@ -203,112 +200,93 @@ constexpr int kKeySwitchDigitsPerSum = 15;
 /// every limb transforms (below the lazy bound, as launchNttForward's
 /// oneLimb); its NTT's first step writes scratch[j], a polynomial over the
 /// basis (sources[j] itself may be, when it is a whole polynomial).
-template <typename Word> struct NttSourcesOf {
+struct NttSources {
   int count;
-  const Word *sources[kMaxDigits];
-  Word *scratch[kMaxDigits];
+  const uint64_t *sources[kMaxDigits];
+  uint64_t *scratch[kMaxDigits];
   bool oneLimb[kMaxDigits];
 };
-using NttSources = NttSourcesOf<uint64_t>;
 
 /// ntt_products' sums: output k (outputs[k], over the NTT's basis, whose
 /// primes `moduli` has) is the sum over pairs p in [firstPair[k],
 /// firstPair[k + 1]) of the transformed factors first[p] and second[p].
-template <typename Word> struct NttProductsOf {
+struct NttProducts {
   int outputCount;
   int firstPair[kMaxProductOutputs + 1];
   int first[kMaxProducts], second[kMaxProducts];
-  Word *outputs[kMaxProductOutputs];
+  uint64_t *outputs[kMaxProductOutputs];
   const Modulus *moduli;
 };
-using NttProducts = NttProductsOf<uint64_t>;
 
 /// sum_of_products, by value (a captured graph keeps a kernel's parameters,
 /// not the schedule's arrays): output k (outputs[k], over a basis of `limbs`
 /// primes, whose Modulus records `moduli` holds) is the sum over products t
 /// in [firstProduct[k], firstProduct[k + 1]) of factors[first[t]] times
 /// factors[second[t]], from 0 or (accumulate) its own word.
-template <typename Word> struct SumOfProductsOf {
-  const Word *factors[kMaxSumFactors];
-  Word *outputs[kMaxSumOutputs];
+struct SumOfProducts {
+  const uint64_t *factors[kMaxSumFactors];
+  uint64_t *outputs[kMaxSumOutputs];
   const Modulus *moduli;
   int limbs, outputCount, accumulate;
   int firstProduct[kMaxSumOutputs + 1];
   uint8_t first[kMaxSumProducts], second[kMaxSumProducts];
 };
-using SumOfProducts = SumOfProductsOf<uint64_t>;
 // A kernel's parameters (this and the ring degree) must fit 4 KiB.
 static_assert(sizeof(SumOfProducts) + sizeof(size_t) <= 4096,
               "sum_of_products' parameters exceed 4 KiB: lower its bounds "
               "(sum_of_products.h)");
 
-// Launchers: enqueue on `stream`, throw Error if a launch fails. Word is the
-// program's words, uint64_t or uint32_t (each launcher is instantiated for
-// both): the kernels read and write buffers of those words and compute on
-// 64-bit values, except where they say otherwise.
-
-/// T in a parameter that takes no part in deducing the template's arguments
-/// (a null addend).
-template <typename T> struct NonDeduced { using type = T; };
+// Launchers: enqueue on `stream`, throw Error if a launch fails.
 
 /// out must not overlap in (the driver stages overlapping outputs).
-template <typename Word>
-void launchConvert(const ConvertPlan &plan, size_t n, const Word *in, Word *out,
-                   cudaStream_t stream, Instances instances = {});
+void launchConvert(const ConvertPlan &plan, size_t n, const uint64_t *in,
+                   uint64_t *out, cudaStream_t stream,
+                   Instances instances = {});
 /// With an addend (over the output's basis, overlapping neither in nor
 /// out), out = the rounding + addend.
-template <typename Word>
-void launchScaleRound(const ScaleRoundPlanView &plan, size_t n, const Word *in,
-                      Word *out, cudaStream_t stream,
-                      const typename NonDeduced<Word>::type *addend = nullptr,
+void launchScaleRound(const ScaleRoundPlanView &plan, size_t n,
+                      const uint64_t *in, uint64_t *out, cudaStream_t stream,
+                      const uint64_t *addend = nullptr,
                       Instances instances = {});
 /// launchScaleRound into the kept basis, then launchConvert (exact, every
 /// target limb missing) of the result, in one kernel.
-template <typename Word>
 void launchScaleRoundConvert(const ScaleRoundPlanView &scale,
                              const ConvertPlan &convert, size_t n,
-                             const Word *in, Word *out, cudaStream_t stream,
-                             Instances instances = {});
-template <typename Word>
-void launchScaleUp(const ScaleUpPlanView &plan, size_t n, const Word *in,
-                   Word *out, cudaStream_t stream, Instances instances = {});
-template <typename Word>
+                             const uint64_t *in, uint64_t *out,
+                             cudaStream_t stream, Instances instances = {});
+void launchScaleUp(const ScaleUpPlanView &plan, size_t n, const uint64_t *in,
+                   uint64_t *out, cudaStream_t stream,
+                   Instances instances = {});
 void launchAutomorphism(const Modulus *moduli, int limbs, size_t n,
-                        uint64_t galoisElement, const Word *in, Word *out,
-                        cudaStream_t stream, Instances instances = {});
+                        uint64_t galoisElement, const uint64_t *in,
+                        uint64_t *out, cudaStream_t stream,
+                        Instances instances = {});
 /// The automorphism in evaluation form (a permutation; no moduli needed).
-template <typename Word>
 void launchEvaluationAutomorphism(int limbs, size_t n, uint64_t galoisElement,
-                                  const Word *in, Word *out,
+                                  const uint64_t *in, uint64_t *out,
                                   cudaStream_t stream,
                                   Instances instances = {});
-template <typename Word>
-void launchKeySwitchInnerProduct(const KeySwitchPlanOf<Word> &plan, size_t n,
-                                 Word *out0, Word *out1, cudaStream_t stream,
-                                 Instances instances = {});
+void launchKeySwitchInnerProduct(const KeySwitchPlan &plan, size_t n,
+                                 uint64_t *out0, uint64_t *out1,
+                                 cudaStream_t stream, Instances instances = {});
 /// key_switch_inner_product of the digits' forward NTTs (plan: the key's
 /// basis), its sums taken in the NTT's last step instead of from NTT outputs
 /// written out (ntt.cu). out0 and out1 overlap no source or scratch.
-template <typename Word>
-void launchNttKeySwitch(const KeySwitchKeyViewOf<Word> &key,
-                        const BasicNttPlan<Word> &plan, size_t n,
-                        const NttShape &shape, const NttSourcesOf<Word> &digits,
-                        Word *out0, Word *out1,
-                        const KeySwitchAddendOf<Word> &addend,
+void launchNttKeySwitch(const KeySwitchKeyView &key, const NttPlan &plan,
+                        size_t n, const NttShape &shape,
+                        const NttSources &digits, uint64_t *out0,
+                        uint64_t *out1, const RfKeySwitchAddend &addend,
                         cudaStream_t stream, Instances instances = {});
 /// The products of the factors' forward NTTs, taken in the NTT's last step
 /// instead of from NTT outputs written out (ntt.cu). No output overlaps a
 /// source or scratch.
-template <typename Word>
-void launchNttProducts(const BasicNttPlan<Word> &plan, size_t n,
-                       const NttShape &shape, const NttSourcesOf<Word> &factors,
-                       const NttProductsOf<Word> &products, cudaStream_t stream,
-                       Instances instances = {});
+void launchNttProducts(const NttPlan &plan, size_t n, const NttShape &shape,
+                       const NttSources &factors, const NttProducts &products,
+                       cudaStream_t stream, Instances instances = {});
 /// One thread per word of the basis, every output's word by
 /// sumOfProductsWord, as the CPU driver computes it. No output overlaps a
 /// factor or another output.
-template <typename Word>
-void launchSumOfProducts(const SumOfProductsOf<Word> &sums, size_t n,
+void launchSumOfProducts(const SumOfProducts &sums, size_t n,
                          cudaStream_t stream, Instances instances = {});
 
 } // namespace ringfuse::runtime::cuda

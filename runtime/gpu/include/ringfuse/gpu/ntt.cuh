@@ -50,7 +50,7 @@ template <typename Word> struct BasicNttLimb {
   Shoup<Word> inverseDegree;
   /// 64-bit words: floor(x / q) for a lazy x < 8q, estimated as
   /// ((x >> quotientInputShift) * quotientRatio) >> (32 + quotientShift)
-  /// (see makeNttLimb); unused for 32-bit words.
+  /// (see makeNttLimb).
   uint32_t quotientInputShift, quotientRatio, quotientShift;
 };
 
@@ -69,8 +69,6 @@ template <typename Word> struct BasicNttPlan {
 
 using NttLimb = BasicNttLimb<uint64_t>;
 using NttPlan = BasicNttPlan<uint64_t>;
-using NttLimb32 = BasicNttLimb<uint32_t>;
-using NttPlan32 = BasicNttPlan<uint32_t>;
 
 // The shapes and their rules are host code shared with the compiler and the
 // CPU driver (ntt_shape.h); cuda:: names them too for this file's callers.
@@ -101,8 +99,7 @@ __device__ __forceinline__ T *ofInstance(T *words, size_t stride) {
 /// Throws Error for an unsupported shape or a failed launch. Given oneLimb
 /// (n words, overlapping no limb of data), the forward transform reads it
 /// for every limb instead of the limb's own words: each limb transforms
-/// oneLimb's words mod its prime. They must be below the lazy bound, 8q
-/// (64-bit words) or 4q (32-bit).
+/// oneLimb's words mod its prime. They must be below the lazy bound, 8q.
 template <typename Word>
 void launchNttForward(const BasicNttPlan<Word> &plan, size_t n,
                       const NttShape &shape, Word *data, cudaStream_t stream,
