@@ -31,11 +31,11 @@ __global__ void keySwitchKernel(KeySwitchPlanOf<Word> plan, Word *out0,
     const int last = ::min(plan.digits, first + kKeySwitchDigitsPerSum);
 #pragma unroll 4
     for (int j = first; j < last; ++j) {
-      const uint64_t d = plan.digitData[j][at + w];
+      const Word d = plan.digitData[j][at + w];
       const Word *b = key.key + size_t(2 * j) * key.componentWords;
       const Word *a = b + key.componentWords;
-      sum0 += static_cast<uint128_t>(d) * b[keyWord];
-      sum1 += static_cast<uint128_t>(d) * a[keyWord];
+      sum0 += wideProduct(d, b[keyWord]);
+      sum1 += wideProduct(d, a[keyWord]);
     }
     sum0 = reduce128Quick(sum0, m);
     sum1 = reduce128Quick(sum1, m);

@@ -574,8 +574,8 @@ __global__ void __launch_bounds__(
           // Below B = 4q, not canonical: the products stay below 2^124, as
           // kKeySwitchDigitsPerSum asks, for five instructions, not fifteen.
           w = m.belowBound(w);
-          sum0[slot] += static_cast<uint128_t>(w) * b[i];
-          sum1[slot] += static_cast<uint128_t>(w) * a[i];
+          sum0[slot] += wideProduct(w, b[i]);
+          sum1[slot] += wideProduct(w, a[i]);
         };
       };
       eachSource(accumulateInto, [&](int t) {
@@ -624,9 +624,8 @@ __global__ void __launch_bounds__(
         for (int p = products.firstPair[k]; p < products.firstPair[k + 1]; ++p)
 #pragma unroll
           for (unsigned slot = 0; slot < R; ++slot)
-            sum[slot] +=
-                static_cast<uint128_t>(words[products.first[p]][slot]) *
-                words[products.second[p]][slot];
+            sum[slot] += wideProduct(words[products.first[p]][slot],
+                                     words[products.second[p]][slot]);
         Word *out = products.outputs[k] + rowOffset;
 #pragma unroll
         for (unsigned slot = 0; slot < R; ++slot)

@@ -14,14 +14,14 @@ namespace {
 
 /// The rounding of a staging tile (stageDivisorTile; scaleRoundTile or
 /// scaleRoundTileMma), its words handed to emit.
-template <bool MMA, typename Emit>
+template <bool MMA, typename Word, typename Emit>
 __device__ __forceinline__ void roundTile(const Tile &t, unsigned tile,
                                           const ScaleRoundPlanView &plan,
                                           Emit emit) {
   if constexpr (MMA)
-    scaleRoundTileMma(t, tile, plan, emit);
+    scaleRoundTileMma<Word>(t, tile, plan, emit);
   else
-    scaleRoundTile(t, tile, plan, emit);
+    scaleRoundTile<Word>(t, tile, plan, emit);
 }
 
 /// The rounded words written out, plus the addend's (if any).
@@ -39,10 +39,10 @@ __global__ void __launch_bounds__(tileThreads(MMA), tileBlocksPerSm(MMA))
   awaitPreviousKernel();
   allowNextKernel();
   stageDivisorTile(t, tile, plan, in, addend, first, n);
-  roundTile<MMA>(t, tile, plan,
-                 writeRounded(plan,
-                              addend ? stagedAddend(t, tile, plan) : nullptr,
-                              tile, out, first, n));
+  roundTile<MMA, Word>(
+      t, tile, plan,
+      writeRounded(plan, addend ? stagedAddend(t, tile, plan) : nullptr, tile,
+                   out, first, n));
 }
 
 /// scaleRoundKernel's words for a divisor of one prime d (key switching's
@@ -112,8 +112,9 @@ __global__ void __launch_bounds__(tileThreads(MMA), tileBlocksPerSm(MMA))
                    static_cast<const Word *>(nullptr), first, n);
   conversion.clearPaddingTo(convert.fromSize, tileRows(convert.fromSize, MMA),
                             tile);
-  roundTile<MMA>(rounding, tile, scale,
-                 scaleForConversion(convert, conversion, tile, out, first, n));
+  roundTile<MMA, Word>(
+      rounding, tile, scale,
+      scaleForConversion(convert, conversion, tile, out, first, n));
   __syncthreads();
   if constexpr (MMA)
     convertScaledTileMma(conversion, tile, convert, out, first, n);

@@ -236,6 +236,36 @@ private:
   uint32_t lowCarries_ = 0, middleCarries_ = 0;
 };
 
+/// ProductSum for words and weights below 2^32 (a program of 32-bit words):
+/// each product is one wide multiply-add into the low 64 bits, its carry
+/// counted (three instructions, not eight). Exact while the sum is below
+/// 2^128 and fewer than 2^32 products are added (productsPerSum's bound).
+class NarrowProductSum {
+public:
+  __device__ explicit NarrowProductSum(uint128_t start = 0)
+      : low_(static_cast<uint64_t>(start)),
+        high_(static_cast<uint64_t>(start >> 64)) {}
+
+  __device__ __forceinline__ void add(uint64_t a, uint64_t b) {
+    asm("{\n\t.reg .u32 l0, l1;\n\t"
+        "mov.b64 {l0, l1}, %0;\n\t"
+        "mad.lo.cc.u32 l0, %2, %3, l0;\n\t"
+        "madc.hi.cc.u32 l1, %2, %3, l1;\n\t"
+        "addc.u32 %1, %1, 0;\n\t"
+        "mov.b64 %0, {l0, l1};\n\t}"
+        : "+l"(low_), "+r"(carries_)
+        : "r"(static_cast<uint32_t>(a)), "r"(static_cast<uint32_t>(b)));
+  }
+
+  __device__ __forceinline__ uint128_t value() const {
+    return low_ + (static_cast<uint128_t>(high_ + carries_) << 64);
+  }
+
+private:
+  uint64_t low_, high_;
+  uint32_t carries_ = 0;
+};
+
 /// The words of W neighbouring coefficients of a tile row (W = 1 or 2), as
 /// 64-bit words whatever the memory holds.
 template <int W> struct Words {
@@ -296,17 +326,18 @@ template <int W> struct Words {
 /// (a multiple to subtract, a kept limb to add) into the one reduction at
 /// the end, and the initial value a scale-and-round's rounded sum. Two
 /// coefficients per thread share each weight they load and load their words
-/// together.
-template <int W>
-__device__ Words<W> dotMod(const uint64_t *column, unsigned tile,
-                           const uint64_t *weights, int count, int perSum,
-                           const Modulus &m, Words<W> extra = {},
-                           uint64_t extraWeight = 0,
-                           const uint128_t (&initial)[W] = {}) {
-  ProductSum sums[W];
+/// together. NARROW: every word, weight and extra below 2^32 (a program of
+/// 32-bit words), summed by NarrowProductSum.
+template <int W, bool NARROW = false>
+__device__ Words<W>
+dotMod(const uint64_t *column, unsigned tile, const uint64_t *weights,
+       int count, int perSum, const Modulus &m, Words<W> extra = {},
+       uint64_t extraWeight = 0, const uint128_t (&initial)[W] = {}) {
+  using Sum = std::conditional_t<NARROW, NarrowProductSum, ProductSum>;
+  Sum sums[W];
 #pragma unroll
   for (int k = 0; k < W; ++k) {
-    sums[k] = ProductSum(initial[k]);
+    sums[k] = Sum(initial[k]);
     sums[k].add(extra.word[k], extraWeight);
   }
   for (int start = 0;; start += perSum) {
@@ -333,7 +364,7 @@ __device__ Words<W> dotMod(const uint64_t *column, unsigned tile,
       return reduced;
 #pragma unroll
     for (int k = 0; k < W; ++k)
-      sums[k] = ProductSum(reduced.word[k]);
+      sums[k] = Sum(reduced.word[k]);
   }
 }
 

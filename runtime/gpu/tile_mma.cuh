@@ -27,9 +27,15 @@ namespace {
 // D_s with s = r mod 4, 32 bits apart, are the 32-bit words of one 128-bit
 // number with no instruction at all, and the dot product is the sum of the
 // four shifted by 8r (exact while it is below 2^128, which mmaPays checks;
-// the sums wrap modulo 2^128 on the way).
+// the sums wrap modulo 2^128 on the way). A program of 32-bit words has
+// words and weights below 2^30: four byte planes each, a quarter of the
+// products (PLANES = 4; the weights laid out so by mmaWeightFragments).
 
-constexpr int kBytePlanes = 8, kPlaneSums = 2 * kBytePlanes - 1, kClasses = 4;
+constexpr int kBytePlanes = 8, kClasses = 4;
+/// The byte-plane sums D_s of PLANES planes a side.
+template <int PLANES> __host__ __device__ constexpr int planeSums() {
+  return 2 * PLANES - 1;
+}
 constexpr unsigned kMmaOutputs = 16, kMmaCoefficients = 8;
 /// Threads of the tensor cores' blocks, and blocks per SM they are compiled
 /// for (see the kernels below).
@@ -58,13 +64,13 @@ __device__ __forceinline__ void transposeBytes(const uint32_t (&w)[4],
   planes[3] = __byte_perm(high01, high23, 0x7632);
 }
 
-/// The B fragments of every byte plane of the tile's rows [row, row + 32)
-/// at this lane's coefficient `column`: rows 4 q .. 4 q + 3 and 16 + 4 q ..
-/// (q = lane mod 4) in b[k][0] and b[k][1].
-__device__ __forceinline__ void loadWordPlanes(const uint64_t *column,
-                                               unsigned tile, int row,
-                                               unsigned quad,
-                                               uint32_t (&b)[kBytePlanes][2]) {
+/// The B fragments of the PLANES byte planes of the tile's rows [row, row +
+/// 32) at this lane's coefficient `column`: rows 4 q .. 4 q + 3 and 16 + 4 q
+/// .. (q = lane mod 4) in b[k][0] and b[k][1].
+template <int PLANES>
+__device__ __forceinline__ void
+loadWordPlanes(const uint64_t *column, unsigned tile, int row, unsigned quad,
+               uint32_t (&b)[PLANES][2]) {
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
     uint32_t low[4], high[4], planes[4];
@@ -79,19 +85,21 @@ __device__ __forceinline__ void loadWordPlanes(const uint64_t *column,
 #pragma unroll
     for (int k = 0; k < 4; ++k)
       b[k][half] = planes[k];
-    transposeBytes(high, planes);
+    if constexpr (PLANES == 8) {
+      transposeBytes(high, planes);
 #pragma unroll
-    for (int k = 0; k < 4; ++k)
-      b[4 + k][half] = planes[k];
+      for (int k = 0; k < 4; ++k)
+        b[4 + k][half] = planes[k];
+    }
   }
 }
 
 /// sum_m sums[4m + r][e] 2^(32m): the sums as the words of one number.
+template <int SUMS>
 __device__ __forceinline__ uint128_t
-concatenateWords(const uint32_t (&sums)[kPlaneSums][4], int r, int e) {
+concatenateWords(const uint32_t (&sums)[SUMS][4], int r, int e) {
   auto d = [&](int m) {
-    return 4 * m + r < kPlaneSums ? static_cast<uint64_t>(sums[4 * m + r][e])
-                                  : 0;
+    return 4 * m + r < SUMS ? static_cast<uint64_t>(sums[4 * m + r][e]) : 0;
   };
   return (static_cast<uint128_t>(d(2) | d(3) << 32) << 64) |
          (d(0) | d(1) << 32);
@@ -107,7 +115,7 @@ concatenateWords(const uint32_t (&sums)[kPlaneSums][4], int r, int e) {
 /// lane ends with outputs g and g + 8 (g = lane / 4) of coefficients 2 q and
 /// 2 q + 1 (q = lane mod 4). Chunks of 32 inputs past the first are summed
 /// reduced.
-template <typename Addend, typename Emit>
+template <int PLANES, typename Addend, typename Emit>
 __device__ void mmaDotProducts(const Tile &t, unsigned tile, int rows,
                                int outputs, const uint32_t *weights,
                                const Modulus *moduli, Addend addend,
@@ -127,17 +135,18 @@ __device__ void mmaDotProducts(const Tile &t, unsigned tile, int rows,
     // A chunk's sums start from the reduced sums of the chunks before.
     uint128_t sum[4] = {};
     for (int chunk = 0; chunk < chunks; ++chunk) {
-      uint32_t b[kBytePlanes][2];
-      loadWordPlanes(t.words + first + group, tile, chunk * kMmaRows, quad, b);
-      const uint4 *a =
-          fragments + (size_t(outputTile) * chunks + chunk) * kBytePlanes * 32 +
-          lane;
-      uint32_t sums[kPlaneSums][4] = {};
+      uint32_t b[PLANES][2];
+      loadWordPlanes<PLANES>(t.words + first + group, tile, chunk * kMmaRows,
+                             quad, b);
+      const uint4 *a = fragments +
+                       (size_t(outputTile) * chunks + chunk) * PLANES * 32 +
+                       lane;
+      uint32_t sums[planeSums<PLANES>()][4] = {};
 #pragma unroll
-      for (int l = 0; l < kBytePlanes; ++l) {
+      for (int l = 0; l < PLANES; ++l) {
         const uint4 weightBytes = a[l * 32];
 #pragma unroll
-        for (int k = 0; k < kBytePlanes; ++k)
+        for (int k = 0; k < PLANES; ++k)
           mmaBytes(sums[k + l], weightBytes, b[k][0], b[k][1]);
       }
 #pragma unroll

@@ -83,10 +83,11 @@ __device__ void convertScaledTile(const Tile &t, unsigned tile,
       for (int e = 0; e < 2; ++e)
         multiple.word[e] =
             signedResidue(correctionOf(t.rounded[c + e]), target);
-    dotMod<2>(t.words + c, tile,
-              plan.puncturedModTo + size_t(j) * paddedRows(plan.fromSize),
-              paddedRows(plan.fromSize), plan.productsPerSum, target, multiple,
-              target.value - plan.productModTo[j])
+    dotMod<2, sizeof(Word) == 4>(
+        t.words + c, tile,
+        plan.puncturedModTo + size_t(j) * paddedRows(plan.fromSize),
+        paddedRows(plan.fromSize), plan.productsPerSum, target, multiple,
+        target.value - plan.productModTo[j])
         .store(out + size_t(plan.missingLimbs[j]) * n + first + c);
   }
 }
@@ -205,7 +206,7 @@ finishDivisorTile(const Tile &t, unsigned tile, const ScaleRoundPlanView &plan,
 /// their fractions once per coefficient (read where they sit in the input
 /// basis), then each output limb from them, handed to
 /// emit(output limb, coefficient, word).
-template <typename Emit>
+template <typename Word, typename Emit>
 __device__ void scaleRoundTile(const Tile &t, unsigned tile,
                                const ScaleRoundPlanView &plan, Emit emit) {
   const bool floors =
@@ -225,10 +226,11 @@ __device__ void scaleRoundTile(const Tile &t, unsigned tile,
     // The rounded sum joins the dot product's one reduction (productsPerSum
     // left room for it).
     emit(o, c,
-         dotMod<2>(t.words + c, tile,
-                   plan.omega + size_t(o) * paddedRows(plan.divisorSize),
-                   paddedRows(plan.divisorSize), plan.productsPerSum, m, kept,
-                   plan.hasLambda ? plan.lambda[o] : 0, rounded));
+         dotMod<2, sizeof(Word) == 4>(
+             t.words + c, tile,
+             plan.omega + size_t(o) * paddedRows(plan.divisorSize),
+             paddedRows(plan.divisorSize), plan.productsPerSum, m, kept,
+             plan.hasLambda ? plan.lambda[o] : 0, rounded));
   }
 }
 
@@ -296,17 +298,17 @@ __device__ void convertScaledTileMma(const Tile &t, unsigned tile,
     return static_cast<uint128_t>(multiple) *
            (target.value - plan.productModTo[j]);
   };
-  mmaDotProducts(t, tile, mmaRows(plan.fromSize), plan.missingSize,
-                 plan.mmaWeights, plan.missingModuli, correction,
-                 [&](unsigned j, unsigned c, Words<2> words) {
-                   words.store(out + size_t(plan.missingLimbs[j]) * n + first +
-                               c);
-                 });
+  mmaDotProducts<sizeof(Word)>(
+      t, tile, mmaRows(plan.fromSize), plan.missingSize, plan.mmaWeights,
+      plan.missingModuli, correction,
+      [&](unsigned j, unsigned c, Words<2> words) {
+        words.store(out + size_t(plan.missingLimbs[j]) * n + first + c);
+      });
 }
 
 /// scaleRoundTile with the dot products on the tensor cores; the rounded
 /// sum and the kept limb's term join the one reduction.
-template <typename Emit>
+template <typename Word, typename Emit>
 __device__ void scaleRoundTileMma(const Tile &t, unsigned tile,
                                   const ScaleRoundPlanView &plan, Emit emit) {
   const bool floors =
@@ -319,8 +321,9 @@ __device__ void scaleRoundTileMma(const Tile &t, unsigned tile,
                        : 0;
     return kept + (floors ? 0 : t.rounded[c]);
   };
-  mmaDotProducts(t, tile, mmaRows(plan.divisorSize), plan.outputSize,
-                 plan.mmaOmega, plan.outputs, terms, emit);
+  mmaDotProducts<sizeof(Word)>(t, tile, mmaRows(plan.divisorSize),
+                               plan.outputSize, plan.mmaOmega, plan.outputs,
+                               terms, emit);
 }
 
 // The kernels, on the CUDA cores or (MMA) the tensor cores -------------------

@@ -24,7 +24,7 @@ std::vector<uint64_t> weightRows(const std::vector<uint64_t> &byInput,
 }
 
 std::vector<uint32_t> mmaWeightFragments(const std::vector<uint64_t> &byInput,
-                                         int inputs, int outputs) {
+                                         int inputs, int outputs, int planes) {
   const int outputTiles = (outputs + kMmaOutputs - 1) / kMmaOutputs;
   const int chunks = (inputs + kMmaRows - 1) / kMmaRows;
   auto byteOf = [&](int o, int i, int b) -> uint32_t {
@@ -36,10 +36,10 @@ std::vector<uint32_t> mmaWeightFragments(const std::vector<uint64_t> &byInput,
   // in register r the bytes of row g + 8 (r mod 2), columns 4 q + 16 (r / 2)
   // and the three after it, the first in the lowest byte.
   std::vector<uint32_t> fragments;
-  fragments.reserve(size_t(outputTiles) * chunks * kBytePlanes * 32 * 4);
+  fragments.reserve(size_t(outputTiles) * chunks * planes * 32 * 4);
   for (int tileIndex = 0; tileIndex < outputTiles; ++tileIndex)
     for (int chunk = 0; chunk < chunks; ++chunk)
-      for (int b = 0; b < kBytePlanes; ++b)
+      for (int b = 0; b < planes; ++b)
         for (int lane = 0; lane < 32; ++lane)
           for (int r = 0; r < 4; ++r) {
             const int o = tileIndex * kMmaOutputs + lane / 4 + 8 * (r % 2);

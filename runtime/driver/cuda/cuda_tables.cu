@@ -109,7 +109,8 @@ DevicePlans placeTables(const RfRuntime &s, const HostTables &tables,
                            int outputs, int perSum) -> const uint32_t * {
     if (!cuda::mmaPays(inputs, outputs, perSum))
       return nullptr;
-    return image.put(cuda::mmaWeightFragments(byInput, inputs, outputs));
+    return image.put(cuda::mmaWeightFragments(byInput, inputs, outputs,
+                                              s.wordBits == 32 ? 4 : 8));
   };
   for (const ConverterPlan &plan : s.converters) {
     cuda::ConvertPlan view{};

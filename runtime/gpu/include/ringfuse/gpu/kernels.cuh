@@ -64,10 +64,11 @@ inline bool mmaPays(int inputs, int outputs, int perSum) {
 
 /// A weight matrix stored by input, [i * outputs + o], as the tensor cores'
 /// A fragments of mma.sync.m16n8k32 over unsigned bytes: for each tile of
-/// 16 outputs, chunk of kMmaRows inputs and byte b < 8 of the weights, 32
-/// lanes of four registers (tile_mma.cuh's mmaDotProducts says which bytes).
+/// 16 outputs, chunk of kMmaRows inputs and byte b < `planes` of the weights
+/// (8, or 4 for a program of 32-bit words), 32 lanes of four registers
+/// (tile_mma.cuh's mmaDotProducts says which bytes).
 std::vector<uint32_t> mmaWeightFragments(const std::vector<uint64_t> &byInput,
-                                         int inputs, int outputs);
+                                         int inputs, int outputs, int planes);
 
 /// The largest of a list of moduli, given as primes or as Modulus records.
 inline uint64_t primeOf(uint64_t q) { return q; }
@@ -185,6 +186,18 @@ template <typename Word> struct KeySwitchPlanOf {
   KeySwitchAddendOf<Word> addend;
 };
 using KeySwitchPlan = KeySwitchPlanOf<uint64_t>;
+
+#ifdef __CUDACC__
+/// a b in the narrowest integer that holds it: 64 bits for 32-bit words
+/// (one wide multiply, added to a 128-bit sum with a carry), 128 for 64-bit.
+template <typename Word>
+__device__ __forceinline__ auto wideProduct(Word a, Word b) {
+  if constexpr (sizeof(Word) == sizeof(uint32_t))
+    return static_cast<uint64_t>(a) * b;
+  else
+    return static_cast<uint128_t>(a) * b;
+}
+#endif
 
 /// sum (reduced, below 2^64) plus scale times the addend's word, mod m.
 __device__ __forceinline__ uint64_t addScaled(uint128_t sum, uint64_t word,
