@@ -37,14 +37,13 @@ template <int ROWS> struct Column {
 
 /// (extra[k] extraWeight[k] (if EXTRA) + plus + sum_i x[i] weights_k[i]) mod
 /// moduli[k] for the weight rows of two outputs (k = 1 only if `two`).
-template <bool EXTRA, int ROWS>
-__device__ __forceinline__ void
-columnDotMod2(const Column<ROWS> &x, const uint64_t *weights0,
-              const uint64_t *weights1, bool two, const Modulus &m0,
-              const Modulus &m1, const uint64_t (&extra)[2],
-              const uint64_t (&extraWeight)[2], uint128_t plus,
-              uint64_t (&out)[2]) {
-  ProductSum sum0, sum1;
+/// NARROW: every word, weight and extra below 2^32 (NarrowProductSum).
+template <bool EXTRA, int ROWS, bool NARROW = false>
+__device__ __forceinline__ void columnDotMod2(
+    const Column<ROWS> &x, const uint64_t *weights0, const uint64_t *weights1,
+    bool two, const Modulus &m0, const Modulus &m1, const uint64_t (&extra)[2],
+    const uint64_t (&extraWeight)[2], uint128_t plus, uint64_t (&out)[2]) {
+  std::conditional_t<NARROW, NarrowProductSum, ProductSum> sum0, sum1;
   if constexpr (EXTRA) {
     sum0.add(extra[0], extraWeight[0]);
     sum1.add(extra[1], extraWeight[1]);

@@ -84,9 +84,10 @@ __global__ void convertColumnsKernel(ConvertPlan plan, const Word *in,
       extraWeight[1] = m1.value - plan.productModTo[j1];
     }
     uint64_t words[2];
-    columnDotMod2<EXACT>(x, plan.puncturedModTo + size_t(j) * kRow,
-                         plan.puncturedModTo + size_t(j1) * kRow, two, m0, m1,
-                         extra, extraWeight, 0, words);
+    columnDotMod2<EXACT, ROWS, sizeof(Word) == 4>(
+        x, plan.puncturedModTo + size_t(j) * kRow,
+        plan.puncturedModTo + size_t(j1) * kRow, two, m0, m1, extra,
+        extraWeight, 0, words);
     out[size_t(plan.missingLimbs[j]) * n + c] = static_cast<Word>(words[0]);
     if (two)
       out[size_t(plan.missingLimbs[j1]) * n + c] = static_cast<Word>(words[1]);

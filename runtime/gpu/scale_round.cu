@@ -177,10 +177,10 @@ __global__ void scaleRoundColumnsKernel(ScaleRoundPlanView plan,
     const uint64_t extraWeight[2] = {plan.hasLambda ? plan.lambda[o] : 0,
                                      plan.hasLambda ? plan.lambda[o1] : 0};
     uint64_t words[2];
-    columnDotMod2<true>(x, plan.omega + size_t(o) * kRow,
-                        plan.omega + size_t(o1) * kRow, two, plan.outputs[o],
-                        plan.outputs[o1], current.kept, extraWeight, rounded,
-                        words);
+    columnDotMod2<true, ROWS, sizeof(Word) == 4>(
+        x, plan.omega + size_t(o) * kRow, plan.omega + size_t(o1) * kRow, two,
+        plan.outputs[o], plan.outputs[o1], current.kept, extraWeight, rounded,
+        words);
     for (int k = 0; k < (two ? 2 : 1); ++k) {
       const int limb = o + k;
       uint64_t word = words[k];
