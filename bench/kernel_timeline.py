@@ -41,6 +41,7 @@ import benchlib as bench
 import ringfuse as rf
 from hmult_steps import parse_set
 from ringfuse._native import runtime
+from word_sizes import WORD_SIZES, params_for
 
 DEFAULT_SETS: tuple[tuple[int, int, int], ...] = ((15, 540, 180), (16, 1440, 240))
 DEFAULT_LIBRARY = bench.REPO_ROOT / "build" / "runtime" / "bench" / "cuda" / "libkernel_trace.so"
@@ -49,14 +50,17 @@ WARMUP = 5
 Kernel = tuple[int, int, int, str]  # start ns, end ns, stream, mangled name
 
 
-def run_child(log_n: int, log_q: int, log_p: int, variant: str, replays: int) -> None:
+def run_child(
+    log_n: int, log_q: int, log_p: int, variant: str, word_size: int, replays: int
+) -> None:
     """In the traced process: HMult checked once, then timed replays."""
-    params = bench.params_of(log_n, log_q, log_p)
+    params = params_for(log_n, log_q, log_p, word_size)
     keys = params.keygen()
     rng = np.random.default_rng(1)
     xs, ys = bench.random_slots(rng, params.slot_count), bench.random_slots(rng, params.slot_count)
     x, y = keys.encrypt(xs), keys.encrypt(ys)
-    program = rf.compile(bench.hmult, target="cuda", params=params, variant=variant)
+    program = rf.compile(bench.hmult, target="cuda", params=params, variant=variant,
+                         word_size=word_size)
     program.set_evaluation_keys(keys.relin_key)
     bench.check_circuit("hmult", program, keys, x, y, xs, ys)
     timed = program._native.time_runs([x._native, y._native], WARMUP, replays)
@@ -95,7 +99,8 @@ def short_name(mangled: str) -> str:
 
 
 def measure_set(
-    log_n: int, log_q: int, log_p: int, variant: str, replays: int, library: Path
+    log_n: int, log_q: int, log_p: int, variant: str, word_size: int, replays: int,
+    library: Path,
 ) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as scratch:
         trace = Path(scratch) / "kernels.csv"
@@ -103,7 +108,7 @@ def measure_set(
                "RINGFUSE_KERNEL_TRACE": str(trace)}
         child = subprocess.run(
             [sys.executable, __file__, "--child", f"{log_n},{log_q},{log_p}",
-             "--variant", variant, "--replays", str(replays)],
+             "--variant", variant, "--word-size", str(word_size), "--replays", str(replays)],
             env=env, capture_output=True, text=True,
         )
         if child.returncode != 0 or not trace.exists():
@@ -124,6 +129,7 @@ def measure_set(
     return {
         "set": [log_n, log_q, log_p],
         "variant": variant,
+        "word_size": word_size,
         "replay_us_traced": round(median_us, 2),
         "kernels_per_replay": len(middle),
         "span_us": {
@@ -148,7 +154,8 @@ def print_set(record: dict[str, Any]) -> None:
     log_n, log_q, log_p = record["set"]
     span = record["span_us"]
     print(
-        f"\nHMult ({log_n}, {log_q}, {log_p}), {record['variant']}: "
+        f"\nHMult ({log_n}, {log_q}, {log_p}), {record['variant']}, "
+        f"{record['word_size']}-bit words: "
         f"{record['kernels_per_replay']} kernels, span {span['median']:.1f} us "
         f"(min {span['min']:.1f}, max {span['max']:.1f}), none resident "
         f"{record['idle_us_median']:.1f} us; the median replay:"
@@ -166,6 +173,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help="logN,logQ,logP of 60-bit primes (repeatable; default: "
                         + " ".join(",".join(map(str, s)) for s in DEFAULT_SETS) + ")")
     parser.add_argument("--variant", default="chps", help="the BFV multiplication (default chps)")
+    parser.add_argument("--word-size", type=int, choices=WORD_SIZES, default=64,
+                        help="the program's word size: 64 over 60-bit primes, 32 over 30-bit "
+                        "ones, as bench/word_sizes.py (default 64)")
     parser.add_argument("--replays", type=int, default=20, help="replays reported (default 20)")
     parser.add_argument("--trace-library", type=Path, default=DEFAULT_LIBRARY,
                         help="the built kernel_trace library (default: %(default)s)")
@@ -192,11 +202,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("kernel_timeline.py traces the CUDA driver: it needs a CUDA device", file=sys.stderr)
         return 2
     if args.child is not None:
-        run_child(*args.child, variant=args.variant, replays=args.replays)
+        run_child(*args.child, variant=args.variant, word_size=args.word_size,
+                  replays=args.replays)
         return 0
     library = args.trace_library.resolve()
     records = [
-        measure_set(*s, variant=args.variant, replays=args.replays, library=library)
+        measure_set(*s, variant=args.variant, word_size=args.word_size, replays=args.replays,
+                    library=library)
         for s in (args.sets or DEFAULT_SETS)
     ]
     for record in records:
