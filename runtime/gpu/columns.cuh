@@ -18,8 +18,9 @@ namespace {
 
 // Narrow bases, one coefficient per thread -----------------------------------
 //
-// A conversion or rounding from at most kColumnRows limbs (key switching's
-// digits and its division by P at the usual sizes of P) does little work per
+// A conversion or rounding from a basis of at most kColumnBits bits of words
+// (four 64-bit limbs or eight 32-bit ones: key switching's digits and its
+// division by P at the usual sizes of P) does little work per
 // output word: the tile's staging, barriers and (output, pair) tasks cost
 // more than the dot products they share. There, once N gives enough threads,
 // a thread keeps one coefficient's words in registers, scaled once, sums its
@@ -27,7 +28,11 @@ namespace {
 // independent sums in flight); a warp's weights are one broadcast load.
 // Wider bases stay on the tiles, which measured faster (docs/experiments.md).
 
-constexpr int kColumnRows = 4;
+constexpr int kColumnBits = 256;
+/// The most limbs of a basis a column kernel of Word takes.
+template <typename Word> constexpr int columnRows() {
+  return kColumnBits / (8 * int(sizeof(Word)));
+}
 constexpr size_t kColumnMinCoefficients = size_t(1) << 15;
 
 /// A coefficient's words of a narrow basis of ROWS limbs.

@@ -102,13 +102,13 @@ void launchConvert(const ConvertPlan &plan, size_t n, const Word *in, Word *out,
   // BEHZ's corrected conversions stay on the tiles.
   if (plan.mmaWeights == nullptr &&
       (plan.method == RF_CONVERT_FAST || plan.method == RF_CONVERT_EXACT) &&
-      columnsFit(plan.fromSize, plan.productsPerSum, n)) {
+      columnsFit<Word>(plan.fromSize, plan.productsPerSum, n)) {
     auto launch = [&](auto kernel) {
       launchColumns("convertColumnsKernel", kernel, n, plan.missingSize, stream,
                     instances, plan, in, out, n);
     };
     const bool exact = plan.method == RF_CONVERT_EXACT;
-    withColumnRows(plan.fromSize, [&](auto rows) {
+    withColumnRows<Word>(plan.fromSize, [&](auto rows) {
       if (exact)
         launch(convertColumnsKernel<decltype(rows)::value, true, Word>);
       else

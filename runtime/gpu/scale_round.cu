@@ -231,8 +231,8 @@ void launchScaleRound(const ScaleRoundPlanView &plan, size_t n, const Word *in,
   }
   // A fast floor (BEHZ) stays on the tiles.
   if (plan.mmaOmega == nullptr && plan.divisorScale == nullptr &&
-      columnsFit(plan.divisorSize, plan.productsPerSum, n)) {
-    withColumnRows(plan.divisorSize, [&](auto rows) {
+      columnsFit<Word>(plan.divisorSize, plan.productsPerSum, n)) {
+    withColumnRows<Word>(plan.divisorSize, [&](auto rows) {
       launchColumns("scaleRoundColumnsKernel",
                     scaleRoundColumnsKernel<decltype(rows)::value, Word>, n,
                     plan.outputSize, stream, instances, plan, addend, in, out,

@@ -399,19 +399,19 @@ auto shapedTile(const TileShape &shape) {
       [shape](unsigned tile, bool mma) { return tileBytes(shape, mma, tile); };
 }
 
-/// Whether a dot product of `inputs` words over n coefficients goes to a
-/// column kernel: a narrow basis, enough coefficients for the threads, and
-/// one 128-bit sum for its products, the extra one and a rounded sum (perSum
-/// is productsPerSum's count).
-bool columnsFit(int inputs, int perSum, size_t n) {
-  return inputs <= kColumnRows && n >= kColumnMinCoefficients &&
+/// Whether a dot product of `inputs` words of Word over n coefficients goes
+/// to a column kernel: a narrow basis, enough coefficients for the threads,
+/// and one 128-bit sum for its products, the extra one and a rounded sum
+/// (perSum is productsPerSum's count).
+template <typename Word> bool columnsFit(int inputs, int perSum, size_t n) {
+  return inputs <= columnRows<Word>() && n >= kColumnMinCoefficients &&
          paddedRows(inputs) + kDotUnroll <= perSum;
 }
 
-/// f(std::integral_constant<int, rows>) for rows in [1, kColumnRows]: a
-/// column kernel's instantiation for its basis.
-template <typename F> void withColumnRows(int rows, F f) {
-  static_assert(kColumnRows == 4);
+/// f(std::integral_constant<int, rows>) for rows in [1, columnRows<Word>()]:
+/// a column kernel's instantiation for its basis.
+template <typename Word, typename F> void withColumnRows(int rows, F f) {
+  static_assert(columnRows<Word>() == 4 || columnRows<Word>() == 8);
   switch (rows) {
   case 1:
     return f(std::integral_constant<int, 1>());
@@ -422,7 +422,20 @@ template <typename F> void withColumnRows(int rows, F f) {
   case 4:
     return f(std::integral_constant<int, 4>());
   }
-  throw Error("a column kernel takes 1 to 4 limbs, not " +
+  if constexpr (columnRows<Word>() == 8) {
+    switch (rows) {
+    case 5:
+      return f(std::integral_constant<int, 5>());
+    case 6:
+      return f(std::integral_constant<int, 6>());
+    case 7:
+      return f(std::integral_constant<int, 7>());
+    case 8:
+      return f(std::integral_constant<int, 8>());
+    }
+  }
+  throw Error("a column kernel takes 1 to " +
+              std::to_string(columnRows<Word>()) + " limbs, not " +
               std::to_string(rows));
 }
 

@@ -234,6 +234,30 @@ def test_32_bit_word_programs_are_the_cpu_outputs(
     compare_cuda_with_cpu(circuit, tmp_path, variant=variant, word_size=32, **compile_args)
 
 
+# 32-bit words at N = 2^15 with 7 special primes: key switching's two digits
+# of 7 limbs and its division by P take the column kernels of 5 to 8 limbs,
+# which only 32-bit words use (columnRows).
+WIDE_DIGIT_WORD32_PARAMS = rf.Params(poly_modulus_degree=1 << 15, plaintext_modulus=test_e2e.T,
+                                     coeff_modulus_bits=[30] * 14,
+                                     special_modulus_bits=[30] * 7)
+# 32-bit words, 40 ciphertext primes and 8 special ones: the conversions from
+# Q and the roundings of QR (at least 32 32-bit limbs in: cuda::mmaPays) take
+# their dot products on the tensor cores over 4 byte planes.
+TENSOR_CORE_WORD32_PARAMS = rf.Params(poly_modulus_degree=1024, plaintext_modulus=test_e2e.T,
+                                      coeff_modulus_bits=[30] * 40,
+                                      special_modulus_bits=[30] * 8, allow_insecure=True)
+
+
+@pytest.mark.parametrize("variant", ["hps", "chps", "lhps", "behz"])
+@pytest.mark.parametrize("params", [WIDE_DIGIT_WORD32_PARAMS, TENSOR_CORE_WORD32_PARAMS],
+                         ids=["wide-digits", "tensor-cores"])
+def test_32_bit_word_wide_bases_are_the_cpu_outputs(
+    variant: str, params: rf.Params, tmp_path: Path
+) -> None:
+    compare_cuda_with_cpu(test_e2e.CHAINS[1], tmp_path, variant=variant, word_size=32,
+                          params=params)
+
+
 @pytest.mark.parametrize("variant", ["hps", "behz"])
 def test_32_bit_word_dgt_programs_are_the_cpu_outputs(variant: str, tmp_path: Path) -> None:
     compare_cuda_with_cpu(test_e2e.quickstart, tmp_path, variant=variant, word_size=32,

@@ -107,7 +107,7 @@ DevicePlans placeTables(const RfRuntime &s, const HostTables &tables,
   // A weight matrix for the tensor cores where they pay, else null.
   auto putMmaWeights = [&](const std::vector<uint64_t> &byInput, int inputs,
                            int outputs, int perSum) -> const uint32_t * {
-    if (!cuda::mmaPays(inputs, outputs, perSum))
+    if (!cuda::mmaPays(inputs, outputs, perSum, s.wordBits))
       return nullptr;
     return image.put(cuda::mmaWeightFragments(byInput, inputs, outputs,
                                               s.wordBits == 32 ? 4 : 8));

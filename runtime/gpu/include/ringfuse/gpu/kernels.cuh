@@ -53,13 +53,17 @@ RF_HOST_DEVICE constexpr int mmaRows(int rows) {
   return (rows + kMmaRows - 1) / kMmaRows * kMmaRows;
 }
 
-/// Whether a dot product of `inputs` words per output, for `outputs`
-/// outputs, goes to the tensor cores: only when both are wide enough that
-/// their fixed tiles (32 inputs, 16 outputs) are not mostly zeros, and when
-/// a chunk's sum, the sum carried from the chunks before and one more
-/// product fit 128 bits (perSum is productsPerSum's count).
-inline bool mmaPays(int inputs, int outputs, int perSum) {
-  return inputs >= 16 && outputs >= 8 && perSum >= kMmaRows + kDotUnroll;
+/// Whether a dot product of `inputs` words of `wordBits` bits per output,
+/// for `outputs` outputs, goes to the tensor cores: only when both are wide
+/// enough that their fixed tiles (32 inputs, 16 outputs) are not mostly
+/// zeros and the inputs hold at least 1024 bits (16 64-bit words, 32 32-bit
+/// ones: a 32-bit word's product on the CUDA cores is a quarter of a 64-bit
+/// one's, its tensor-core product half), and when a chunk's sum, the sum
+/// carried from the chunks before and one more product fit 128 bits (perSum
+/// is productsPerSum's count).
+inline bool mmaPays(int inputs, int outputs, int perSum, int wordBits) {
+  return inputs * wordBits >= 1024 && outputs >= 8 &&
+         perSum >= kMmaRows + kDotUnroll;
 }
 
 /// A weight matrix stored by input, [i * outputs + o], as the tensor cores'
