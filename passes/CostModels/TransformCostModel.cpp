@@ -163,8 +163,8 @@ bool TransformCostModel::allowed(const TransformShape &shape, unsigned degree,
 //     stage count twice (their twiddle is a product of two Shoup products).
 //   DGT: 3 steps (2 and programs' pass to the NTT's order, which reads and
 //     writes the data once more); twiddles are the twist (N/2 Gaussian Shoup
-//     pairs, 32 bytes each), the step-2 and the stage twiddles
-//     (N/2 Shoup pairs each): 4 w N per limb. Products: N/4 log(N/2) Gaussian
+//     pairs, 32 bytes each), the step-2 and the stage twiddles (N/2 Shoup
+//     pairs each): 32 N bytes per limb. Products: N/4 log(N/2) Gaussian
 //     butterflies of two Shoup products, the twist's four per Gaussian and step
 //     2's two: N/2 (logN - 1) + 3 N per limb.
 //   rate = 7.95e11 per second.
