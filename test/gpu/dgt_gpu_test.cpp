@@ -1,8 +1,8 @@
 //===- dgt_gpu_test.cpp - the CUDA hierarchical DGT against the CPU -----===//
 //
-// For N = 2^10 ... 2^17 and both word sizes, several limbs (each its own
-// prime) go through one launch per pass; the GPU's forward output must be
-// DgtTables::forward's, word for word, and its inverse DgtTables::inverse's,
+// For N = 2^10 ... 2^17, several limbs (each its own prime) go through one
+// launch per pass; the GPU's forward output must be DgtTables::forward's,
+// word for word, and its inverse DgtTables::inverse's,
 // both on the forward's output (giving back the input) and on arbitrary
 // words of the DGT domain. What programs launch (forward and inverse in the
 // NTT's order) must give NttTables::forward's words and back.

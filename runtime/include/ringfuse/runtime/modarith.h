@@ -155,7 +155,8 @@ RF_HOST_DEVICE inline uint64_t mulShoup(uint64_t x, ShoupConstant w,
   return r >= q ? r - q : r;
 }
 
-/// The Shoup constant of a word size (64 bits: ShoupConstant).
+/// The Shoup constant of a word type, for code templated on the word (64-bit
+/// words only: ShoupConstant).
 template <typename Word> struct ShoupFor;
 template <> struct ShoupFor<uint64_t> { using type = ShoupConstant; };
 template <typename Word> using ShoupOfWord = typename ShoupFor<Word>::type;

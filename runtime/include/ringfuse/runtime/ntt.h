@@ -50,7 +50,8 @@ private:
   ShoupConstant inverseDegree_;                  // N^{-1}
 };
 
-/// The CPU reference NTT of each word size.
+/// The CPU reference NTT of a word type, for code templated on the word
+/// (the GPU's kernels and their tests; 64-bit words only).
 template <typename Word> struct NttTablesFor;
 template <> struct NttTablesFor<uint64_t> { using type = NttTables; };
 
