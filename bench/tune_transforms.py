@@ -71,8 +71,6 @@ def ntt_shapes(log_n: int) -> list[tuple[int, int, int]]:
         if log_n1 and log_n2 < 4:
             continue
         for radix in (4, 8, 16):
-            if log_n1 and 16 * (1 << log_n1) // radix > 1024:
-                continue
             for ot in (0, 1, 2):
                 if ot <= log_n2:
                     shapes.append((log_n1, radix, ot))

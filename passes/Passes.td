@@ -126,7 +126,8 @@ def BFVSelectParameters : Pass<"bfv-select-parameters", "::mlir::ModuleOp"> {
     estimates the noise every output accumulates (CircuitNoiseAnalysis: fresh
     encryption, multiplications, plaintext products, additions, key
     switches, in bits) and picks the smallest ring degree N, and for it the
-    widest primes (60 bits down to 25), whose Q holds that noise plus a margin
+    widest primes (60 bits down to 25) of which there are enough at N, whose
+    Q holds that noise plus a margin
     while log2(QP) stays within the 2024 security bound for N. A circuit
     computes on slot vectors, so N is restricted to batching degrees (t a
     prime = 1 mod 2N), and a t that batches at no allowed N (a power of two,

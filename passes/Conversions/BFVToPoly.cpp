@@ -19,6 +19,7 @@
 #include "passes/Passes.h"
 #include "passes/Transforms/ParameterRewriting.h"
 #include "ringfuse/runtime/ntt.h"
+#include "ringfuse/runtime/number_theory.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -26,6 +27,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <functional>
+#include <optional>
 
 namespace ringfuse {
 #define GEN_PASS_DEF_BFVTOPOLY
@@ -44,10 +46,12 @@ struct LevelRings {
 
 /// The rings a circuit's polynomials live in, from its parameter set.
 struct Rings {
+  /// The auxiliary bases' primes are below 2^kAuxiliaryBits.
+  static constexpr unsigned kAuxiliaryBits = 60;
   poly::RingAttr q, t; // R_Q, R_t
   bfv::ParamsAttr params;
-  /// The largest 60-bit NTT-friendly primes outside t, Q and P, as many as
-  /// the widest auxiliary base takes: every B_l and R is a prefix.
+  /// The largest 60-bit NTT-friendly primes outside t, Q and P, at least as
+  /// many as the widest auxiliary base takes: every B_l and R is a prefix.
   std::vector<uint64_t> auxiliary;
   /// BEHZ multiplies in Q u Bsk, Bsk = B u {m_sk}: one prime past B.
   size_t redundantPrimes = 0;
@@ -73,14 +77,26 @@ struct Rings {
     ArrayRef<uint64_t> q = params.getCiphertextModulus();
     ArrayRef<uint64_t> p = params.getSpecialModulus();
     uint64_t t = params.getPlaintextModulus();
-    rings.auxiliary = runtime::findPrimesBelow(
-        60,
-        std::max(rings.auxiliaryCountFor(q) + rings.redundantPrimes, q.size()),
-        2 * uint64_t(n), [&](uint64_t prime) {
-          return prime == t || llvm::is_contained(q, prime) ||
-                 llvm::is_contained(p, prime);
-        });
-    return rings;
+    // The counts follow from the primes' widths (R ~ Q takes more primes
+    // where Q's are wider): search until the full level's B and R fit, or no
+    // prime is left.
+    for (size_t want = q.size() + 8;; want *= 2) {
+      rings.auxiliary = runtime::findPrimesBelow(
+          kAuxiliaryBits, want, 2 * uint64_t(n), [&](uint64_t prime) {
+            return prime == t || llvm::is_contained(q, prime) ||
+                   llvm::is_contained(p, prime);
+          });
+      std::optional<size_t> b = rings.auxiliaryPrefixFor(q);
+      std::optional<size_t> r = rings.compactPrefix();
+      if (b && r && *b + rings.redundantPrimes <= rings.auxiliary.size())
+        return rings;
+      if (rings.auxiliary.size() < want)
+        return anchor->emitError()
+               << "bfv-to-poly: too few NTT-friendly primes below 2^"
+               << kAuxiliaryBits << " at N = " << n
+               << " for the auxiliary base of a product over " << q.size()
+               << " primes of Q";
+    }
   }
 
   size_t primeCount() const { return params.getCiphertextModulus().size(); }
@@ -101,7 +117,45 @@ struct Rings {
   /// scaled tensor product, |round(t c / q)| <= t N q / 2, has a unique
   /// centered residue mod B.
   size_t auxiliaryCountFor(ArrayRef<uint64_t> q) const {
-    return (productBits(q) + sumBits + 58) / 59;
+    std::optional<size_t> count = auxiliaryPrefixFor(q);
+    assert(count && "Rings::of found the primes of the full level's B");
+    return *count;
+  }
+
+  /// The shortest prefix of `auxiliary` whose product has productBits(q) +
+  /// sumBits bits; none if the primes found are too few.
+  std::optional<size_t> auxiliaryPrefixFor(ArrayRef<uint64_t> q) const {
+    return prefixWithBits(productBits(q) + sumBits);
+  }
+
+  /// Compact HPS's R: as many primes as Q, and more where they are narrower
+  /// than Q's (Q given with 61-bit primes), so that R ~ Q, each prime counted
+  /// by its floor(log2).
+  std::optional<size_t> compactPrefix() const {
+    unsigned bits = 0;
+    for (uint64_t prime : params.getCiphertextModulus())
+      bits += floorBits(prime);
+    std::optional<size_t> count = prefixWithBits(bits);
+    if (!count || auxiliary.size() < primeCount())
+      return std::nullopt;
+    return std::max(*count, primeCount());
+  }
+
+  /// The shortest prefix of `auxiliary` of at least `need` bits, each prime
+  /// counted by its floor(log2), a lower bound (59 for a 60-bit prime).
+  std::optional<size_t> prefixWithBits(unsigned need) const {
+    unsigned have = 0;
+    for (size_t count = 0; count < auxiliary.size(); ++count) {
+      if (have >= need)
+        return count;
+      have += floorBits(auxiliary[count]);
+    }
+    return have >= need ? std::optional<size_t>(auxiliary.size())
+                        : std::nullopt;
+  }
+
+  static unsigned floorBits(uint64_t prime) {
+    return 63 - __builtin_clzll(prime);
   }
 
   /// Bits B needs for one product over q (an upper bound).
@@ -114,11 +168,13 @@ struct Rings {
   }
 
   /// How many full-level products B holds the sum of: a sum of k needs
-  /// log2 k bits more than one product (59 bits a prime: a lower bound).
+  /// log2 k bits more than one product (B's primes counted by floor(log2)).
   uint64_t summableProducts() const {
     ArrayRef<uint64_t> q = params.getCiphertextModulus();
-    int64_t spare =
-        int64_t(59 * auxiliaryCountFor(q)) - int64_t(productBits(q));
+    unsigned bBits = 0;
+    for (uint64_t prime : ArrayRef(auxiliary).take_front(auxiliaryCountFor(q)))
+      bBits += floorBits(prime);
+    int64_t spare = int64_t(bBits) - int64_t(productBits(q));
     return uint64_t(1) << std::min<int64_t>(spare, 32);
   }
 
@@ -130,11 +186,11 @@ struct Rings {
     return extended;
   }
 
-  /// Compact HPS's R (as many primes as Q, so R ~ Q) and R_{QR}.
+  /// Compact HPS's R (R ~ Q: compactPrefix) and R_{QR}.
   std::pair<poly::RingAttr, poly::RingAttr> compactRings() const {
     MLIRContext *ctx = params.getContext();
     unsigned n = params.getRingDegree();
-    ArrayRef<uint64_t> r = ArrayRef(auxiliary).take_front(primeCount());
+    ArrayRef<uint64_t> r = ArrayRef(auxiliary).take_front(*compactPrefix());
     SmallVector<uint64_t> qr(params.getCiphertextModulus());
     llvm::append_range(qr, r);
     return {poly::RingAttr::get(ctx, n, r), poly::RingAttr::get(ctx, n, qr)};

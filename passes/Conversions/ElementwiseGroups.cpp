@@ -3,6 +3,8 @@
 
 #include "dialects/RNS/IR/RNSOps.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
+
 namespace ringfuse {
 using namespace mlir;
 
@@ -64,9 +66,18 @@ sumOfProducts(Operation *root,
     Operation *op = value.getDefiningOp();
     return op && rootOf.lookup(op) == root;
   };
+  // A member read twice by one op (a square's x1 x0 + x1 x0) is a term twice
+  // over; a chain of them (x + x, doubled k times) would expand to 2^k terms.
+  // Past twice the members reached, the group is no sum of products: it runs
+  // as a generated kernel, which computes each member once.
+  llvm::SmallPtrSet<Operation *, 16> reached;
+  size_t visits = 0;
   SmallVector<Operation *> pending = {root};
   while (!pending.empty()) {
     Operation *op = pending.pop_back_val();
+    reached.insert(op);
+    if (++visits > 2 * reached.size() + 2)
+      return std::nullopt;
     if (isa<rns::AddOp>(op)) {
       // Operands pushed last to first, so that products come in program
       // order.

@@ -100,6 +100,11 @@ Expected<TransformCostTable> TransformCostTable::parse(StringRef json,
     if (!median || !(*median > 0) || !std::isfinite(*median))
       return tableError(source, where + ": 'median_us' must be a positive "
                                         "number");
+    // Older autotuners also timed 32-bit words, which programs never run:
+    // such rows are refused rather than read as 64-bit times.
+    if (object->get("word") && object->getInteger("word") != 64)
+      return tableError(source, where + ": 'word' must be 64 where given "
+                                        "(programs run 64-bit words only)");
     entry.shape.kind = *rns::symbolizeTransformKind(*kind);
     entry.forward = *direction == "forward";
     entry.medianMicroseconds = *median;

@@ -56,6 +56,8 @@ public:
   ///                 "direction": "forward"|"inverse", "logN1", "radix",
   ///                 "ot", "median_us"}, ...]}
   /// Every field is required; every entry's shape must be one the GPU runs.
+  /// An entry may name its word size as older tables did ("word": 64); any
+  /// other is refused.
   /// `source` names the table in error messages.
   static llvm::Expected<TransformCostTable> parse(llvm::StringRef json,
                                                   llvm::StringRef source);

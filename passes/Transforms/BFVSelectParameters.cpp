@@ -15,8 +15,10 @@ namespace ringfuse {
 namespace {
 using namespace mlir;
 
+/// N, and Q's primes followed by P's one.
 struct Choice {
-  unsigned degree, primeBits, primes;
+  unsigned degree;
+  std::vector<uint64_t> primes;
 };
 
 struct BFVSelectParameters
@@ -129,22 +131,25 @@ struct BFVSelectParameters
         unsigned primes = (need + bits - 1) / bits;
         // Q's primes plus one special prime of the same width (each digit is
         // one prime, so P is as wide as a digit).
-        if ((primes + 1) * bits <= bound)
-          return Choice{n, bits, primes};
+        if ((primes + 1) * bits > bound)
+          continue;
+        // Narrow primes = 1 mod 2N run out at large N: a width with too few
+        // is passed over (it left a set with fewer primes than dnum).
+        std::vector<uint64_t> found =
+            runtime::findPrimesBelow(bits, primes + 1, 2 * uint64_t(n),
+                                     [&](uint64_t p) { return t % p == 0; });
+        if (found.size() == primes + 1)
+          return Choice{n, std::move(found)};
       }
     }
     return std::nullopt;
   }
 
   bfv::ParamsAttr build(const Choice &choice, uint64_t t) {
-    const uint64_t twoN = 2 * uint64_t(choice.degree);
-    std::vector<uint64_t> primes =
-        runtime::findPrimesBelow(choice.primeBits, choice.primes + 1, twoN,
-                                 [&](uint64_t p) { return t % p == 0; });
-    std::vector<uint64_t> q(primes.begin(), primes.end() - 1);
-    std::vector<uint64_t> p(primes.end() - 1, primes.end());
-    return bfv::ParamsAttr::get(&getContext(), t, choice.degree, q, p,
-                                /*dnum=*/choice.primes);
+    ArrayRef<uint64_t> primes = choice.primes;
+    ArrayRef<uint64_t> q = primes.drop_back();
+    return bfv::ParamsAttr::get(&getContext(), t, choice.degree, q,
+                                primes.take_back(), /*dnum=*/q.size());
   }
 };
 } // namespace

@@ -40,9 +40,9 @@ void checkDegree(size_t n) {
 }
 
 /// psi^bitrev(k) and psi^-bitrev(k) at k, with Shoup companions.
-template <typename Word, typename Shoup>
-void buildRootPowers(Word q, size_t n, uint64_t root, std::vector<Shoup> &powers,
-                     std::vector<Shoup> &inversePowers) {
+void buildRootPowers(uint64_t q, size_t n, uint64_t root,
+                     std::vector<ShoupConstant> &powers,
+                     std::vector<ShoupConstant> &inversePowers) {
   const unsigned logN = __builtin_ctzll(n);
   const Modulus m(q);
   const uint64_t inverseRoot = invertModSlow(root, q);
@@ -51,8 +51,8 @@ void buildRootPowers(Word q, size_t n, uint64_t root, std::vector<Shoup> &powers
   uint64_t power = 1, inversePower = 1;
   for (size_t k = 0; k < n; ++k) {
     const unsigned index = reverseBits(k, logN);
-    powers[index] = Shoup(static_cast<Word>(power), q);
-    inversePowers[index] = Shoup(static_cast<Word>(inversePower), q);
+    powers[index] = ShoupConstant(power, q);
+    inversePowers[index] = ShoupConstant(inversePower, q);
     power = mulMod(power, root, m);
     inversePower = mulMod(inversePower, inverseRoot, m);
   }
@@ -60,44 +60,43 @@ void buildRootPowers(Word q, size_t n, uint64_t root, std::vector<Shoup> &powers
 
 /// Cooley-Tukey over one limb; inputs below 4q (x is brought below 2q, so
 /// x + y < 4q and x - y + 2q < 4q), outputs canonical.
-template <typename Word, typename Shoup>
-void forwardLazy(Word *a, size_t n, const Shoup *powers, Word q) {
-  const Word twoQ = 2 * q;
+void forwardLazy(uint64_t *a, size_t n, const ShoupConstant *powers,
+                 uint64_t q) {
+  const uint64_t twoQ = 2 * q;
   size_t gap = n;
   for (size_t groups = 1; groups < n; groups <<= 1) {
     gap >>= 1;
     for (size_t g = 0; g < groups; ++g) {
-      const Shoup w = powers[groups + g];
-      Word *x = a + 2 * g * gap, *y = x + gap;
+      const ShoupConstant w = powers[groups + g];
+      uint64_t *x = a + 2 * g * gap, *y = x + gap;
       for (size_t j = 0; j < gap; ++j) {
-        Word u = x[j] >= twoQ ? x[j] - twoQ : x[j];
-        Word v = mulShoupLazy(y[j], w, q);
+        uint64_t u = x[j] >= twoQ ? x[j] - twoQ : x[j];
+        uint64_t v = mulShoupLazy(y[j], w, q);
         x[j] = u + v;
         y[j] = u - v + twoQ;
       }
     }
   }
   for (size_t j = 0; j < n; ++j) {
-    Word v = a[j] >= twoQ ? a[j] - twoQ : a[j];
+    uint64_t v = a[j] >= twoQ ? a[j] - twoQ : a[j];
     a[j] = v >= q ? v - q : v;
   }
 }
 
 /// Gentleman-Sande over one limb; values stay below 2q, then N^{-1}.
-template <typename Word, typename Shoup>
-void inverseLazy(Word *a, size_t n, const Shoup *inversePowers,
-                 Shoup inverseDegree, Word q) {
-  const Word twoQ = 2 * q;
+void inverseLazy(uint64_t *a, size_t n, const ShoupConstant *inversePowers,
+                 ShoupConstant inverseDegree, uint64_t q) {
+  const uint64_t twoQ = 2 * q;
   size_t gap = 1;
   for (size_t groups = n >> 1; groups >= 1; groups >>= 1) {
     for (size_t g = 0; g < groups; ++g) {
-      const Shoup w = inversePowers[groups + g];
-      Word *x = a + 2 * g * gap, *y = x + gap;
+      const ShoupConstant w = inversePowers[groups + g];
+      uint64_t *x = a + 2 * g * gap, *y = x + gap;
       for (size_t j = 0; j < gap; ++j) {
-        Word u = x[j], v = y[j];
-        Word sum = u + v;
+        uint64_t u = x[j], v = y[j];
+        uint64_t sum = u + v;
         x[j] = sum >= twoQ ? sum - twoQ : sum;
-        y[j] = mulShoupLazy(static_cast<Word>(u - v + twoQ), w, q);
+        y[j] = mulShoupLazy(u - v + twoQ, w, q);
       }
     }
     gap <<= 1;

@@ -1,5 +1,4 @@
-//===- ntt_arithmetic.cuh - the NTT's lazy arithmetic and butterflies -*- CUDA
-//-*-===//
+//===- ntt_arithmetic.cuh - the NTT's lazy butterflies -*- CUDA -*-===//
 //
 // Stage s of the transform (s = 0 .. log N - 1) pairs the words x and
 // x + N / 2^(s+1) of each group g = x >> (log N - s) with the twiddle

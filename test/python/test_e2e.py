@@ -25,7 +25,7 @@ import pytest
 
 import bfv_oracle as oracle
 import ringfuse as rf
-from ringfuse import _runtime
+from ringfuse import _runtime, driver
 from runtime_support import SEED, padded, python_environment, rotate_rows, toy_params
 
 pytestmark = pytest.mark.needs_compiler
@@ -214,6 +214,28 @@ def test_additions_subtractions_and_negations(compiled: Compiled) -> None:
     x, y, z = slots(program, 1), slots(program, 2), slots(program, 3)
     out = program(keys.encrypt(x), keys.encrypt(y), keys.encrypt(z))
     check(keys, out, -(x + y) + z - x + y)
+
+
+@rf.circuit(plaintext_modulus=T)
+def doublings(x: rf.Encrypted):
+    for _ in range(48):
+        x = x + x
+    return x * x
+
+
+def test_a_chain_of_doublings_compiles_and_computes(compiled: Compiled) -> None:
+    # Each x + x reads its operand twice, so the doublings form one elementwise
+    # group whose sum, written out, has 2^48 terms: rns-to-kernel once expanded
+    # it as a sum of products and never finished. The pipeline alone first,
+    # bounded, so that a regression fails rather than hangs.
+    subprocess.run(
+        [str(driver.find_tool("ringfuse-opt")), "--ringfuse-pipeline"],
+        input=rf.trace(doublings).mlir, capture_output=True, text=True, check=True, timeout=120,
+    )
+    program, keys = compiled(doublings)
+    x = slots(program, 7)
+    doubled = x * pow(2, 48, T) % T
+    check(keys, program(keys.encrypt(x)), doubled * doubled)
 
 
 @pytest.mark.parametrize("depth", sorted(CHAINS))

@@ -19,7 +19,7 @@ from tracing_helpers import (
 
 
 # --------------------------------------------------------------------------
-# 8. Errors: control flow, annotations, parameters
+# Errors: control flow, annotations, parameters
 # --------------------------------------------------------------------------
 
 CONTROL_FLOW = "cannot be used in Python control flow"

@@ -59,11 +59,10 @@ def Kernel_LaunchOp : Kernel_Op<"launch", [AttrSizedOperandSegments]> {
     - `ntt_forward` / `ntt_inverse` {transform?}: outs(b), in place, every
       limb; `transform` (an #rns.transform from rns-choose-transform) is the
       GPU decomposition, passed to the runtime (absent: the driver's
-      default). Programs hold 64-bit words, so it must be a 64-bit ntt
-      that suits b's degree and basis.
+      default). It must be an ntt that suits b's degree and basis.
     - `dgt_forward` / `dgt_inverse` {transform?}: outs(b), in place: the
       same words by the hierarchical DGT (where rns-choose-transform chose
-      it); `transform`, if present, a 64-bit dgt that suits b.
+      it); `transform`, if present, a dgt that suits b.
     - `ntt_forward_from` {transform?}: ins(a) outs(b): every limb of b
       transformed from a's one limb (a fast conversion from one prime, not
       written out).

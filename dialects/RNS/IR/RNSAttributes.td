@@ -50,8 +50,9 @@ def RNS_TransformAttr : AttrDef<RNS_Dialect, "Transform"> {
   let summary = "How the GPU decomposes one rns.ntt / rns.intt";
   let description = [{
     `#rns.transform<ntt, logN1 = 6, radix = 4, ot = 2>`: the kernel a
-    transform runs with, on 64-bit words, and its split. For `ntt` (runtime/gpu/ntt*.cu): N = N1 x N2 with log N1 =
-    `logN1` (0: one block per limb, the row step alone), `radix` words held
+    transform runs with, on 64-bit words, and its split. For `ntt`
+    (runtime/gpu/ntt*.cu): N = N1 x N2 with log N1 = `logN1` (0: one block
+    per limb, the row step alone), `radix` words held
     per thread (4, 8 or 16) and `ot` last stages twiddled on the fly. The
     rules are ringfuse/runtime/ntt_shape.h's (the ones the CUDA driver checks): logN1
     is 0 or in [4, 8] (48 KiB of shared memory),

@@ -54,14 +54,19 @@ inline bool isLazyNttInput(uint64_t inputPrime, uint64_t q) {
 
 /// Shared memory of a column-step block: the step's twiddles (value and
 /// Shoup quotient) and kNttBlockColumns columns of N1 8-byte words.
-inline size_t nttColumnSharedBytes(unsigned logN1) {
+constexpr size_t nttColumnSharedBytes(unsigned logN1) {
   const size_t m = size_t(1) << logN1;
   return m * 2 * 8 + m * kNttBlockColumns * 8;
 }
 
-inline unsigned nttColumnThreads(unsigned logN1, unsigned radix) {
+constexpr unsigned nttColumnThreads(unsigned logN1, unsigned radix) {
   return kNttBlockColumns * (1u << logN1) / radix;
 }
+
+// Every column step the rules admit fits a block: no shape is refused for
+// its shared memory or threads.
+static_assert(nttColumnSharedBytes(kNttMaxColumnLog) <= kNttSharedLimit);
+static_assert(nttColumnThreads(kNttMaxColumnLog, 4) <= 1024);
 
 /// The rules that do not depend on N; nullptr when `shape` satisfies them,
 /// else the reason.
