@@ -7,19 +7,9 @@
 
 namespace ringfuse::runtime {
 namespace {
+using testing::makeContext;
 using testing::randomBelow;
 using testing::seededPrng;
-
-ContextPtr makeContext(size_t n, uint64_t t, std::vector<unsigned> q,
-                       std::vector<unsigned> p, bool allowInsecure = false) {
-  ParameterRequest request;
-  request.polyModulusDegree = n;
-  request.plaintextModulus = t;
-  request.coeffModulusBits = std::move(q);
-  request.specialModulusBits = std::move(p);
-  request.allowInsecure = allowInsecure;
-  return Context::create(request);
-}
 
 /// A secure parameter set for each N from 2^12 to 2^15.
 ContextPtr secureContext(size_t n, uint64_t t) {

@@ -39,18 +39,6 @@ inline constexpr size_t kVersionOffset = 8, kKindOffset = 12,
     }                                                                          \
   } while (0)
 
-inline ContextPtr makeContext(size_t n, uint64_t t, std::vector<unsigned> q,
-                              std::vector<unsigned> p,
-                              bool allowInsecure = false) {
-  ParameterRequest request;
-  request.polyModulusDegree = n;
-  request.plaintextModulus = t;
-  request.coeffModulusBits = std::move(q);
-  request.specialModulusBits = std::move(p);
-  request.allowInsecure = allowInsecure;
-  return Context::create(request);
-}
-
 inline uint64_t getU64(const std::vector<uint8_t> &bytes, size_t offset) {
   uint64_t value = 0;
   for (int i = 0; i < 8; ++i)

@@ -3,6 +3,7 @@
 #define RINGFUSE_TEST_CPP_TEST_SUPPORT_H
 
 #include "ringfuse/runtime/error.h"
+#include "ringfuse/runtime/params.h"
 #include "ringfuse/runtime/prng.h"
 
 #include <array>
@@ -10,6 +11,7 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <vector>
 
 namespace ringfuse::runtime::testing {
 
@@ -19,6 +21,20 @@ inline Prng seededPrng(uint8_t tag) {
   for (size_t i = 0; i < bytes.size(); ++i)
     bytes[i] = static_cast<uint8_t>(tag * 31 + i);
   return Prng(Seed::fromBytes(bytes.data(), bytes.size()));
+}
+
+/// The parameter set of N = n, t and primes of the given widths for Q and P
+/// (insecure ones only when asked).
+inline ContextPtr makeContext(size_t n, uint64_t t, std::vector<unsigned> q,
+                              std::vector<unsigned> p,
+                              bool allowInsecure = false) {
+  ParameterRequest request;
+  request.polyModulusDegree = n;
+  request.plaintextModulus = t;
+  request.coeffModulusBits = std::move(q);
+  request.specialModulusBits = std::move(p);
+  request.allowInsecure = allowInsecure;
+  return Context::create(request);
 }
 
 /// Non-cryptographic randomness for test inputs.
