@@ -6,16 +6,23 @@ decryption, each as K instances in one batched call (`prog(batch, ...)`,
     python bench/throughput.py --device cpu --quick          # two sets, K up to 8
     python bench/throughput.py --plot bench/results/throughput-h200-COMMIT.json
 
-"streamed" (batch_per_s) is the median wall time of `--repeats` calls (after
-one warm-up call) of the whole Python call, inputs on the host, outputs back
-on the host; operations per second = K / that time. On the CUDA driver,
-"resident" is K over the median replay of the chunk's graph with its inputs
-already in device memory (Program.time_batch: CUDA events, 3 warm-up and 20
-timed replays), and "link" the rate the host link allows: the link's copy
-rates (pinned memory, measured in the same run) over an instance's input and
-output bytes, the two directions overlapping. Every batched output is
-checked word for word against the single calls' before timing (HMult,
-rotation) or decrypted against the values (encryption, decryption).
+Every rate is K over the median wall time of `--repeats` whole Python calls
+(after one warm-up call). "batch" (batch_per_s) is the batched call with its
+inputs in host memory and its outputs back there: for HMult and rotation,
+batches streamed from the host (in pinned memory, copied in chunks while
+other chunks compute); encryption from rows to a batch, decryption from a
+batch to rows (on the CUDA driver, batches in GPU memory, where the GPU key
+set's batches live). On the CUDA driver, "resident" is the batched HMult or
+rotation with its batches in GPU memory and its outputs left there;
+"kernels" K over the median replay of one chunk's graph (Program.time_batch:
+CUDA events, 3 warm-up and 20 timed replays; K <= 256, where it fits beside
+the resident batches); and "link" the rate
+the host link allows: the link's copy rates (pinned memory, measured in the
+same run) over an instance's input and output bytes, the two directions
+overlapping. Single calls ("singles") are timed on the first
+SINGLES_AT_MOST instances. Every batched output is checked word for word
+against those single calls' before timing (HMult, rotation) or decrypted
+against the values (encryption, decryption).
 """
 
 from __future__ import annotations
@@ -40,8 +47,13 @@ from benchlib import (  # noqa: E402
 import ringfuse as rf  # noqa: E402
 
 SIZES = (1, 2, 4, 8, 16, 32)
-# 1024: four chunks of 256, the copies of one overlapping the next's kernels.
-CUDA_SIZES = (1, 4, 16, 64, 256, 1024)
+# 1024 and 4096: chunks of 256, the copies of one overlapping the next's
+# kernels; sizes stop where a set's batches would pass MOST_BATCH_BYTES.
+CUDA_SIZES = (1, 4, 16, 64, 256, 1024, 4096)
+MOST_BATCH_BYTES = 24 << 30
+# Single calls are timed (and compared with the batch) on at most this many
+# instances.
+SINGLES_AT_MOST = 256
 QUICK_SIZES = (1, 2, 4, 8)
 LINK_BYTES = 64 << 20
 SEED = bytes(range(32))
@@ -58,6 +70,7 @@ def rotation(x: rf.Encrypted):
 
 
 def same_words(batch: rf.CiphertextBatch, singles: list[rf.Ciphertext]) -> None:
+    """The batch's first instances against the single calls of theirs."""
     for k, single in enumerate(singles):
         if not np.array_equal(batch[k].residues(), single.residues()):
             raise AssertionError(f"instance {k} of the batch differs from its single call")
@@ -93,25 +106,37 @@ def measure_set(log_n: int, log_q: int, log_p: int, device: str, sizes: tuple[in
         program.set_evaluation_keys(keys.relin_key, keys.galois_keys)
     rng = np.random.default_rng(log_n)
     records = []
+    # A ciphertext's words: 2 components over Q.
+    words = 2 * len(params.coeff_modulus) * params.poly_modulus_degree
     for size in sizes:
+        if size > 1 and size * 3 * words * 8 > MOST_BATCH_BYTES:
+            break
         rows = rng.integers(0, T, (size, params.poly_modulus_degree))
+        # On the GPU, keys.encrypt makes batches in device memory: "resident".
         bx, by = keys.encrypt(rows), keys.encrypt(rows[::-1].copy())
+        hx, hy = bx.to_host(), by.to_host()
+        # Single calls on the first few instances (their rate does not grow
+        # with K).
+        few = min(size, SINGLES_AT_MOST)
+        sx, sy = list(hx[:few]), list(hy[:few])
         calls: dict[str, tuple[Callable[[], Any], Callable[[], Any]]] = {
-            "hmult": (lambda: programs["hmult"](bx, by),
-                      lambda: [programs["hmult"](x, y) for x, y in zip(bx, by)]),
-            "rotation": (lambda: programs["rotation"](bx),
-                         lambda: [programs["rotation"](x) for x in bx]),
+            "hmult": (lambda: programs["hmult"](hx, hy),
+                      lambda: [programs["hmult"](x, y) for x, y in zip(sx, sy)]),
+            "rotation": (lambda: programs["rotation"](hx),
+                         lambda: [programs["rotation"](x) for x in sx]),
             "encryption": (lambda: keys.encrypt(rows),
-                           lambda: [keys.encrypt(row) for row in rows]),
+                           lambda: [keys.encrypt(row) for row in rows[:few]]),
             "decryption": (lambda: keys.decrypt(bx),
-                           lambda: [keys.decrypt(x) for x in bx]),
+                           lambda: [keys.decrypt(x) for x in sx]),
         }
+        resident = {"hmult": lambda: programs["hmult"](bx, by),
+                    "rotation": lambda: programs["rotation"](bx)}
         same_words(calls["hmult"][0](), calls["hmult"][1]())
         same_words(calls["rotation"][0](), calls["rotation"][1]())
+        if device == "cuda":
+            same_words(resident["hmult"]().to_host(), calls["hmult"][1]())
         if not np.array_equal(keys.decrypt(calls["encryption"][0]()), rows):
             raise AssertionError("the batch's encryption does not decrypt to its rows")
-        # A ciphertext's words (2 components over Q).
-        words = bx[0].residues().size
         for operation, (batched, singles) in calls.items():
             batch_s = median_seconds(batched, repeats)
             single_s = median_seconds(singles, repeats)
@@ -119,14 +144,19 @@ def measure_set(log_n: int, log_q: int, log_p: int, device: str, sizes: tuple[in
                 "operation": operation, "log_n": log_n, "log_q": log_q, "log_p": log_p,
                 "k": size, "batch_s": round(batch_s, 6), "singles_s": round(single_s, 6),
                 "batch_per_s": round(size / batch_s, 1),
-                "singles_per_s": round(size / single_s, 1),
+                "singles_per_s": round(few / single_s, 1),
             }
             extra = ""
-            # A chunk is at most 256 instances a launch (Program.time_batch).
-            if link is not None and operation in programs and size <= 256:
+            if link is not None and operation in programs:
                 inputs = [bx[0], by[0]] if operation == "hmult" else [bx[0]]
-                record["resident_per_s"] = round(
-                    resident_per_s(programs[operation], inputs, size), 1)
+                resident_s = median_seconds(resident[operation], repeats)
+                record["resident_per_s"] = round(size / resident_s, 1)
+                if size <= 256:  # a chunk is at most 256 instances a launch
+                    try:
+                        record["kernels_per_s"] = round(
+                            resident_per_s(programs[operation], inputs, size), 1)
+                    except rf.OutOfDeviceMemory:
+                        pass  # a timed chunk of K beside the resident batches does not fit
                 record["link_per_s"] = round(link_per_s(link, len(inputs), 1, words), 1)
                 bound = min(record["resident_per_s"], record["link_per_s"])
                 record["streamed_share"] = round(record["batch_per_s"] / bound, 3)
@@ -134,9 +164,10 @@ def measure_set(log_n: int, log_q: int, log_p: int, device: str, sizes: tuple[in
                          f"{record['link_per_s']:10.1f}/s  streamed/bound "
                          f"{record['streamed_share']:.2f}")
             records.append(record)
-            print(f"({log_n}, {log_q}, {log_p}) {operation:10s} K={size:3d}  batch "
+            print(f"({log_n}, {log_q}, {log_p}) {operation:10s} K={size:4d}  batch "
                   f"{record['batch_per_s']:10.1f}/s  singles {record['singles_per_s']:10.1f}/s  "
-                  f"({single_s / batch_s:4.2f}x){extra}", flush=True)
+                  f"({record['batch_per_s'] / record['singles_per_s']:4.2f}x){extra}",
+                  flush=True)
     return records
 
 
@@ -211,10 +242,13 @@ def save_report(args: argparse.Namespace, link: dict[str, float] | None,
                 records: list[dict[str, Any]]) -> None:
     report = {
         **report_header("throughput", args.device),
-        "method": ("streamed: wall time of whole Python calls, inputs and outputs on the host; "
-                   f"median of {args.repeats} calls after one warm-up; resident (CUDA): K over "
-                   "the median of 20 replays of the chunk's graph, CUDA events; link: the host "
-                   "link's measured copy rates over an instance's bytes; batched outputs checked "
+        "method": ("K over the median wall time of whole Python calls, "
+                   f"median of {args.repeats} calls after one warm-up; batch: HMult/rotation "
+                   "inputs and outputs in (pinned) host memory, encryption rows to a batch, "
+                   "decryption a batch to rows (CUDA: batches in GPU memory); resident (CUDA): "
+                   "HMult/rotation batches in GPU memory; kernels (CUDA): K over the median of "
+                   "20 replays of one chunk's graph, CUDA events; link: the host link's "
+                   "measured copy rates over an instance's bytes; batched outputs checked "
                    "word for word against single calls"),
         "host_link_bytes_per_s": link,
         "records": records,

@@ -6,8 +6,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ringfuse/runtime/bfv.h"
+#include "ringfuse/runtime/ciphertext_batch.h"
 #include "ringfuse/runtime/error.h"
 #include "ringfuse/runtime/gpu_client.h"
+#include "ringfuse/runtime/parallel.h"
 #include "ringfuse/runtime/program.h"
 #include "ringfuse/runtime/serialize.h"
 
@@ -75,21 +77,59 @@ std::vector<ProgramInput> programInputs(const py::sequence &inputs,
   return native;
 }
 
-/// A batch's instances: a sequence of input sequences, each converted as
-/// programInputs converts a run's.
-std::vector<std::vector<ProgramInput>>
-programInstances(const py::sequence &instances, std::vector<py::object> &held) {
-  std::vector<std::vector<ProgramInput>> native;
-  native.reserve(instances.size());
-  for (size_t i = 0; i < instances.size(); ++i) {
-    py::object item = instances[i];
-    const std::string where = "instance " + std::to_string(i) + ": ";
-    // A str is a sequence too, but never one of inputs.
-    if (!py::isinstance<py::sequence>(item) || py::isinstance<py::str>(item))
+/// A batch's ciphertexts as objects of their own, in host memory.
+std::vector<Ciphertext> ciphertextsOf(const CiphertextBatch &batch) {
+  const CiphertextBatch host = batch.to(Placement::Host);
+  std::vector<Ciphertext> items(host.count());
+  parallelFor(items.size(), workersFor(items.size(), 0), "ciphertext",
+              [&](size_t, size_t k) { items[k] = host.ciphertext(k); });
+  return items;
+}
+
+std::vector<const Ciphertext *>
+pointersTo(const std::vector<Ciphertext> &items) {
+  std::vector<const Ciphertext *> pointers;
+  for (const Ciphertext &item : items)
+    pointers.push_back(&item);
+  return pointers;
+}
+
+Placement placementNamed(const std::string &name) {
+  if (name == "host")
+    return Placement::Host;
+  if (name == "device")
+    return Placement::Device;
+  throw Error("a batch is placed in 'host' or 'device' memory, not '" + name +
+              "'");
+}
+
+/// A batch's arguments from Python: per program input, a CiphertextBatch or
+/// a sequence of Plaintexts (one for all instances, or one per instance).
+std::vector<BatchArgument> batchArguments(const py::sequence &arguments,
+                                          std::vector<py::object> &held) {
+  std::vector<BatchArgument> native;
+  for (size_t v = 0; v < arguments.size(); ++v) {
+    py::object item = arguments[v];
+    if (py::isinstance<CiphertextBatch>(item)) {
+      native.push_back(item.cast<const CiphertextBatch *>());
+    } else if (py::isinstance<py::sequence>(item) &&
+               !py::isinstance<py::str>(item)) {
+      std::vector<const Plaintext *> plaintexts;
+      for (py::handle plaintext : item.cast<py::sequence>()) {
+        if (!py::isinstance<Plaintext>(plaintext))
+          throw py::type_error(
+              "batch argument " + std::to_string(v) +
+              ": a sequence of Plaintexts holds a " +
+              std::string(py::str(py::type::of(plaintext).attr("__name__"))));
+        plaintexts.push_back(plaintext.cast<const Plaintext *>());
+      }
+      native.push_back(std::move(plaintexts));
+    } else {
       throw py::type_error(
-          where + "must be a sequence of program inputs, got " +
+          "batch argument " + std::to_string(v) +
+          " must be a CiphertextBatch or a sequence of Plaintexts, got " +
           std::string(py::str(py::type::of(item).attr("__name__"))));
-    native.push_back(programInputs(item.cast<py::sequence>(), held, where));
+    }
     held.push_back(std::move(item));
   }
   return native;
@@ -245,30 +285,65 @@ PYBIND11_MODULE(_runtime, m) {
 
   // Ciphertext batches: many ciphertexts of one parameter set in one object
   // (serialize.h, object kind 9), a batch's inputs or outputs.
+  py::class_<CiphertextBatch>(m, "CiphertextBatch")
+      .def_static(
+          "from_ciphertexts",
+          [](const std::vector<const Ciphertext *> &items,
+             const std::string &placement) {
+            const Placement where = placementNamed(placement);
+            py::gil_scoped_release release;
+            return CiphertextBatch::fromCiphertexts(items, where);
+          },
+          py::arg("ciphertexts"), py::arg("placement") = "host")
+      .def_property_readonly("count", &CiphertextBatch::count)
+      .def_property_readonly("components", &CiphertextBatch::components)
+      .def_property_readonly(
+          "placement",
+          [](const CiphertextBatch &b) { return placementName(b.placement()); })
+      .def_property_readonly(
+          "context", [](const CiphertextBatch &b) { return hold(b.context()); })
+      .def("ciphertext", &CiphertextBatch::ciphertext, py::arg("index"),
+           py::call_guard<py::gil_scoped_release>())
+      .def(
+          "slice",
+          [](const CiphertextBatch &b, size_t first, size_t count) {
+            py::gil_scoped_release release;
+            return b.slice(first, count, b.placement());
+          },
+          py::arg("first"), py::arg("count"))
+      .def(
+          "to",
+          [](const CiphertextBatch &b, const std::string &placement) {
+            const Placement where = placementNamed(placement);
+            py::gil_scoped_release release;
+            return b.to(where);
+          },
+          py::arg("placement"));
+
+  // Ciphertext batches in the saved format (serialize.h, object kind 9).
   m.def(
       "serialize_ciphertext_batch",
-      [](const std::vector<Ciphertext> &batch) {
+      [](const CiphertextBatch &batch) {
         std::vector<uint8_t> bytes;
         {
           py::gil_scoped_release release;
-          bytes = serialize(batch);
+          bytes = serialize(ciphertextsOf(batch));
         }
         return toBytes(bytes);
       },
-      py::arg("ciphertexts"),
-      "The bytes of a ciphertext batch: 1 or more Ciphertexts of one "
-      "parameter set.");
+      py::arg("batch"), "The bytes of a ciphertext batch.");
   m.def(
       "deserialize_ciphertext_batch",
       [](const ContextHolder &context, const py::bytes &data) {
         std::string_view view = data; // `data` outlives the release below
         py::gil_scoped_release release;
-        return deserializeCiphertextBatch(
+        std::vector<Ciphertext> items = deserializeCiphertextBatch(
             context, reinterpret_cast<const uint8_t *>(view.data()),
             view.size());
+        return CiphertextBatch::fromCiphertexts(pointersTo(items));
       },
       py::arg("context"), py::arg("data"),
-      "The Ciphertexts of a ciphertext batch's bytes, in order.");
+      "The CiphertextBatch (in host memory) of a ciphertext batch's bytes.");
 
   auto heavy = py::call_guard<py::gil_scoped_release>();
   m.def(
@@ -295,11 +370,31 @@ PYBIND11_MODULE(_runtime, m) {
   m.def("encrypt_public", &encryptPublic, heavy);
   m.def("encrypt_symmetric", &encryptSymmetric, heavy);
   m.def("decrypt", &decrypt, heavy);
-  m.def("encrypt_public_batch", &encryptPublicBatch, heavy,
-        "encrypt_public of each plaintext on `threads` threads (0: all), the "
-        "ciphertexts of encrypting them one after another with `prng`.");
-  m.def("encrypt_symmetric_batch", &encryptSymmetricBatch, heavy);
-  m.def("decrypt_batch", &decryptBatch, heavy);
+  m.def(
+      "encrypt_public_batch",
+      [](const PublicKey &key, const std::vector<Plaintext> &plaintexts,
+         Prng &prng, size_t threads) {
+        return CiphertextBatch::fromCiphertexts(
+            pointersTo(encryptPublicBatch(key, plaintexts, prng, threads)));
+      },
+      heavy,
+      "encrypt_public of each plaintext on `threads` threads (0: all), the "
+      "ciphertexts of encrypting them one after another with `prng`, as a "
+      "CiphertextBatch in host memory.");
+  m.def(
+      "encrypt_symmetric_batch",
+      [](const SecretKey &key, const std::vector<Plaintext> &plaintexts,
+         Prng &prng, size_t threads) {
+        return CiphertextBatch::fromCiphertexts(
+            pointersTo(encryptSymmetricBatch(key, plaintexts, prng, threads)));
+      },
+      heavy);
+  m.def(
+      "decrypt_batch",
+      [](const SecretKey &key, const CiphertextBatch &batch, size_t threads) {
+        return decryptBatch(key, ciphertextsOf(batch), threads);
+      },
+      heavy);
   m.def(
       "decrypt_behz",
       [](const SecretKey &secret, const Ciphertext &ciphertext) {
@@ -346,32 +441,71 @@ PYBIND11_MODULE(_runtime, m) {
       throw Error("a batch of slot values is a 2-D array of rows");
     return std::pair<size_t, size_t>(rows.shape(0), rows.shape(1));
   };
-  m.def("gpu_encrypt_public_slots_batch",
-        [rowsOf](const PublicKey &key, const UInt64Array &rows, Prng &prng) {
-          auto [count, width] = rowsOf(rows);
-          py::gil_scoped_release release;
-          return gpu::encryptPublicSlotsBatch(key, rows.data(), count, width,
-                                              prng);
-        });
-  m.def("gpu_encrypt_symmetric_slots_batch",
-        [rowsOf](const SecretKey &key, const UInt64Array &rows, Prng &prng) {
-          auto [count, width] = rowsOf(rows);
-          py::gil_scoped_release release;
-          return gpu::encryptSymmetricSlotsBatch(key, rows.data(), count, width,
-                                                 prng);
-        });
-  m.def("gpu_decrypt_slots_batch",
-        [](const SecretKey &key, const std::vector<const Ciphertext *> &cts) {
-          std::vector<uint64_t> slots;
-          {
-            py::gil_scoped_release release;
-            slots = gpu::decryptSlotsBatch(key, cts);
-          }
-          const size_t n = key.context ? key.context->degree() : 0;
-          UInt64Array array({cts.size(), n});
-          std::copy(slots.begin(), slots.end(), array.mutable_data());
-          return array;
-        });
+  // A batch's ciphertexts go to a CiphertextBatch in `placement` ("device":
+  // GPU memory, where it stays for the programs it feeds).
+  auto encryptInto = [rowsOf](const ContextPtr &context,
+                              const UInt64Array &rows,
+                              const std::string &placement, auto encrypt) {
+    auto [count, width] = rowsOf(rows);
+    const Placement where = placementNamed(placement);
+    if (!context)
+      throw Error("the key has no parameter set");
+    if (count == 0)
+      throw Error("a batch holds at least one ciphertext");
+    py::gil_scoped_release release;
+    CiphertextBatch batch = CiphertextBatch::allocate(context, 2, count, where);
+    encrypt(rows.data(), count, width, batch.mutableWords());
+    return batch;
+  };
+  m.def(
+      "gpu_encrypt_public_slots_batch",
+      [encryptInto](const PublicKey &key, const UInt64Array &rows, Prng &prng,
+                    const std::string &placement) {
+        return encryptInto(key.context, rows, placement,
+                           [&](const uint64_t *values, size_t count,
+                               size_t width, uint64_t *out) {
+                             gpu::encryptPublicSlotsBatch(key, values, count,
+                                                          width, prng, out);
+                           });
+      },
+      py::arg("key"), py::arg("rows"), py::arg("prng"),
+      py::arg("placement") = "device");
+  m.def(
+      "gpu_encrypt_symmetric_slots_batch",
+      [encryptInto](const SecretKey &key, const UInt64Array &rows, Prng &prng,
+                    const std::string &placement) {
+        return encryptInto(key.context, rows, placement,
+                           [&](const uint64_t *values, size_t count,
+                               size_t width, uint64_t *out) {
+                             gpu::encryptSymmetricSlotsBatch(key, values, count,
+                                                             width, prng, out);
+                           });
+      },
+      py::arg("key"), py::arg("rows"), py::arg("prng"),
+      py::arg("placement") = "device");
+  m.def("gpu_decrypt_slots_batch", [](const SecretKey &key,
+                                      const CiphertextBatch &batch) {
+    if (!key.context ||
+        batch.context()->fingerprint() != key.context->fingerprint())
+      throw Error("the ciphertext batch and the key belong to different "
+                  "parameter sets");
+    if (batch.components() != 2)
+      throw Error("a batch decrypts 2-component ciphertexts; these have " +
+                  std::to_string(batch.components()) + " (relinearize them)");
+    const size_t n = key.context->degree(), count = batch.count();
+    // Pinned (from the batches' cache), so the GPU writes the slots
+    // there itself; the array keeps the memory until it is freed.
+    auto *words = new std::shared_ptr<uint64_t>();
+    py::capsule owner(words, [](void *held) {
+      delete static_cast<std::shared_ptr<uint64_t> *>(held);
+    });
+    {
+      py::gil_scoped_release release;
+      *words = detail::allocateBatchWords(count * n, Placement::Host);
+      gpu::decryptSlotsBatch(key, batch.words(), count, words->get());
+    }
+    return UInt64Array({count, n}, words->get(), owner);
+  });
   // Device times (microseconds) of the two operations' GPU work: inputs
   // uploaded once, each run a CUDA graph timed with CUDA events
   // (gpu_client.h). The last run is checked against the CPU reference.
@@ -498,12 +632,11 @@ PYBIND11_MODULE(_runtime, m) {
           "Ciphertexts.")
       .def(
           "run_batch",
-          [](Program &p, const py::sequence &instances, const RelinKey *relin,
+          [](Program &p, const py::sequence &arguments, const RelinKey *relin,
              const GaloisKeys *galois, size_t threads,
              const py::object &progress) {
             std::vector<py::object> held;
-            std::vector<std::vector<ProgramInput>> native =
-                programInstances(instances, held);
+            std::vector<BatchArgument> native = batchArguments(arguments, held);
             BatchProgress report;
             if (!progress.is_none())
               report = [&progress](size_t finished) {
@@ -513,15 +646,17 @@ PYBIND11_MODULE(_runtime, m) {
             py::gil_scoped_release release;
             return p.runBatch(native, relin, galois, threads, report);
           },
-          py::arg("instances"), py::arg("relin_key") = py::none(),
+          py::arg("arguments"), py::arg("relin_key") = py::none(),
           py::arg("galois_keys") = py::none(), py::arg("threads") = 0,
           py::arg("progress") = py::none(),
-          "Runs the circuit once per instance (a list of inputs, as run takes "
-          "them); per instance, the list of output Ciphertexts run would give. "
-          "The CUDA driver runs chunks of instances in each launch; the CPU "
-          "driver spreads them over `threads` threads (0: one per hardware "
-          "thread). `progress`, if given, is called with the number of "
-          "instances finished as they finish.")
+          "Runs the circuit once per instance: per input, a CiphertextBatch "
+          "(instance i takes its i-th ciphertext) or a list of Plaintexts "
+          "(one for all, or one per instance); a CiphertextBatch per output, "
+          "in GPU memory if an argument is. The CUDA driver runs chunks of "
+          "instances in each launch; the CPU driver spreads them over "
+          "`threads` threads (0: one per hardware thread). `progress`, if "
+          "given, is called with the number of instances finished as they "
+          "finish.")
       .def(
           "run_on_device",
           [](Program &p, const py::sequence &inputs, const RelinKey *relin,

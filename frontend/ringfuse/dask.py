@@ -109,7 +109,7 @@ def _as_batch_column(values: list[Any]) -> Any:
     if all(type(v) is Ciphertext for v in values):
         if any(v.params != values[0].params for v in values):
             return None
-        return CiphertextBatch(values[0].params, values)
+        return CiphertextBatch.from_ciphertexts(values)
     if all(v is values[0] for v in values):
         return values[0]
     if all(isinstance(v, (int, np.integer)) and v == values[0] for v in values):

@@ -262,7 +262,8 @@ class KeySet:
         """A fresh ciphertext of `values` (anything `encode` takes, or a
         Plaintext): with the public key, or the secret key if `symmetric`.
         A 2-D integer array of shape (K, n) gives an rf.CiphertextBatch of K
-        ciphertexts, row k encrypted as instance k.
+        ciphertexts, row k encrypted as instance k (in GPU memory for a key
+        set on the GPU, where it stays for the programs it feeds).
 
         >>> batch = keys.encrypt(np.array([[1, 2], [3, 4]]))   # 2 instances
         """
@@ -278,26 +279,39 @@ class KeySet:
                 key = self._encryption_key(symmetric)
                 encrypt = (runtime().encrypt_symmetric_batch if symmetric
                            else runtime().encrypt_public_batch)
-                natives = encrypt(key, plaintexts, self._prng, 0)
-            else:
-                natives = [self._encrypt_native(p, symmetric) for p in plaintexts]
-            return CiphertextBatch(self.params, [Ciphertext(self.params, n) for n in natives])
+                return CiphertextBatch(self.params, encrypt(key, plaintexts, self._prng, 0))
+            return CiphertextBatch.from_ciphertexts(
+                Ciphertext(self.params, self._encrypt_native(p, symmetric)) for p in plaintexts
+            ).to_gpu()
         plaintext = values if isinstance(values, Plaintext) else self.encode(values)
         self._check(plaintext, Plaintext)
         return Ciphertext(self.params, self._encrypt_native(plaintext._native, symmetric))
 
     def _encrypt_rows_on_gpu(self, rows: np.ndarray, symmetric: bool) -> CiphertextBatch:
         """Rows of slot values encoded and encrypted on the GPU, chunks of rows
-        a launch; the ciphertexts of encrypting the rows one after another."""
+        a launch, into a batch that stays in GPU memory; the ciphertexts of
+        encrypting the rows one after another."""
         t, n = self.params.plaintext_modulus, self.params.poly_modulus_degree
         if rows.shape[1] > n:
             raise ValueError(f"{rows.shape[1]} slot values a row do not fit: there are {n}")
-        residues = as_residues(rows.reshape(-1), t, rows.size, "slot values").reshape(rows.shape)
+
+        def residues() -> np.ndarray:
+            return as_residues(rows.reshape(-1), t, rows.size, "slot values").reshape(rows.shape)
+
         key = self._encryption_key(symmetric)
         encrypt = (runtime().gpu_encrypt_symmetric_slots_batch if symmetric
                    else runtime().gpu_encrypt_public_slots_batch)
-        natives = encrypt(key, residues, self._prng)
-        return CiphertextBatch(self.params, [Ciphertext(self.params, c) for c in natives])
+        if rows.dtype.kind not in "iu" or rows.dtype.itemsize != 8:
+            return CiphertextBatch(self.params, encrypt(key, residues(), self._prng, "device"))
+        # 64-bit integers go as they are: the runtime checks every value
+        # below t on all cores (a negative one reads as 2^64 or more), where
+        # a pass in numpy took longer than the GPU's work.
+        try:
+            native = encrypt(key, np.ascontiguousarray(rows).view(np.uint64), self._prng, "device")
+        except ValueError:
+            residues()  # raises what is wrong, as for a single encryption
+            raise
+        return CiphertextBatch(self.params, native)
 
     def _encryption_key(self, symmetric: bool) -> Any:
         if symmetric:
@@ -333,13 +347,12 @@ class KeySet:
         if isinstance(ciphertext, CiphertextBatch):
             self._check(ciphertext, CiphertextBatch)
             if self.device == "cpu" and scaling == "hps":
-                natives = runtime().decrypt_batch(
-                    self.secret_key._native, [item._native for item in ciphertext], 0)
+                natives = runtime().decrypt_batch(self.secret_key._native, ciphertext._native, 0)
                 return np.stack([self.decode(Plaintext(self.params, n)) for n in natives])
             if (self.device == "cuda" and scaling == "hps" and self.params.batching
-                    and all(item.size == 2 for item in ciphertext)):
+                    and ciphertext.size == 2):
                 slots = runtime().gpu_decrypt_slots_batch(
-                    self.secret_key._native, [item._native for item in ciphertext])
+                    self.secret_key._native, ciphertext._native)
                 return slots.view(np.int64)  # slots below t: the same bits
             return np.stack([self.decrypt(item, scaling) for item in ciphertext])
         return self.decode(self.decrypt_plaintext(ciphertext, scaling))

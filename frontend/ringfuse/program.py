@@ -267,8 +267,10 @@ class Program:
             )
         return next(iter(sizes.values()))
 
-    def _batch_inputs(self, parameter: TracedParameter, value: Any, instances: int) -> list[list[Any]]:
-        """Per instance, the runtime inputs of one parameter's argument."""
+    def _batch_inputs(self, parameter: TracedParameter, value: Any, instances: int) -> list[Any]:
+        """The runtime's batch arguments of one parameter's argument, one per
+        runtime input: a native CiphertextBatch, or a list of plaintexts (one
+        for all instances, or one per instance)."""
         kind = parameter.kind
         where = f"argument {parameter.name!r} of {self.name} ({annotation_text(kind)})"
         if isinstance(value, CiphertextBatch):
@@ -278,38 +280,45 @@ class Program:
                     "value per instance"
                 )
             self._check_params(value, where)
-            return [[self._native_input(parameter.name, kind, item)] for item in value]
+            if value.on_gpu and self.device != "cuda":
+                raise TypeError(
+                    f"{where} is in GPU memory, but program {self.name} runs on the CPU: "
+                    "pass value.to_host()"
+                )
+            return [value._native]
         if kind == "plain" and isinstance(value, np.ndarray) and value.ndim == 2:
             if value.shape[0] != instances:
                 raise ValueError(
                     f"{where} takes one value for all {instances} instances or a 2-D array "
                     f"of one row per instance ({instances} rows), got {value.shape[0]} rows"
                 )
-            return [[self._native_input(parameter.name, kind, row)] for row in value]
-        shared = self._native_inputs(parameter, value)
-        return [shared] * instances
+            return [[self._native_input(parameter.name, kind, row) for row in value]]
+        arguments: list[Any] = []
+        for native in self._native_inputs(parameter, value):
+            if isinstance(native, runtime().Plaintext):
+                arguments.append([native])
+                continue
+            # One ciphertext for every instance.
+            if isinstance(native, runtime().DeviceCiphertext):
+                native = runtime().download_ciphertext(native)
+            arguments.append(runtime().CiphertextBatch.from_ciphertexts([native] * instances))
+        return arguments
 
     def _run_batch(
         self, bound: list[Any], instances: int, progress: bool
     ) -> CiphertextBatch | tuple[CiphertextBatch, ...]:
-        per_instance: list[list[Any]] = [[] for _ in range(instances)]
+        arguments: list[Any] = []
         for parameter, value in zip(self.parameters, bound):
-            for inputs, native in zip(
-                per_instance, self._batch_inputs(parameter, value, instances)
-            ):
-                inputs.extend(native)
+            arguments.extend(self._batch_inputs(parameter, value, instances))
         relin, galois = self._bound_keys()
         with _progress_bar(progress, instances, self.name) as bar:
             def report(finished: int) -> None:
                 bar.update(finished - bar.n)
 
             results = self._native.run_batch(
-                per_instance, relin, galois, 0, report if progress else None
+                arguments, relin, galois, 0, report if progress else None
             )
-        batches = tuple(
-            CiphertextBatch(self.params, [Ciphertext(self.params, outputs[j]) for outputs in results])
-            for j in range(self.num_outputs)
-        )
+        batches = tuple(CiphertextBatch(self.params, native) for native in results)
         return batches[0] if len(batches) == 1 else batches
 
     def run_on_gpu(

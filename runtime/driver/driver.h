@@ -67,11 +67,12 @@ public:
   /// Whether runBatch runs many instances in each launch (else a batch is
   /// the program's replicas running side by side: Program::runBatch).
   virtual bool runsInstances() const { return false; }
-  /// Instances' inputs in, the schedule over them, their outputs out, in
-  /// order; each finished instance is reported to `progress` (may be empty).
-  /// The inputs and keys were checked.
-  virtual std::vector<std::vector<Ciphertext>>
-  runBatch(const std::vector<std::vector<ProgramInput>> &,
+  /// `count` instances' inputs in, the schedule over them, their outputs
+  /// out into a batch per output in `placement`; finished instances are
+  /// reported to `progress` (may be empty). The arguments (prepared
+  /// plaintexts in place) and keys were checked.
+  virtual std::vector<CiphertextBatch>
+  runBatch(const std::vector<BatchArgument> &, size_t, Placement,
            const BatchProgress &) {
     throw Error("this driver runs a batch's instances one by one");
   }

@@ -6,7 +6,10 @@
 //===----------------------------------------------------------------------===//
 #include "driver.h"
 
+#include "ringfuse/runtime/ciphertext_batch.h"
 #include "ringfuse/runtime/error.h"
+
+#include <cstring>
 
 namespace ringfuse::runtime {
 
@@ -39,6 +42,22 @@ DeviceCiphertext uploadCiphertext(const Ciphertext &) {
 Ciphertext downloadCiphertext(const DeviceCiphertext &) {
   builtWithoutCuda("no ciphertexts in GPU memory");
 }
+
+namespace detail {
+std::shared_ptr<uint64_t> allocateBatchWords(size_t words,
+                                             Placement placement) {
+  if (placement == Placement::Device)
+    builtWithoutCuda("no batches in GPU memory");
+  return plainBatchWords(words);
+}
+
+void copyBatchWords(uint64_t *to, Placement toPlacement, const uint64_t *from,
+                    Placement fromPlacement, size_t words) {
+  if (toPlacement == Placement::Device || fromPlacement == Placement::Device)
+    builtWithoutCuda("no batches in GPU memory");
+  std::memcpy(to, from, words * sizeof(uint64_t));
+}
+} // namespace detail
 
 double hostLinkBytesPerSecond(size_t, bool, int) {
   builtWithoutCuda("no host link to measure");

@@ -50,23 +50,24 @@ DriverInputs::DriverInputs(RfRuntime &s,
   }
 }
 
-PreparedBatch::PreparedBatch(
-    const RfRuntime &s, const std::vector<std::vector<ProgramInput>> &instances)
-    : inputs_(instances) {
-  for (std::vector<ProgramInput> &inputs : inputs_)
-    for (size_t v = 0; v < inputs.size(); ++v) {
-      const ValueLayout &layout = s.inputs[v];
-      if (!layout.prepared)
-        continue;
-      const Plaintext *given = std::get<const Plaintext *>(inputs[v]);
+PreparedBatch::PreparedBatch(const RfRuntime &s,
+                             const std::vector<BatchArgument> &arguments)
+    : arguments_(arguments) {
+  for (size_t v = 0; v < arguments_.size(); ++v) {
+    const ValueLayout &layout = s.inputs[v];
+    if (!layout.prepared)
+      continue;
+    for (const Plaintext *&given :
+         std::get<std::vector<const Plaintext *>>(arguments_[v])) {
       const Plaintext *&prepared = byInput_[{given, v}];
       if (!prepared) {
         prepared_.push_back(
             Plaintext{given->context, preparePlaintext(s, layout, *given)});
         prepared = &prepared_.back();
       }
-      inputs[v] = prepared;
+      given = prepared;
     }
+  }
 }
 
 } // namespace ringfuse::runtime::detail

@@ -34,20 +34,18 @@ private:
   std::vector<ProgramInput> inputs_;
 };
 
-/// DriverInputs of a batch's instances: a plaintext that several instances
-/// share (one object) is prepared once.
+/// DriverInputs of a batch's arguments: each plaintext given is prepared
+/// once, however many instances share it.
 class PreparedBatch {
 public:
   PreparedBatch(const RfRuntime &s,
-                const std::vector<std::vector<ProgramInput>> &instances);
-  const std::vector<std::vector<ProgramInput>> &inputs() const {
-    return inputs_;
-  }
+                const std::vector<BatchArgument> &arguments);
+  const std::vector<BatchArgument> &arguments() const { return arguments_; }
 
 private:
   std::deque<Plaintext> prepared_;
   std::map<std::pair<const Plaintext *, size_t>, const Plaintext *> byInput_;
-  std::vector<std::vector<ProgramInput>> inputs_;
+  std::vector<BatchArgument> arguments_;
 };
 
 /// The words of `plaintext` (N coefficients mod t) prepared as `layout` says.

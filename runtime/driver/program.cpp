@@ -150,32 +150,33 @@ std::vector<Ciphertext> Program::run(const std::vector<ProgramInput> &inputs,
   return runChecked(*state_, inputs);
 }
 
-std::vector<std::vector<Ciphertext>>
-Program::runBatch(const std::vector<std::vector<ProgramInput>> &instances,
+std::vector<CiphertextBatch>
+Program::runBatch(const std::vector<BatchArgument> &arguments,
                   const RelinKey *relin, const GaloisKeys *galois,
                   size_t threads, const BatchProgress &progress) {
   std::lock_guard<std::mutex> lock(state_->mutex);
   RfRuntime &s = *state_;
   bindKeys(s, relin, galois);
-  if (instances.empty())
-    return {};
-  // All of them before any runs, on all cores: a bad instance costs no work.
+  const size_t count = checkBatchArguments(s, arguments);
   if (!s.keyElements.empty() && !s.boundKeys.front())
     bindKeys(s, nullptr, nullptr); // never bound: throws the missing key
-  const size_t cores = workersFor(instances.size(), 0);
-  parallelFor(instances.size(), cores, "instance",
-              [&](size_t, size_t i) { checkInputs(s, instances[i]); });
+  const Placement placement =
+      std::any_of(arguments.begin(), arguments.end(),
+                  [](const BatchArgument &argument) {
+                    const auto *batch =
+                        std::get_if<const CiphertextBatch *>(&argument);
+                    return batch && (*batch)->placement() == Placement::Device;
+                  })
+          ? Placement::Device
+          : Placement::Host;
   if (s.driver->runsInstances()) {
     s.driver->placeKeys(/*force=*/false);
-    PreparedBatch prepared(s, instances);
-    std::vector<std::vector<Ciphertext>> outputs =
-        s.driver->runBatch(prepared.inputs(), progress);
-    parallelFor(outputs.size(), cores, "instance",
-                [&](size_t, size_t i) { checkOutputs(s, outputs[i]); });
-    return outputs;
+    PreparedBatch prepared(s, arguments);
+    // The driver checks the outputs where they are (on the GPU).
+    return s.driver->runBatch(prepared.arguments(), count, placement, progress);
   }
   const size_t workers = workersFor(
-      instances.size(),
+      count,
       threads == 0 && s.device == Device::Cuda ? kCudaBatchWorkers : threads);
   if (s.replicas.size() < workers - 1)
     s.replicas.resize(workers - 1);
@@ -199,22 +200,51 @@ Program::runBatch(const std::vector<std::vector<ProgramInput>> &instances,
     replica->boundKeys = s.boundKeys; // checked by bindKeys above
     return *replica;
   };
-  std::vector<std::vector<Ciphertext>> outputs(instances.size());
+  std::vector<CiphertextBatch> outputs;
+  for (const ValueLayout &layout : s.outputs)
+    outputs.push_back(CiphertextBatch::allocate(s.context, layout.components,
+                                                count, Placement::Host));
   std::mutex reporting;
   size_t finished = 0;
-  const size_t every = std::max<size_t>(1, instances.size() / 8);
-  parallelFor(instances.size(), workers, "instance", [&](size_t w, size_t i) {
-    outputs[i] = runPlaced(stateOf(w), instances[i]);
+  const size_t every = std::max<size_t>(1, count / 8);
+  parallelFor(count, workers, "instance", [&](size_t w, size_t i) {
+    // Instance i's inputs: its ciphertexts copied out of host batches (or
+    // seen in place in GPU memory), its plaintexts.
+    std::vector<Ciphertext> copies;
+    std::vector<DeviceCiphertext> onDevice;
+    copies.reserve(arguments.size());
+    onDevice.reserve(arguments.size());
+    std::vector<ProgramInput> inputs;
+    for (const BatchArgument &argument : arguments) {
+      if (const auto *plaintexts =
+              std::get_if<std::vector<const Plaintext *>>(&argument)) {
+        inputs.push_back((*plaintexts)[plaintexts->size() == 1 ? 0 : i]);
+      } else if (const CiphertextBatch &batch =
+                     *std::get<const CiphertextBatch *>(argument);
+                 batch.placement() == Placement::Device) {
+        const uint64_t *words = batch.words() + i * batch.instanceWords();
+        onDevice.push_back(DeviceCiphertext{
+            batch.context(), batch.components(),
+            std::shared_ptr<uint64_t>(batch.sharedWords(),
+                                      const_cast<uint64_t *>(words))});
+        inputs.push_back(&onDevice.back());
+      } else {
+        copies.push_back(batch.ciphertext(i));
+        inputs.push_back(&copies.back());
+      }
+    }
+    std::vector<Ciphertext> results = runPlaced(stateOf(w), inputs);
+    for (size_t v = 0; v < results.size(); ++v)
+      std::copy(results[v].data.begin(), results[v].data.end(),
+                outputs[v].mutableWords() + i * outputs[v].instanceWords());
     if (!progress)
       return;
     std::lock_guard<std::mutex> lock(reporting);
-    if (++finished % every == 0 || finished == instances.size())
+    if (++finished % every == 0 || finished == count)
       progress(finished);
   });
-  // A replica's outputs carry its own context, an equal parameter set.
-  for (std::vector<Ciphertext> &instance : outputs)
-    for (Ciphertext &output : instance)
-      output.context = s.context;
+  for (CiphertextBatch &output : outputs)
+    output = output.to(placement);
   return outputs;
 }
 

@@ -66,6 +66,26 @@ void checkCiphertextShape(const RfRuntime &s, const std::string &what,
                 (size > expected ? " (relinearize it first)" : ""));
 }
 
+/// A plaintext input: the program's parameters, N coefficients below t.
+void checkPlaintext(const RfRuntime &s, const std::string &what,
+                    const Plaintext *plaintext) {
+  const Context &c = *s.context;
+  if (!plaintext)
+    throw Error(what + " is a null pointer");
+  if (!plaintext->context ||
+      plaintext->context->fingerprint() != c.fingerprint())
+    throw Error(what + " belongs to another parameter set than the program (" +
+                c.describe() + ")");
+  if (plaintext->coefficients.size() != s.n)
+    throw Error(what + " has " +
+                std::to_string(plaintext->coefficients.size()) +
+                " coefficients, expected N = " + std::to_string(s.n));
+  for (uint64_t m : plaintext->coefficients)
+    if (m >= c.plaintextModulus())
+      throw Error(what + " has coefficient " + std::to_string(m) +
+                  ", not below t = " + std::to_string(c.plaintextModulus()));
+}
+
 } // namespace
 
 void bindKeys(RfRuntime &s, const RelinKey *relin, const GaloisKeys *galois) {
@@ -106,7 +126,6 @@ void bindKeys(RfRuntime &s, const RelinKey *relin, const GaloisKeys *galois) {
 }
 
 void checkInputs(const RfRuntime &s, const std::vector<ProgramInput> &inputs) {
-  const Context &c = *s.context;
   if (inputs.size() != s.inputs.size())
     throw Error(programLabel(s) + " takes " + std::to_string(s.inputs.size()) +
                 " inputs " + describeInputs(s) + ", got " +
@@ -120,23 +139,7 @@ void checkInputs(const RfRuntime &s, const std::vector<ProgramInput> &inputs) {
                   (layout.plaintext ? "plaintext" : "ciphertext") + ", got a " +
                   (layout.plaintext ? "ciphertext" : "plaintext"));
     if (layout.plaintext) {
-      const Plaintext *plaintext = std::get<const Plaintext *>(inputs[v]);
-      if (!plaintext)
-        throw Error(what + " is a null pointer");
-      if (!plaintext->context ||
-          plaintext->context->fingerprint() != c.fingerprint())
-        throw Error(what +
-                    " belongs to another parameter set than the program (" +
-                    c.describe() + ")");
-      if (plaintext->coefficients.size() != s.n)
-        throw Error(what + " has " +
-                    std::to_string(plaintext->coefficients.size()) +
-                    " coefficients, expected N = " + std::to_string(s.n));
-      for (uint64_t m : plaintext->coefficients)
-        if (m >= c.plaintextModulus())
-          throw Error(
-              what + " has coefficient " + std::to_string(m) +
-              ", not below t = " + std::to_string(c.plaintextModulus()));
+      checkPlaintext(s, what, std::get<const Plaintext *>(inputs[v]));
     } else if (std::holds_alternative<const DeviceCiphertext *>(inputs[v])) {
       const DeviceCiphertext *ciphertext =
           std::get<const DeviceCiphertext *>(inputs[v]);
@@ -162,7 +165,6 @@ void checkInputs(const RfRuntime &s, const std::vector<ProgramInput> &inputs) {
   }
 }
 
-
 /// A residue out of range would decrypt to garbage far from here.
 void checkOutputs(const RfRuntime &s, const std::vector<Ciphertext> &outputs) {
   const Context &c = *s.context;
@@ -180,6 +182,70 @@ void checkOutputs(const RfRuntime &s, const std::vector<Ciphertext> &outputs) {
                         ", which is not below its prime " +
                         std::to_string(c.q().values()[i]));
     }
+}
+
+size_t checkBatchArguments(const RfRuntime &s,
+                           const std::vector<BatchArgument> &arguments) {
+  if (arguments.size() != s.inputs.size())
+    throw Error(programLabel(s) + " takes " + std::to_string(s.inputs.size()) +
+                " inputs " + describeInputs(s) + ", got " +
+                std::to_string(arguments.size()));
+  // The instances: what the batches hold, else the plaintexts given.
+  size_t count = 0;
+  for (const BatchArgument &argument : arguments)
+    if (const auto *batch = std::get_if<const CiphertextBatch *>(&argument);
+        batch && *batch)
+      count = std::max(count, (*batch)->count());
+  for (const BatchArgument &argument : arguments)
+    if (const auto *plaintexts =
+            std::get_if<std::vector<const Plaintext *>>(&argument);
+        plaintexts && count == 0)
+      count = std::max(count, plaintexts->size());
+  if (count == 0)
+    throw Error(programLabel(s) + ": a batch holds at least one instance");
+  for (size_t v = 0; v < arguments.size(); ++v) {
+    const ValueLayout &layout = s.inputs[v];
+    const std::string what =
+        "input " + std::to_string(v) + " of " + programLabel(s);
+    if (layout.plaintext !=
+        std::holds_alternative<std::vector<const Plaintext *>>(arguments[v]))
+      throw Error(what + " is a " +
+                  (layout.plaintext ? "plaintext" : "ciphertext batch") +
+                  ", got a " +
+                  (layout.plaintext ? "ciphertext batch" : "plaintext"));
+    if (layout.plaintext) {
+      const auto &plaintexts =
+          std::get<std::vector<const Plaintext *>>(arguments[v]);
+      if (plaintexts.size() != 1 && plaintexts.size() != count)
+        throw Error(what + " takes one plaintext for all " +
+                    std::to_string(count) +
+                    " instances or one per instance, "
+                    "got " +
+                    std::to_string(plaintexts.size()));
+      for (size_t i = 0; i < plaintexts.size(); ++i)
+        checkPlaintext(s,
+                       plaintexts.size() == 1
+                           ? what
+                           : what + " of instance " + std::to_string(i),
+                       plaintexts[i]);
+      continue;
+    }
+    const CiphertextBatch *batch =
+        std::get<const CiphertextBatch *>(arguments[v]);
+    if (!batch)
+      throw Error(what + " is a null pointer");
+    checkCiphertextShape(s, what, batch->context(), batch->components(),
+                         layout.components);
+    if (batch->count() != count)
+      throw Error(what + " holds " + std::to_string(batch->count()) +
+                  " ciphertexts; the batch's other inputs hold " +
+                  std::to_string(count) + " (one per instance)");
+    if (batch->placement() == Placement::Device &&
+        !s.driver->takesDeviceInputs())
+      throw Error(what + " is a batch in GPU memory; the CPU driver takes "
+                         "batches in host memory (copy it to the host first)");
+  }
+  return count;
 }
 
 /// What every run checks first: the inputs, and that the keys were bound.

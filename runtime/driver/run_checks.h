@@ -16,6 +16,12 @@ void bindKeys(RfRuntime &s, const RelinKey *relin, const GaloisKeys *galois);
 /// The inputs' count, kinds, parameter sets, shapes and plaintext ranges.
 void checkInputs(const RfRuntime &s, const std::vector<ProgramInput> &inputs);
 
+/// A batch's arguments (Program::runBatch) as checkInputs checks a run's,
+/// and that the batches hold one ciphertext per instance and plaintexts are
+/// one for all or one per instance; returns the count of instances.
+size_t checkBatchArguments(const RfRuntime &s,
+                           const std::vector<BatchArgument> &arguments);
+
 /// What every run checks first: the inputs, and that the keys were bound.
 void checkRun(RfRuntime &s, const std::vector<ProgramInput> &inputs);
 

@@ -1,10 +1,11 @@
 //===- program_batch_test.cpp - many instances of a program in one call ---===//
 //
 // Program::runBatch on the CPU driver: whatever the number of workers, each
-// instance's outputs are the words a single run() of its inputs gives, and a
-// bad instance is refused, by its index, before any instance runs.
+// instance's outputs are the words a single run() of its inputs gives, and
+// bad arguments are refused before any instance runs.
 //
 //===----------------------------------------------------------------------===//
+#include "batch_arguments.h"
 #include "handwritten_programs.h"
 #include "ringfuse/runtime/bfv.h"
 #include "ringfuse/runtime/error.h"
@@ -21,6 +22,7 @@
 
 namespace ringfuse::runtime {
 namespace {
+using testing::BatchArguments;
 using testing::errorOf;
 using testing::randomBelow;
 using testing::seededPrng;
@@ -114,19 +116,27 @@ protected:
   static void
   expectSingleRuns(Program &program,
                    const std::vector<std::vector<ProgramInput>> &instances,
-                   const std::vector<std::vector<Ciphertext>> &batch) {
-    ASSERT_EQ(batch.size(), instances.size());
+                   const std::vector<CiphertextBatch> &batch) {
     for (size_t i = 0; i < instances.size(); ++i) {
       std::vector<Ciphertext> single =
           program.run(instances[i], relin_, galois_);
-      ASSERT_EQ(batch[i].size(), single.size()) << "instance " << i;
+      ASSERT_EQ(batch.size(), single.size()) << "instance " << i;
       for (size_t v = 0; v < single.size(); ++v) {
-        EXPECT_EQ(batch[i][v].size, single[v].size);
-        EXPECT_TRUE(batch[i][v].data == single[v].data)
+        ASSERT_EQ(batch[v].count(), instances.size());
+        EXPECT_EQ(batch[v].components(), single[v].size);
+        EXPECT_TRUE(batch[v].ciphertext(i).data == single[v].data)
             << "instance " << i << " output " << v;
-        EXPECT_EQ(batch[i][v].context, program.context());
+        EXPECT_EQ(batch[v].context(), program.context());
       }
     }
+  }
+
+  /// runBatch of instances given one by one.
+  static std::vector<CiphertextBatch> runInstances(
+      Program &program, const std::vector<std::vector<ProgramInput>> &instances,
+      const RelinKey *relin, const GaloisKeys *galois, size_t threads) {
+    return program.runBatch(BatchArguments(instances).get(), relin, galois,
+                            threads);
   }
 
   static inline ContextPtr context_;
@@ -139,12 +149,14 @@ TEST_F(ProgramBatchTest, NineInstancesOnFourThreadsAreNineSingleRuns) {
   Program program = Program::fromFunctions(multiplyManifest, multiplyRun<Host>);
   const std::vector<Ciphertext> ciphertexts = pairsOfCiphertexts(9);
   const auto instances = pairInstances(ciphertexts);
-  const auto batch = program.runBatch(instances, relin_, nullptr, 4);
+  const auto batch = runInstances(program, instances, relin_, nullptr, 4);
   expectSingleRuns(program, instances, batch);
+  EXPECT_EQ(batch[0].placement(), Placement::Host);
   // The replicas are kept: a second batch on them gives the same words.
-  const auto again = program.runBatch(instances, relin_, nullptr, 4);
+  const auto again = runInstances(program, instances, relin_, nullptr, 4);
   for (size_t i = 0; i < instances.size(); ++i)
-    EXPECT_TRUE(again[i][0].data == batch[i][0].data) << "instance " << i;
+    EXPECT_TRUE(again[0].ciphertext(i).data == batch[0].ciphertext(i).data)
+        << "instance " << i;
 }
 
 TEST_F(ProgramBatchTest, AnyNumberOfThreadsGivesTheSameWords) {
@@ -155,10 +167,10 @@ TEST_F(ProgramBatchTest, AnyNumberOfThreadsGivesTheSameWords) {
   // thread; and fewer replicas than an earlier call made.
   for (size_t threads : {size_t(1), size_t(16), size_t(0), size_t(2)}) {
     SCOPED_TRACE("threads = " + std::to_string(threads));
-    expectSingleRuns(program, instances,
-                     program.runBatch(instances, relin_, nullptr, threads));
+    expectSingleRuns(
+        program, instances,
+        runInstances(program, instances, relin_, nullptr, threads));
   }
-  EXPECT_TRUE(program.runBatch({}, relin_, nullptr, 4).empty());
 }
 
 TEST_F(ProgramBatchTest, PlaintextInputsAndGaloisKeysReachEveryWorker) {
@@ -169,20 +181,28 @@ TEST_F(ProgramBatchTest, PlaintextInputsAndGaloisKeysReachEveryWorker) {
     ciphertexts.push_back(randomCiphertext(40 + i));
     plaintexts.push_back(randomPlaintext());
   }
-  std::vector<std::vector<ProgramInput>> plainInstances, rotateInstances;
+  std::vector<std::vector<ProgramInput>> plainInstances, sharedInstances,
+      rotateInstances;
   for (size_t i = 0; i < 5; ++i) {
     plainInstances.push_back({&ciphertexts[i], &plaintexts[i]});
+    sharedInstances.push_back({&ciphertexts[i], &plaintexts[0]});
     rotateInstances.push_back({&ciphertexts[i]});
   }
   expectSingleRuns(plain, plainInstances,
-                   plain.runBatch(plainInstances, nullptr, nullptr, 3));
+                   runInstances(plain, plainInstances, nullptr, nullptr, 3));
+  // One plaintext for every instance.
+  BatchArguments shared(sharedInstances);
+  shared.edit()[1] = std::vector<const Plaintext *>{&plaintexts[0]};
+  expectSingleRuns(plain, sharedInstances,
+                   plain.runBatch(shared.get(), nullptr, nullptr, 3));
 
   Program rotate = Program::fromFunctions(rotateManifest, rotateRun<Host, 3>);
   expectSingleRuns(rotate, rotateInstances,
-                   rotate.runBatch(rotateInstances, nullptr, galois_, 3));
-  EXPECT_MESSAGE(
-      errorOf([&] { rotate.runBatch(rotateInstances, nullptr, nullptr, 3); }),
-      "rotates with Galois element 3");
+                   runInstances(rotate, rotateInstances, nullptr, galois_, 3));
+  EXPECT_MESSAGE(errorOf([&] {
+                   runInstances(rotate, rotateInstances, nullptr, nullptr, 3);
+                 }),
+                 "rotates with Galois element 3");
 }
 
 TEST_F(ProgramBatchTest, WorkersRunSideBySideOnStatesOfTheirOwn) {
@@ -193,38 +213,66 @@ TEST_F(ProgramBatchTest, WorkersRunSideBySideOnStatesOfTheirOwn) {
   const std::vector<std::vector<ProgramInput>> instances = {{&x, &plaintext},
                                                             {&y, &plaintext}};
   const auto start = std::chrono::steady_clock::now();
-  const auto batch = meeting.runBatch(instances, nullptr, nullptr, 2);
+  const auto batch = runInstances(meeting, instances, nullptr, nullptr, 2);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
   EXPECT_EQ(gStatesMet.size(), 2u);
   expectSingleRuns(meeting, instances, batch); // the two met: no wait now
 }
 
-TEST_F(ProgramBatchTest, ABadInstanceIsRefusedByItsIndexBeforeAnyRuns) {
+TEST_F(ProgramBatchTest, BadArgumentsAreRefusedBeforeAnyRuns) {
   Program program =
       Program::fromFunctions(multiplyManifest, countedMultiplyRun);
   const std::vector<Ciphertext> ciphertexts = pairsOfCiphertexts(6);
-  auto instances = pairInstances(ciphertexts);
+  const auto instances = pairInstances(ciphertexts);
   const Ciphertext product = multiplyHps(ciphertexts[0], ciphertexts[1]);
   const Plaintext plaintext = randomPlaintext();
+  const CiphertextBatch products = CiphertextBatch::fromCiphertexts(
+      std::vector<const Ciphertext *>(6, &product));
+  const CiphertextBatch five = CiphertextBatch::fromCiphertexts(
+      std::vector<const Ciphertext *>(5, &ciphertexts[0]));
 
   gScheduleRuns = 0;
-  auto withInstance = [&](size_t index, std::vector<ProgramInput> inputs) {
-    auto edited = instances;
-    edited[index] = std::move(inputs);
-    return errorOf([&] { program.runBatch(edited, relin_, nullptr, 4); });
+  auto withInput = [&](size_t input, BatchArgument argument) {
+    BatchArguments edited(instances);
+    edited.edit()[input] = std::move(argument);
+    return errorOf([&] { program.runBatch(edited.get(), relin_, nullptr, 4); });
   };
-  EXPECT_MESSAGE(withInstance(3, {&ciphertexts[0], &product}),
-                 "instance 3: input 1 of program 'multiply' has 3 components; "
-                 "the program expects 2");
-  EXPECT_MESSAGE(withInstance(5, {&ciphertexts[0], &plaintext}),
-                 "instance 5: input 1 of program 'multiply' is a ciphertext, "
-                 "got a plaintext");
-  EXPECT_MESSAGE(withInstance(0, {&ciphertexts[0]}),
-                 "instance 0: program 'multiply' takes 2 inputs");
+  EXPECT_MESSAGE(withInput(1, &products),
+                 "input 1 of program 'multiply' has 3 components; the program "
+                 "expects 2");
+  EXPECT_MESSAGE(withInput(1, std::vector<const Plaintext *>{&plaintext}),
+                 "input 1 of program 'multiply' is a ciphertext batch, got a "
+                 "plaintext");
+  EXPECT_MESSAGE(withInput(0, &five),
+                 "input 0 of program 'multiply' holds 5 ciphertexts; the "
+                 "batch's other inputs hold 6");
+  EXPECT_MESSAGE(errorOf([&] {
+                   program.runBatch({BatchArguments(instances).get()[0]},
+                                    relin_, nullptr, 4);
+                 }),
+                 "program 'multiply' takes 2 inputs");
   EXPECT_EQ(gScheduleRuns.load(), 0);
 
-  program.runBatch(instances, relin_, nullptr, 4);
+  runInstances(program, instances, relin_, nullptr, 4);
   EXPECT_EQ(gScheduleRuns.load(), 6);
+
+  Program plain = Program::fromFunctions(plainManifest, plainRun<Host>);
+  const CiphertextBatch three = CiphertextBatch::fromCiphertexts(
+      std::vector<const Ciphertext *>(3, &ciphertexts[0]));
+  EXPECT_MESSAGE(
+      errorOf([&] {
+        plain.runBatch({&three, std::vector<const Plaintext *>(2, &plaintext)},
+                       nullptr, nullptr, 1);
+      }),
+      "input 1 of program 'plain' takes one plaintext for all 3 instances or "
+      "one per instance, got 2");
+  EXPECT_MESSAGE(errorOf([&] { CiphertextBatch::fromCiphertexts({}); }),
+                 "a batch holds at least one ciphertext, got none");
+  EXPECT_MESSAGE(
+      errorOf([&] {
+        CiphertextBatch::fromCiphertexts({&ciphertexts[0], &product});
+      }),
+      "ciphertext 1 has 3");
 }
 
 TEST_F(ProgramBatchTest, AFailureInAWorkerIsThrownNamingItsInstance) {
@@ -239,14 +287,32 @@ TEST_F(ProgramBatchTest, AFailureInAWorkerIsThrownNamingItsInstance) {
   for (const Ciphertext &ciphertext : ciphertexts)
     instances.push_back({&ciphertext, &plaintext});
   for (size_t threads : {size_t(1), size_t(4)})
-    EXPECT_MESSAGE(
-        errorOf([&] { plain.runBatch(instances, nullptr, nullptr, threads); }),
-        "instance 6: program 'plain' failed in kernel buffer: "
-        "buffer 99 is out of range");
+    EXPECT_MESSAGE(errorOf([&] {
+                     runInstances(plain, instances, nullptr, nullptr, threads);
+                   }),
+                   "instance 6: program 'plain' failed in kernel buffer: "
+                   "buffer 99 is out of range");
   // The program and its replicas stay usable.
   instances.erase(instances.begin() + 6);
   expectSingleRuns(plain, instances,
-                   plain.runBatch(instances, nullptr, nullptr, 4));
+                   runInstances(plain, instances, nullptr, nullptr, 4));
+}
+
+TEST_F(ProgramBatchTest, ABatchCopiesOutItsCiphertextsAndSlices) {
+  const std::vector<Ciphertext> ciphertexts = pairsOfCiphertexts(2);
+  std::vector<const Ciphertext *> pointers;
+  for (const Ciphertext &c : ciphertexts)
+    pointers.push_back(&c);
+  const CiphertextBatch batch = CiphertextBatch::fromCiphertexts(pointers);
+  ASSERT_EQ(batch.count(), 4u);
+  for (size_t k = 0; k < 4; ++k)
+    EXPECT_TRUE(batch.ciphertext(k).data == ciphertexts[k].data);
+  const CiphertextBatch middle = batch.slice(1, 2, Placement::Host);
+  EXPECT_TRUE(middle.ciphertext(1).data == ciphertexts[2].data);
+  EXPECT_MESSAGE(errorOf([&] { batch.slice(3, 2, Placement::Host); }),
+                 "instances [3, 5) of a batch of 4");
+  EXPECT_MESSAGE(errorOf([&] { batch.ciphertext(4); }),
+                 "instance 4 of a batch of 4");
 }
 
 } // namespace

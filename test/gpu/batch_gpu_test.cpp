@@ -5,7 +5,8 @@
 // last). Every hand-written program's batch must give each instance the
 // CPU driver's words for that instance: in one chunk, in many chunks (two
 // regions taking turns, a graph per chunk size), and in a batch ten times
-// larger than the device's free memory.
+// larger than the device's free memory; from batches in pinned host memory
+// and in GPU memory.
 //
 // Compiled by nvcc (CUDA source despite the .cpp name: see CMakeLists.txt).
 // Every test skips where no CUDA device is visible.
@@ -15,16 +16,19 @@
 #include "ringfuse/runtime/error.h"
 #include "ringfuse/runtime/program.h"
 
+#include "batch_arguments.h"
 #include "device_steps.h"
 #include "handwritten_programs.h"
 #include "test_support.h"
 
+#include <algorithm>
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 namespace ringfuse::runtime {
 namespace {
 using namespace handwritten;
+using testing::BatchArguments;
 using testing::errorOf;
 using testing::randomBelow;
 using testing::seededPrng;
@@ -63,6 +67,13 @@ const HandwrittenProgram kPrograms[] = {
     {"gathered scale-and-round", gatherManifest, gatherRun<Host>,
      gatherRun<Gpu>, false, false, false, false},
 };
+
+/// The plain program with the first word of its output 1 set to Q's first
+/// prime, in every instance: a residue out of range.
+void plainRunUnreduced(RfRuntime *rt, const RfKernels *k) {
+  plainRun<Gpu>(rt, k);
+  Gpu::fill(rt, k, k->buffer(rt, 6), 1, kQ[0]);
+}
 
 class GpuBatchTest : public ::testing::Test {
 protected:
@@ -121,7 +132,8 @@ protected:
   /// pool entry). Returns the instances finished, as progress reported them.
   static std::vector<size_t>
   expectBatchMatchesCpu(const HandwrittenProgram &program, Program &gpu,
-                        size_t instances) {
+                        size_t instances,
+                        Placement placement = Placement::Host) {
     Program cpu =
         Program::fromFunctions(program.manifest, program.cpuRun, Device::Cpu);
     const RelinKey *relin = program.relin ? relin_ : nullptr;
@@ -133,18 +145,24 @@ protected:
     for (size_t i = 0; i < instances; ++i)
       batch.push_back(inputsOf(program, i));
     std::vector<size_t> reported;
-    std::vector<std::vector<Ciphertext>> outputs =
-        gpu.runBatch(batch, relin, galois, 0,
+    std::vector<CiphertextBatch> outputs =
+        gpu.runBatch(BatchArguments(batch, placement).get(), relin, galois, 0,
                      [&](size_t finished) { reported.push_back(finished); });
-    EXPECT_EQ(outputs.size(), instances) << program.name;
+    EXPECT_EQ(outputs.size(), expected.at(0).size()) << program.name;
     size_t wrong = 0, firstWrong = 0;
-    for (size_t i = 0; i < outputs.size(); ++i) {
-      const std::vector<Ciphertext> &want = expected[i % kPool];
-      bool same = outputs[i].size() == want.size();
-      for (size_t v = 0; same && v < want.size(); ++v)
-        same = outputs[i][v].data == want[v].data;
-      if (!same && wrong++ == 0)
-        firstWrong = i;
+    for (size_t v = 0; v < outputs.size(); ++v) {
+      EXPECT_EQ(outputs[v].placement(), placement) << program.name;
+      EXPECT_EQ(outputs[v].count(), instances) << program.name;
+      const CiphertextBatch host = outputs[v].to(Placement::Host);
+      const size_t words = host.instanceWords();
+      for (size_t i = 0; i < instances; ++i) {
+        const std::vector<uint64_t> &want = expected[i % kPool][v].data;
+        const bool same =
+            want.size() == words &&
+            std::equal(want.begin(), want.end(), host.words() + i * words);
+        if (!same && wrong++ == 0)
+          firstWrong = i;
+      }
     }
     EXPECT_EQ(wrong, 0u) << program.name << ": " << wrong << " of " << instances
                          << " instances differ from the CPU "
@@ -172,6 +190,8 @@ TEST_F(GpuBatchTest, EveryHandwrittenProgramsBatchMatchesTheCpuDriver) {
       std::vector<size_t> reported = expectBatchMatchesCpu(program, gpu, 9);
       EXPECT_EQ(reported, std::vector<size_t>{9}) << program.name;
     }
+    // Batches in GPU memory, and outputs left there.
+    expectBatchMatchesCpu(program, gpu, 9, Placement::Device);
   }
 }
 
@@ -183,6 +203,8 @@ TEST_F(GpuBatchTest, ABatchOfManyChunksMatchesTheCpuDriver) {
       Program::fromFunctions(program.manifest, program.gpuRun, Device::Cuda);
   gpu.run(inputsOf(program, 0), relin_, nullptr);
   std::vector<size_t> reported = expectBatchMatchesCpu(program, gpu, 600);
+  EXPECT_EQ(reported, (std::vector<size_t>{256, 512, 600}));
+  reported = expectBatchMatchesCpu(program, gpu, 600, Placement::Device);
   EXPECT_EQ(reported, (std::vector<size_t>{256, 512, 600}));
   // Singles after the batch still use the program's own buffers.
   Program cpu = Program::fromFunctions(program.manifest, program.cpuRun);
@@ -216,6 +238,23 @@ TEST_F(GpuBatchTest, ABatchTenTimesTheFreeDeviceMemoryCompletes) {
   ASSERT_FALSE(reported.empty());
   EXPECT_GT(reported.size(), 10u) << "chunks of a batch of " << instances;
   EXPECT_EQ(reported.back(), instances);
+}
+
+TEST_F(GpuBatchTest, AnOutputWordOutOfRangeIsFoundOnTheGpu) {
+  const HandwrittenProgram &program = kPrograms[6]; // plaintext products
+  Program gpu =
+      Program::fromFunctions(program.manifest, plainRunUnreduced, Device::Cuda);
+  std::vector<std::vector<ProgramInput>> batch;
+  for (size_t i = 0; i < 5; ++i)
+    batch.push_back(inputsOf(program, i));
+  // Batches from host memory and from GPU memory.
+  for (Placement placement : {Placement::Host, Placement::Device})
+    EXPECT_MESSAGE(errorOf([&] {
+                     gpu.runBatch(BatchArguments(batch, placement).get(),
+                                  nullptr, nullptr);
+                   }),
+                   "program 'plain': output 1 component 0 limb 0 of instance "
+                   "0 holds a word that is not below its prime");
 }
 
 TEST_F(GpuBatchTest, TimedChunksReplayTheirGraph) {

@@ -157,6 +157,13 @@ def test_gpu_batches_encrypt_and_decrypt_as_single_calls(params: rf.Params, symm
             gpu.encrypt(np.zeros((2, params.poly_modulus_degree + 1), dtype=np.int64))
         with pytest.raises(ValueError, match="plaintext modulus"):
             gpu.encrypt(np.full((2, 4), params.plaintext_modulus))
+        bad = rows.copy()
+        bad[-1, 5] = -1  # the runtime finds it while staging the last row
+        with pytest.raises(ValueError, match="found -1"):
+            gpu.encrypt(bad, symmetric=symmetric)
+        # A refused batch draws nothing: the key sets stay in step.
+        np.testing.assert_array_equal(gpu.encrypt(after, symmetric=symmetric).residues(),
+                                      cpu.encrypt(after, symmetric=symmetric).residues())
 
 
 def test_gpu_encryption_of_a_cpu_plaintext_under_cpu_keys(

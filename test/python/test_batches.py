@@ -141,8 +141,17 @@ def test_a_batch_is_a_sequence_that_saves_and_loads(cache_dir: Path, tmp_path: P
     program, keys = program_and_keys(cache_dir)
     items = [keys.encrypt([k]) for k in range(4)]
     batch = rf.CiphertextBatch.from_ciphertexts(items)
-    assert batch[2] is items[2] and list(batch) == items
-    assert len(batch[1:3]) == 2 and batch[1:3][0] is items[1]
+    def same(a: rf.Ciphertext, b: rf.Ciphertext) -> bool:
+        return bool(np.array_equal(a.residues(), b.residues()))
+
+    assert same(batch[2], items[2]) and same(batch[-1], items[3])
+    assert all(same(a, b) for a, b in zip(batch, items, strict=True))
+    assert len(batch[1:3]) == 2 and same(batch[1:3][0], items[1])
+    assert same(batch[::2][1], items[2]) and batch.size == 2 and not batch.on_gpu
+    with pytest.raises(IndexError, match="instance 4 of a batch of 4"):
+        batch[4]
+    with pytest.raises(ValueError, match="picks none"):
+        batch[3:1]
     path = tmp_path / "queries.rfbatch"
     batch.save(path)
     loaded = rf.CiphertextBatch.load(path, program.params)

@@ -2,11 +2,14 @@
 //
 // A batch runs in chunks; every kernel of a chunk computes all its instances
 // in one launch (cuda::Instances, grid z), their buffers side by side in a
-// Region. Two regions take turns: while one region's chunk computes, the
-// host stages the next chunk's inputs into the other's pinned memory and its
-// copies run on the other's stream, so a batch streamed from the host runs
-// at the rate of the slower of the kernels and the host link. The kernels of
-// a chunk replay a graph captured for its region and size.
+// Region. A chunk's ciphertexts are copied straight between its batches'
+// memory (pinned host memory, or GPU memory) and the region, one 2-D copy a
+// component: no staging, no object an instance. Three regions take turns,
+// each with its own stream: while one region's chunk computes, another's
+// inputs go in and a third's outputs come out, so a batch streamed from the
+// host runs at the rate of the slower of the kernels and the host link.
+// Each chunk's outputs are checked on the GPU (every word below its prime). The
+// kernels of a chunk replay a graph captured for its region and size.
 //
 //===----------------------------------------------------------------------===//
 #include "cuda_driver.h"
@@ -36,8 +39,45 @@ constexpr unsigned kMaxInstancesPerLaunch = 256;
 /// together: the rest stays for the caller's other work.
 constexpr size_t kFreeMemoryShare = 4;
 
-/// A region's pinned staging at most (inputs and outputs of its chunk).
+/// A region's pinned staging at most (the plaintexts of its chunk).
 constexpr size_t kMaxStagingBytes = size_t(512) << 20;
+
+/// Regions taking turns: while one chunk's inputs go in, another's kernels
+/// run and a third's outputs come out. With two, a region's next inputs
+/// waited for its outputs, and a batch streamed from the host ran at 0.59 of
+/// the slower of its kernels and the link (HMult at (13, 120, 60), H200).
+constexpr size_t kRegions = 3;
+
+/// No output word found unreduced (the check's initial code).
+constexpr uint64_t kAllReduced = ~uint64_t(0);
+
+/// A found word's code: the least one is reported. Instances below 2^32,
+/// outputs, components and limbs below 2^8 each (the kernel catalog's
+/// bounds keep them there).
+__device__ __host__ inline uint64_t unreducedCode(uint64_t instance,
+                                                  uint64_t output,
+                                                  uint64_t component,
+                                                  uint64_t limb) {
+  return instance << 24 | output << 16 | component << 8 | limb;
+}
+
+/// The words of one output component (|Q| limbs of n) of each instance
+/// blockIdx.z, `stride` words after the last: the least code of a word not
+/// below its limb's prime into *found.
+__global__ void findUnreducedKernel(const uint64_t *words, size_t stride,
+                                    const uint64_t *primes, size_t limbWords,
+                                    size_t total, unsigned output,
+                                    unsigned component,
+                                    unsigned long long *found) {
+  words += size_t(blockIdx.z) * stride;
+  for (size_t w = size_t(blockIdx.x) * blockDim.x + threadIdx.x; w < total;
+       w += size_t(gridDim.x) * blockDim.x) {
+    const size_t limb = w / limbWords;
+    if (words[w] >= primes[limb])
+      atomicMin(found, static_cast<unsigned long long>(
+                           unreducedCode(blockIdx.z, output, component, limb)));
+  }
+}
 
 } // namespace
 
@@ -76,8 +116,8 @@ bool CudaDriver::runsInstances() const {
                       [](const auto &plan) { return plan.limbCount > 0; });
 }
 
-/// Instances a chunk of a batch of `instances` takes: what two regions fit
-/// in a share of the free device memory (the regions this driver holds
+/// Instances a chunk of a batch of `instances` takes: what kRegions regions
+/// fit in a share of the free device memory (the regions this driver holds
 /// count as free), at most kMaxInstancesPerLaunch.
 unsigned CudaDriver::chunkCapacity(size_t instances) const {
   const size_t wanted = std::min<size_t>(instances, kMaxInstancesPerLaunch);
@@ -91,16 +131,17 @@ unsigned CudaDriver::chunkCapacity(size_t instances) const {
   if (!regions_.empty() && capacity >= wanted)
     return static_cast<unsigned>(wanted);
   const size_t free = cuda::availableDeviceBytes();
-  const size_t byMemory = (free + held) / kFreeMemoryShare / 2 / layout_.bytes;
+  const size_t share = (free + held) / kFreeMemoryShare / kRegions;
+  const size_t byMemory = share / layout_.bytes;
   if (byMemory == 0)
     throw OutOfDeviceMemory(
         "not enough GPU memory: one instance of the program needs " +
-        mebibytes(layout_.bytes) + " and a batch may take " +
-        mebibytes((free + held) / kFreeMemoryShare / 2) +
-        " (an eighth of the " + mebibytes(free + held) + " free)");
+        mebibytes(layout_.bytes) + " and a batch's region may take " +
+        mebibytes(share) + " (a twelfth of the " + mebibytes(free + held) +
+        " free)");
   const size_t byStaging =
       kMaxStagingBytes /
-      (std::max<size_t>(stagingWords_, 1) * sizeof(uint64_t));
+      (std::max<size_t>(batchStagingWords_, 1) * sizeof(uint64_t));
   return static_cast<unsigned>(
       std::max<size_t>(1, std::min({wanted, byMemory, byStaging})));
 }
@@ -113,7 +154,7 @@ CudaDriver::Region &CudaDriver::regionFor(size_t index, unsigned capacity) {
   std::unique_ptr<Region> &region = regions_[index];
   if (!region || region->capacity < capacity) {
     region.reset(); // its memory first, so that the new one may take it
-    region = std::make_unique<Region>(layout_, stagingWords_, capacity);
+    region = std::make_unique<Region>(layout_, batchStagingWords_, capacity);
     // Cleared, as the program's own buffers are at load, and waited for:
     // the chunks run on other streams (a plain cudaMemset would go to the
     // null stream, which does not order the driver's non-blocking ones).
@@ -125,41 +166,63 @@ CudaDriver::Region &CudaDriver::regionFor(size_t index, unsigned capacity) {
   return *region;
 }
 
-/// One instance's inputs into its place in the region's pinned staging.
+/// Instance `instance` of the chunk's plaintext inputs into its place in the
+/// region's pinned staging (ciphertexts go straight from their batches).
 void CudaDriver::stageInputs(Region &region,
-                             const std::vector<ProgramInput> &inputs,
+                             const std::vector<BatchArgument> &arguments,
                              unsigned instance) {
-  for (size_t v = 0; v < inputs.size(); ++v) {
-    const ValueLayout &layout = s_.inputs[v];
-    const size_t words = valueWords(s_, layout);
-    if (std::holds_alternative<const DeviceCiphertext *>(inputs[v]))
-      throw Error("input " + std::to_string(v) +
-                  ": a batch's instances take their inputs from the host");
-    for (size_t k = 0; k < layout.components; ++k)
-      std::memcpy(region.staged(instance, stagingWords_, inputStaging_[v][k]),
-                  hostInputWords(layout, inputs[v], k),
-                  words * sizeof(uint64_t));
+  const size_t i = region.first + instance;
+  for (size_t v = 0; v < arguments.size(); ++v) {
+    const auto *plaintexts =
+        std::get_if<std::vector<const Plaintext *>>(&arguments[v]);
+    if (!plaintexts)
+      continue;
+    const Plaintext *plaintext = (*plaintexts)[plaintexts->size() == 1 ? 0 : i];
+    std::memcpy(region.staged(instance, batchStagingWords_, batchStaging_[v]),
+                plaintext->coefficients.data(),
+                valueWords(s_, s_.inputs[v]) * sizeof(uint64_t));
   }
 }
 
-/// The staged chunk of the region entered: its inputs in, its constants
+/// The chunk of the region entered: its inputs in (ciphertexts from their
+/// batches' memory, host or GPU, plaintexts from the staging), its constants
 /// restored, the schedule (its graph's replay on the region's stream, else
-/// eagerly on the program's), its outputs out to the staging, and the
+/// eagerly on the program's), its outputs out into their batches, and the
 /// region's `done` event after it all.
-void CudaDriver::enqueueChunk(Region &region, unsigned count, bool replay) {
+void CudaDriver::enqueueChunk(Region &region,
+                              const std::vector<BatchArgument> &arguments,
+                              std::vector<CiphertextBatch> &outputs,
+                              unsigned count, bool replay) {
   const cudaStream_t stream = replay ? region.stream.get() : stream_.get();
-  const size_t stagingPitch = stagingWords_ * sizeof(uint64_t);
+  const size_t stagingPitch = batchStagingWords_ * sizeof(uint64_t);
   const size_t stride = instances_.stride * sizeof(uint64_t);
+  const size_t qWords = s_.context->q().size() * s_.n;
+  check(cudaMemsetAsync(region.unreduced.get(), 0xff, sizeof(uint64_t), stream),
+        "clearing a batch's output check");
   copyWithin(constantCopies(), stream); // in every instance
   for (size_t v = 0; v < s_.inputs.size(); ++v) {
     const ValueLayout &layout = s_.inputs[v];
-    const size_t bytes = valueWords(s_, layout) * sizeof(uint64_t);
-    for (size_t k = 0; k < layout.components; ++k)
-      check(cudaMemcpy2DAsync(
-                s_.bufferData[layout.buffers[k]], stride,
-                region.staged(0, stagingWords_, inputStaging_[v][k]),
-                stagingPitch, bytes, count, cudaMemcpyHostToDevice, stream),
-            "copying input " + std::to_string(v) + " of a batch to the GPU");
+    const std::string what = "copying input " + std::to_string(v) +
+                             " of a batch's chunk to its buffers";
+    if (const auto *batch =
+            std::get_if<const CiphertextBatch *>(&arguments[v])) {
+      const size_t pitch = (*batch)->instanceWords() * sizeof(uint64_t);
+      const uint64_t *first =
+          (*batch)->words() + region.first * (*batch)->instanceWords();
+      for (size_t k = 0; k < layout.components; ++k)
+        check(cudaMemcpy2DAsync(s_.bufferData[layout.buffers[k]], stride,
+                                first + k * qWords, pitch,
+                                qWords * sizeof(uint64_t), count,
+                                cudaMemcpyDefault, stream),
+              what);
+      continue;
+    }
+    check(cudaMemcpy2DAsync(
+              s_.bufferData[layout.buffers[0]], stride,
+              region.staged(0, batchStagingWords_, batchStaging_[v]),
+              stagingPitch, valueWords(s_, layout) * sizeof(uint64_t), count,
+              cudaMemcpyHostToDevice, stream),
+          what);
   }
   if (replay) {
     check(cudaGraphLaunch(region.graphs.at(count).exec(), stream),
@@ -177,25 +240,52 @@ void CudaDriver::enqueueChunk(Region &region, unsigned count, bool replay) {
                        : std::string()));
     }
   }
-  const size_t qBytes = s_.context->q().size() * s_.n * sizeof(uint64_t);
+  checkOutputsOnDevice(region, count, stream);
   for (size_t v = 0; v < s_.outputs.size(); ++v) {
     const ValueLayout &layout = s_.outputs[v];
+    CiphertextBatch &batch = outputs[v];
+    const size_t pitch = batch.instanceWords() * sizeof(uint64_t);
+    uint64_t *first =
+        batch.mutableWords() + region.first * batch.instanceWords();
     for (size_t k = 0; k < layout.components; ++k)
-      check(cudaMemcpy2DAsync(
-                region.staged(0, stagingWords_, outputStaging_[v][k]),
-                stagingPitch, s_.bufferData[layout.buffers[k]], stride, qBytes,
-                count, cudaMemcpyDeviceToHost, stream),
-            "copying output " + std::to_string(v) + " of a batch from the GPU");
+      check(cudaMemcpy2DAsync(first + k * qWords, pitch,
+                              s_.bufferData[layout.buffers[k]], stride,
+                              qWords * sizeof(uint64_t), count,
+                              cudaMemcpyDefault, stream),
+            "copying output " + std::to_string(v) +
+                " of a batch's chunk into its batch");
   }
+  check(cudaMemcpyAsync(region.unreducedHost.get(), region.unreduced.get(),
+                        sizeof(uint64_t), cudaMemcpyDeviceToHost, stream),
+        "copying a batch's output check");
   check(cudaEventRecord(region.done.get(), stream),
         "recording the end of a batch's chunk");
   region.count = count;
 }
 
-/// Waits for the region's chunk and takes its outputs out of the staging,
-/// on all cores.
-void CudaDriver::collectChunk(Region &region,
-                              std::vector<std::vector<Ciphertext>> &outputs) {
+/// Every output word of the chunk below its prime (a residue out of range
+/// would decrypt to garbage far from here), checked where the words are:
+/// the least code of one that is not goes to region.unreduced.
+void CudaDriver::checkOutputsOnDevice(Region &region, unsigned count,
+                                      cudaStream_t stream) {
+  constexpr unsigned kThreads = 256, kMostBlocks = 64;
+  const size_t limbWords = s_.n, total = s_.context->q().size() * s_.n;
+  const unsigned blocks = static_cast<unsigned>(
+      std::min<size_t>(kMostBlocks, (total + kThreads - 1) / kThreads));
+  for (size_t v = 0; v < s_.outputs.size(); ++v)
+    for (size_t k = 0; k < s_.outputs[v].components; ++k) {
+      findUnreducedKernel<<<dim3(blocks, 1, count), kThreads, 0, stream>>>(
+          s_.bufferData[s_.outputs[v].buffers[k]], instances_.stride,
+          qPrimes_.data(), limbWords, total, static_cast<unsigned>(v),
+          static_cast<unsigned>(k),
+          reinterpret_cast<unsigned long long *>(region.unreduced.get()));
+      check(cudaGetLastError(), "checking a batch's outputs");
+    }
+}
+
+/// Waits for the region's chunk (its outputs are then in their batches);
+/// returns how many instances it held.
+unsigned CudaDriver::awaitChunk(Region &region) {
   const unsigned count = std::exchange(region.count, 0);
   cudaError_t finished = cudaEventSynchronize(region.done.get());
   if (finished != cudaSuccess)
@@ -203,60 +293,56 @@ void CudaDriver::collectChunk(Region &region,
                 cuda::describe(finished) +
                 "; after a fault in a kernel, the process's CUDA context "
                 "stays unusable");
-  const size_t qWords = s_.context->q().size() * s_.n;
-  parallelFor(
-      count, workersFor(count, 0), "instance",
-      [&](size_t, size_t i) {
-        std::vector<Ciphertext> &instance = outputs[region.first + i];
-        for (size_t v = 0; v < s_.outputs.size(); ++v) {
-          // A value's components are staged one after another.
-          const ValueLayout &layout = s_.outputs[v];
-          const uint64_t *words =
-              region.staged(i, stagingWords_, outputStaging_[v][0]);
-          instance.push_back(
-              Ciphertext{s_.context, layout.components,
-                         std::vector<uint64_t>(
-                             words, words + layout.components * qWords)});
-        }
-      },
-      region.first);
+  uint64_t code = 0;
+  std::memcpy(&code, region.unreducedHost.get(), sizeof code);
+  if (code != kAllReduced)
+    throw Error(programLabel(s_) + ": output " +
+                std::to_string(code >> 16 & 0xff) + " component " +
+                std::to_string(code >> 8 & 0xff) + " limb " +
+                std::to_string(code & 0xff) + " of instance " +
+                std::to_string(region.first + (code >> 24)) +
+                " holds a word that is not below its prime");
+  return count;
 }
 
-std::vector<std::vector<Ciphertext>>
-CudaDriver::runBatch(const std::vector<std::vector<ProgramInput>> &instances,
-                     const BatchProgress &progress) {
+std::vector<CiphertextBatch>
+CudaDriver::runBatch(const std::vector<BatchArgument> &arguments, size_t total,
+                     Placement placement, const BatchProgress &progress) {
   check(cudaSetDevice(device_), "selecting the CUDA device");
-  const size_t total = instances.size();
-  std::vector<std::vector<Ciphertext>> outputs(total);
-  if (total == 0)
-    return outputs;
+  std::vector<CiphertextBatch> outputs;
+  for (const ValueLayout &layout : s_.outputs)
+    outputs.push_back(CiphertextBatch::allocate(s_.context, layout.components,
+                                                total, placement));
   const unsigned capacity = chunkCapacity(total);
   const size_t chunks = (total + capacity - 1) / capacity;
-  const size_t regions = chunks > 1 ? 2 : 1;
+  const size_t regions = std::min(chunks, kRegions);
+  const bool plaintexts = std::any_of(
+      arguments.begin(), arguments.end(), [](const BatchArgument &argument) {
+        return std::holds_alternative<std::vector<const Plaintext *>>(argument);
+      });
   size_t finished = 0;
-  auto collect = [&](Region &region) {
+  auto await = [&](Region &region) {
     if (region.count == 0)
       return;
-    const unsigned count = region.count;
-    collectChunk(region, outputs);
-    finished += count;
+    finished += awaitChunk(region);
     if (progress)
       progress(finished);
   };
   try {
     for (size_t c = 0; c < chunks; ++c) {
       Region &region = regionFor(c % regions, capacity);
-      collect(region); // chunk c - 2's, which the host's staging overwrites
+      await(region); // chunk c - kRegions's, whose staging and buffers this
+                     // reuses
       region.first = c * capacity;
       const unsigned count = static_cast<unsigned>(
           std::min<size_t>(capacity, total - region.first));
-      parallelFor(
-          count, workersFor(count, 0), "instance",
-          [&](size_t, size_t i) {
-            stageInputs(region, instances[region.first + i],
-                        static_cast<unsigned>(i));
-          },
-          region.first);
+      if (plaintexts)
+        parallelFor(
+            count, workersFor(count, 0), "instance",
+            [&](size_t, size_t i) {
+              stageInputs(region, arguments, static_cast<unsigned>(i));
+            },
+            region.first);
       InRegion entered(*this, region, count);
       // A graph once the kernels have run eagerly (their first launches set
       // what capture may not).
@@ -269,13 +355,13 @@ CudaDriver::runBatch(const std::vector<std::vector<ProgramInput>> &instances,
           graphDisabled_ = true;
       }
       const bool replay = region.graphs.count(count) > 0;
-      enqueueChunk(region, count, replay);
+      enqueueChunk(region, arguments, outputs, count, replay);
       if (!replay) {
-        collect(region);
+        await(region);
         ++successfulRuns_;
       }
     }
-    // The last two chunks, in order.
+    // The last chunks, in order.
     std::vector<Region *> pending;
     for (size_t r = 0; r < regions; ++r)
       if (regions_[r]->count)
@@ -283,7 +369,7 @@ CudaDriver::runBatch(const std::vector<std::vector<ProgramInput>> &instances,
     std::sort(pending.begin(), pending.end(),
               [](Region *a, Region *b) { return a->first < b->first; });
     for (Region *region : pending)
-      collect(*region);
+      await(*region);
   } catch (...) {
     // Nothing of this batch may still write into memory it leaves.
     for (std::unique_ptr<Region> &region : regions_)
@@ -310,16 +396,37 @@ CudaDriver::timeBatch(const std::vector<ProgramInput> &inputs, size_t count,
                 std::to_string(count));
   if (!runsInstances())
     throw Error("the program's DGTs take one instance a launch");
+  // `count` copies of each ciphertext in GPU memory; each plaintext shared.
+  std::vector<CiphertextBatch> batches;
+  batches.reserve(inputs.size());
+  std::vector<BatchArgument> arguments;
+  for (const ProgramInput &input : inputs) {
+    if (const auto *plaintext = std::get_if<const Plaintext *>(&input)) {
+      arguments.push_back(std::vector<const Plaintext *>{*plaintext});
+      continue;
+    }
+    const Ciphertext *ciphertext = std::get_if<const Ciphertext *>(&input)
+                                       ? std::get<const Ciphertext *>(input)
+                                       : nullptr;
+    if (!ciphertext)
+      throw Error("a timed chunk takes its ciphertexts from the host");
+    batches.push_back(CiphertextBatch::fromCiphertexts(
+        std::vector<const Ciphertext *>(count, ciphertext), Placement::Device));
+    arguments.push_back(&batches.back());
+  }
+  std::vector<CiphertextBatch> outputs;
+  for (const ValueLayout &layout : s_.outputs)
+    outputs.push_back(CiphertextBatch::allocate(s_.context, layout.components,
+                                                count, Placement::Device));
   const unsigned instances = static_cast<unsigned>(count);
   Region &region = regionFor(0, instances);
-  for (unsigned i = 0; i < instances; ++i)
-    stageInputs(region, inputs, i);
   region.first = 0;
-  std::vector<std::vector<Ciphertext>> outputs(count);
+  for (unsigned i = 0; i < instances; ++i)
+    stageInputs(region, arguments, i);
   InRegion entered(*this, region, instances);
   if (successfulRuns_ == 0) {
-    enqueueChunk(region, instances, /*replay=*/false);
-    collectChunk(region, outputs);
+    enqueueChunk(region, arguments, outputs, instances, /*replay=*/false);
+    awaitChunk(region);
     ++successfulRuns_;
   }
   if (!region.graphs.count(instances)) {
@@ -330,8 +437,8 @@ CudaDriver::timeBatch(const std::vector<ProgramInput> &inputs, size_t count,
     region.graphs.emplace(instances, std::move(graph));
   }
   // The inputs in (and, with the graph's first replay, what it sets up).
-  enqueueChunk(region, instances, /*replay=*/true);
-  collectChunk(region, outputs);
+  enqueueChunk(region, arguments, outputs, instances, /*replay=*/true);
+  awaitChunk(region);
   const cudaStream_t stream = region.stream.get();
   const cudaGraphExec_t exec = region.graphs.at(instances).exec();
   for (size_t i = 0; i < warmup; ++i)

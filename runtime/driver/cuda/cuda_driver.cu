@@ -173,6 +173,15 @@ CudaDriver::CudaDriver(RfRuntime &s) : s_(s), device_(currentDevice()) {
     }
   }
   stagingWords_ = stagingWords;
+  qPrimes_ = cuda::DeviceArray<uint64_t>(c.q().values(), stream_.get(),
+                                         "the program's primes");
+  // A batch stages only its plaintexts: ciphertexts are copied straight
+  // from and into their batches.
+  for (const ValueLayout &layout : s.inputs) {
+    batchStaging_.push_back(batchStagingWords_);
+    if (layout.plaintext)
+      batchStagingWords_ += valueWords(s, layout);
+  }
   pinned_ =
       cuda::PinnedMemory(std::max<size_t>(stagingWords, 1) * sizeof(uint64_t),
                          "the program's inputs and outputs");

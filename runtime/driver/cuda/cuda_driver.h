@@ -21,9 +21,9 @@
 // a Region holds `capacity` copies of the buffers, spare and scratch, each
 // `stride` words after the last, so every kernel finds instance z's words at
 // instance 0's plus z * stride (cuda::Instances). A batch goes through in
-// chunks of at most a region's capacity, two regions taking turns so that a
-// chunk's copies overlap the other's kernels; each region replays a graph
-// per chunk size.
+// chunks of at most a region's capacity, three regions taking turns so that
+// a chunk's copies in, its kernels and the copies out of another overlap;
+// each region replays a graph per chunk size.
 //
 //===----------------------------------------------------------------------===//
 #ifndef RINGFUSE_RUNTIME_DRIVER_CUDA_CUDA_DRIVER_H
@@ -132,9 +132,9 @@ public:
                                size_t warmup, size_t iterations) override;
   bool replaysGraph() const override { return static_cast<bool>(graph_); }
   bool runsInstances() const override;
-  std::vector<std::vector<Ciphertext>>
-  runBatch(const std::vector<std::vector<ProgramInput>> &instances,
-           const BatchProgress &progress) override;
+  std::vector<CiphertextBatch>
+  runBatch(const std::vector<BatchArgument> &arguments, size_t count,
+           Placement placement, const BatchProgress &progress) override;
   std::vector<double> timeBatch(const std::vector<ProgramInput> &inputs,
                                 size_t count, size_t warmup,
                                 size_t iterations) override;
@@ -176,17 +176,21 @@ private:
   // Batches (cuda_batches.cu).
   unsigned chunkCapacity(size_t instances) const;
   Region &regionFor(size_t index, unsigned capacity);
-  void stageInputs(Region &region, const std::vector<ProgramInput> &inputs,
+  void stageInputs(Region &region, const std::vector<BatchArgument> &arguments,
                    unsigned instance);
-  void enqueueChunk(Region &region, unsigned count, bool replay);
-  void collectChunk(Region &region,
-                    std::vector<std::vector<Ciphertext>> &outputs);
+  void enqueueChunk(Region &region, const std::vector<BatchArgument> &arguments,
+                    std::vector<CiphertextBatch> &outputs, unsigned count,
+                    bool replay);
+  unsigned awaitChunk(Region &region);
+  void checkOutputsOnDevice(Region &region, unsigned count,
+                            cudaStream_t stream);
 
   RfRuntime &s_;
   int device_ = 0;
   cuda::Stream stream_;
   cuda::DeviceMemory memory_;  // the one device allocation
   cuda::PinnedMemory pinned_;  // staging of inputs and outputs
+  cuda::DeviceArray<uint64_t> qPrimes_; // Q's primes, for checking outputs
   DevicePlans plans_;
 
   // Dataflow: each library kernel goes to a side stream and waits, by their
@@ -233,6 +237,10 @@ private:
   // stagingWords_ words an instance.
   std::vector<std::vector<size_t>> inputStaging_, outputStaging_;
   size_t stagingWords_ = 0;
+  // A batch region's pinned staging an instance: the word offset of each
+  // plaintext input, within batchStagingWords_ words.
+  std::vector<size_t> batchStaging_;
+  size_t batchStagingWords_ = 0;
 
   /// Per prepared plaintext input, its words in device memory as of a
   /// generation of RfRuntime::preparedInputs: while that does not change,
@@ -281,6 +289,10 @@ struct CudaDriver::Region {
   unsigned capacity;
   cuda::DeviceMemory memory;
   cuda::PinnedMemory staging;
+  // The least code of an output word not below its prime in the chunk
+  // (CudaDriver::checkOutputsOnDevice), on the device and copied back.
+  cuda::DeviceMemory unreduced{sizeof(uint64_t), "a batch's output check"};
+  cuda::PinnedMemory unreducedHost{sizeof(uint64_t), "a batch's output check"};
   cuda::Stream stream;
   cuda::Event done;
   std::map<unsigned, cuda::Graph> graphs;

@@ -5,9 +5,13 @@
 // every kernel over a chunk of instances in one launch (grid z, instance z's
 // words a region's stride after instance z - 1's: cuda::Instances). Row k
 // samples from the domains the k-th of a sequence of single calls would draw,
-// so the ciphertexts are those calls', word for word. The device region and
-// the pinned staging of a parameter set are kept for its next batch
-// (GpuContext::batches).
+// so the ciphertexts are those calls', word for word. Ciphertexts come from
+// and go to a CiphertextBatch's words (GPU or pinned host memory) with one
+// 2-D copy a chunk. The device region and the pinned staging of a parameter
+// set are kept for its next batch (GpuContext::batches); the staging's two
+// halves let the host fill one chunk's rows while the GPU works on the last.
+// Decrypted slots go straight to their destination (pinned, where the caller
+// made it so).
 //
 //===----------------------------------------------------------------------===//
 #include "client_kernels.cuh"
@@ -23,7 +27,6 @@
 
 namespace ringfuse::runtime::gpu {
 
-using runtime::detail::checkCiphertext;
 using runtime::detail::checkPublicKey;
 using runtime::detail::checkValues;
 using runtime::detail::requireBatching;
@@ -104,15 +107,16 @@ __global__ void addInstances(const uint64_t *a, const Modulus *moduli, size_t n,
 }
 
 /// encodeSlots' placement: every coefficient cleared, slot s at
-/// positions[s] (the positions are a permutation of the coefficients).
-__global__ void placeSlotsInstances(const uint64_t *values, size_t count,
+/// positions[s] (the positions are a permutation of the coefficients), from
+/// rows of `width` values back to back.
+__global__ void placeSlotsInstances(const uint64_t *values, size_t width,
                                     const uint32_t *positions, size_t n,
                                     uint64_t *out, size_t stride) {
   const size_t s = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (s >= n)
     return;
-  const size_t at = size_t(blockIdx.z) * stride;
-  out[at + positions[s]] = s < count ? values[at + s] : 0;
+  out[size_t(blockIdx.z) * stride + positions[s]] =
+      s < width ? values[size_t(blockIdx.z) * width + s] : 0;
 }
 
 /// decodeSlots' reading: slot s from positions[s].
@@ -153,23 +157,81 @@ size_t chunkFor(size_t rows, size_t instanceWords, const BatchWorkspace &kept) {
 /// tiled kernels' alignment).
 size_t evenWords(size_t words) { return (words + 1) / 2 * 2; }
 
-/// encodeSlots and encryptPublic / encryptSymmetric of every row.
-std::vector<Ciphertext> encryptRows(const ContextPtr &owner,
-                                    const PublicKey *publicKey,
-                                    const SecretKey *secretKey,
-                                    const uint64_t *values, size_t rows,
-                                    size_t width, Prng &prng) {
+/// A batch's rows on their way to the GPU, chunk c through half c % 2 of a
+/// pinned staging and of a device buffer: while the host fills one pinned
+/// half, a copy stream moves the last chunk's rows to the device and the
+/// compute stream encrypts the chunk before, so the rows' copies overlap the
+/// kernels instead of waiting on the compute stream.
+class RowsInFlight {
+public:
+  RowsInFlight(uint64_t *pinned, size_t halfWords, cudaStream_t compute)
+      : pinned_(pinned), halfWords_(halfWords), compute_(compute),
+        device_{DeviceArray<uint64_t>(std::max<size_t>(halfWords, 1), compute,
+                                      "a batch's rows"),
+                DeviceArray<uint64_t>(std::max<size_t>(halfWords, 1), compute,
+                                      "a batch's rows")} {
+    // The buffers exist for the copy stream too.
+    check(cudaStreamSynchronize(compute), "allocating a batch's rows");
+  }
+
+  /// Pinned half of chunk c, once the copy of chunk c - 2 out of it is done.
+  uint64_t *fill(size_t c) {
+    check(cudaEventSynchronize(copied_[c % 2].get()),
+          "waiting for a batch's staging");
+    return pinned_ + (c % 2) * halfWords_;
+  }
+  /// Chunk c's `words` words to the device, once the kernels have read
+  /// chunk c - 2's there; the compute stream waits for them. Returns where.
+  const uint64_t *send(size_t c, size_t words) {
+    const size_t h = c % 2;
+    check(cudaStreamWaitEvent(copy_.get(), consumed_[h].get(), 0),
+          "ordering a batch's rows");
+    if (words > 0)
+      check(cudaMemcpyAsync(device_[h].data(), pinned_ + h * halfWords_,
+                            words * sizeof(uint64_t), cudaMemcpyHostToDevice,
+                            copy_.get()),
+            "copying a batch's slot values to the GPU");
+    check(cudaEventRecord(copied_[h].get(), copy_.get()),
+          "recording a batch's rows");
+    check(cudaStreamWaitEvent(compute_, copied_[h].get(), 0),
+          "ordering a batch's rows");
+    return device_[h].data();
+  }
+  /// The kernels queued so far have read chunk c's rows.
+  void consumed(size_t c) {
+    check(cudaEventRecord(consumed_[c % 2].get(), compute_),
+          "recording a batch's rows");
+  }
+
+private:
+  uint64_t *pinned_;
+  size_t halfWords_;
+  cudaStream_t compute_;
+  cuda::Stream copy_;
+  DeviceArray<uint64_t> device_[2];
+  cuda::Event copied_[2], consumed_[2];
+};
+
+/// encodeSlots and encryptPublic / encryptSymmetric of every row, into
+/// `out` (a ciphertext of 2|Q|N words a row).
+void encryptRows(const ContextPtr &owner, const PublicKey *publicKey,
+                 const SecretKey *secretKey, const uint64_t *values,
+                 size_t rows, size_t width, Prng &prng, uint64_t *out) {
   const Context &context = *owner;
   requireBatching(context);
   const size_t n = context.degree();
-  parallelFor(rows, workersFor(rows, 0), "row", [&](size_t, size_t r) {
-    checkValues(context, values + r * width, width, n, "slots");
-  });
+  if (width > n)
+    throw Error(std::to_string(width) +
+                " slot values a row do not fit: there "
+                "are " +
+                std::to_string(n));
+  if (rows == 0)
+    return;
   std::lock_guard<std::mutex> guard(clientLock());
   GpuContext &g = gpuContextFor(owner);
   const size_t qWords = g.qSize * n, qpWords = g.qpSize * n;
-  // One instance: [slots n | m n | u qp | components 2 qp | scaled q | ct 2q].
-  const size_t slotsAt = 0, mAt = n, uAt = 2 * n, componentsAt = uAt + qpWords,
+  // One instance: [m n | u qp | components 2 qp | scaled q | ct 2q].
+  const size_t mAt = 0, uAt = n, componentsAt = uAt + qpWords,
                scaledAt = componentsAt + 2 * qpWords, ctAt = scaledAt + qWords;
   const size_t stride = evenWords(ctAt + 2 * qWords);
   const cudaStream_t stream = g.stream.get();
@@ -185,137 +247,132 @@ std::vector<Ciphertext> encryptRows(const ContextPtr &owner,
   }
   BatchWorkspace &work = g.batches;
   const size_t chunk = chunkFor(rows, stride, work);
-  // Staging: the chunk's slot values (n a row), then its ciphertexts.
+  // Staging: two halves of a chunk's slot values (`width` a row).
   work.reserve(chunk * stride * sizeof(uint64_t),
-               chunk * (n + 2 * qWords) * sizeof(uint64_t));
+               2 * chunk * std::max<size_t>(width, 1) * sizeof(uint64_t));
+  RowsInFlight rowsIn(work.host(), chunk * width, stream);
   const NttShape shape = defaultNttShape(log2Exact(n));
   const auto *qpModuli = static_cast<const Modulus *>(g.qpModuli.data());
-  std::vector<Ciphertext> ciphertexts(rows);
-  for (size_t first = 0; first < rows; first += chunk) {
-    const unsigned count = static_cast<unsigned>(std::min(chunk, rows - first));
-    const cuda::Instances instances{count, stride};
-    uint64_t *base = work.device(), *staged = work.host();
-    uint64_t *stagedCts = staged + chunk * n;
-    parallelFor(count, workersFor(count, 0), "row", [&](size_t, size_t i) {
-      std::memcpy(staged + i * n, values + (first + i) * width,
-                  width * sizeof(uint64_t));
-    });
-    check(cudaMemcpy2DAsync(base + slotsAt, stride * sizeof(uint64_t), staged,
-                            n * sizeof(uint64_t), width * sizeof(uint64_t),
-                            count, cudaMemcpyHostToDevice, stream),
-          "copying a batch's slot values to the GPU");
-    const uint64_t firstDomain = prng.peekDomain() + first * perInstance;
-    // encodeSlots.
-    launchInstances(g, placeSlotsInstances, "placeSlotsInstances", n, count,
-                    static_cast<const uint64_t *>(base + slotsAt), width,
-                    static_cast<const uint32_t *>(g.slotPositions.data()), n,
-                    base + mAt, stride);
-    cuda::launchNttInverse(g.batchingNtt, n, shape, base + mAt, stream,
-                           instances);
-    uint64_t *c0 = base + componentsAt, *c1 = c0 + qpWords;
-    if (publicKey) {
-      // encryptPublicOnDevice: u, c_k = INTT(key_k u) + e_k.
-      launchInstances(g, sampleSmallInstances, "sampleSmallInstances", n, count,
-                      prng.key(), firstDomain, perInstance, 0,
-                      static_cast<const uint64_t *>(g.qpValues.data()),
-                      static_cast<int>(g.qpSize), n, 0, base + uAt, stride);
-      cuda::launchNttForward(g.qpNtt, n, shape, base + uAt, stream,
-                             static_cast<const uint64_t *>(nullptr), instances);
-      for (size_t k = 0; k < 2; ++k) {
-        uint64_t *component = c0 + k * qpWords;
-        launchInstances(
-            g, multiplySharedInstances, "multiplySharedInstances", qpWords,
-            count, static_cast<const uint64_t *>(base + uAt),
-            static_cast<const uint64_t *>(shared.data() + k * qpWords),
-            qpModuli, n, qpWords, 0, component, stride);
-        cuda::launchNttInverse(g.qpNtt, n, shape, component, stream, instances);
+  try {
+    for (size_t first = 0, c = 0; first < rows; first += chunk, ++c) {
+      const unsigned count =
+          static_cast<unsigned>(std::min(chunk, rows - first));
+      const cuda::Instances instances{count, stride};
+      uint64_t *base = work.device();
+      // Each row checked as it is staged, on all cores, while the GPU works
+      // on the chunks before.
+      uint64_t *staged = rowsIn.fill(c);
+      parallelFor(
+          count, workersFor(count / 64 + 1, 0), "row",
+          [&](size_t, size_t i) {
+            const uint64_t *row = values + (first + i) * width;
+            checkValues(context, row, width, n, "slots");
+            std::memcpy(staged + i * width, row, width * sizeof(uint64_t));
+          },
+          first);
+      const uint64_t *rowsOnDevice = rowsIn.send(c, count * width);
+      const uint64_t firstDomain = prng.peekDomain() + first * perInstance;
+      // encodeSlots.
+      launchInstances(g, placeSlotsInstances, "placeSlotsInstances", n, count,
+                      rowsOnDevice, width,
+                      static_cast<const uint32_t *>(g.slotPositions.data()), n,
+                      base + mAt, stride);
+      rowsIn.consumed(c);
+      cuda::launchNttInverse(g.batchingNtt, n, shape, base + mAt, stream,
+                             instances);
+      uint64_t *c0 = base + componentsAt, *c1 = c0 + qpWords;
+      if (publicKey) {
+        // encryptPublicOnDevice: u, c_k = INTT(key_k u) + e_k.
         launchInstances(g, sampleSmallInstances, "sampleSmallInstances", n,
-                        count, prng.key(), firstDomain + 1 + k, perInstance, 1,
+                        count, prng.key(), firstDomain, perInstance, 0,
                         static_cast<const uint64_t *>(g.qpValues.data()),
-                        static_cast<int>(g.qpSize), n, 1, component, stride);
+                        static_cast<int>(g.qpSize), n, 0, base + uAt, stride);
+        cuda::launchNttForward(g.qpNtt, n, shape, base + uAt, stream,
+                               static_cast<const uint64_t *>(nullptr),
+                               instances);
+        for (size_t k = 0; k < 2; ++k) {
+          uint64_t *component = c0 + k * qpWords;
+          launchInstances(
+              g, multiplySharedInstances, "multiplySharedInstances", qpWords,
+              count, static_cast<const uint64_t *>(base + uAt),
+              static_cast<const uint64_t *>(shared.data() + k * qpWords),
+              qpModuli, n, qpWords, 0, component, stride);
+          cuda::launchNttInverse(g.qpNtt, n, shape, component, stream,
+                                 instances);
+          launchInstances(g, sampleSmallInstances, "sampleSmallInstances", n,
+                          count, prng.key(), firstDomain + 1 + k, perInstance,
+                          1, static_cast<const uint64_t *>(g.qpValues.data()),
+                          static_cast<int>(g.qpSize), n, 1, component, stride);
+        }
+      } else {
+        // encryptSymmetric: c1 = a, c0 = -(a s), both back, c0 += e.
+        launchInstances(g, sampleUniformInstances, "sampleUniformInstances",
+                        qpWords, count, prng.key(), firstDomain, perInstance,
+                        static_cast<const uint64_t *>(g.qpValues.data()), n,
+                        qpWords, c1, stride);
+        launchInstances(g, multiplySharedInstances, "multiplySharedInstances",
+                        qpWords, count, static_cast<const uint64_t *>(c1),
+                        static_cast<const uint64_t *>(shared.data()), qpModuli,
+                        n, qpWords, 1, c0, stride);
+        cuda::launchNttInverse(g.qpNtt, n, shape, c0, stream, instances);
+        cuda::launchNttInverse(g.qpNtt, n, shape, c1, stream, instances);
+        launchInstances(g, sampleSmallInstances, "sampleSmallInstances", n,
+                        count, prng.key(), firstDomain + 1, perInstance, 1,
+                        static_cast<const uint64_t *>(g.qpValues.data()),
+                        static_cast<int>(g.qpSize), n, 1, c0, stride);
       }
-    } else {
-      // encryptSymmetric: c1 = a, c0 = -(a s), both back, c0 += e.
-      launchInstances(g, sampleUniformInstances, "sampleUniformInstances",
-                      qpWords, count, prng.key(), firstDomain, perInstance,
-                      static_cast<const uint64_t *>(g.qpValues.data()), n,
-                      qpWords, c1, stride);
-      launchInstances(g, multiplySharedInstances, "multiplySharedInstances",
-                      qpWords, count, static_cast<const uint64_t *>(c1),
-                      static_cast<const uint64_t *>(shared.data()), qpModuli, n,
-                      qpWords, 1, c0, stride);
-      cuda::launchNttInverse(g.qpNtt, n, shape, c0, stream, instances);
-      cuda::launchNttInverse(g.qpNtt, n, shape, c1, stream, instances);
-      launchInstances(g, sampleSmallInstances, "sampleSmallInstances", n, count,
-                      prng.key(), firstDomain + 1, perInstance, 1,
-                      static_cast<const uint64_t *>(g.qpValues.data()),
-                      static_cast<int>(g.qpSize), n, 1, c0, stride);
+      // modDownAndAddPlaintext.
+      uint64_t *ct = base + ctAt;
+      for (size_t k = 0; k < 2; ++k)
+        cuda::launchScaleRound(g.modDown, n, c0 + k * qpWords, ct + k * qWords,
+                               stream, nullptr, instances);
+      cuda::launchScaleUp(g.scaleUp, n, base + mAt, base + scaledAt, stream,
+                          instances);
+      launchInstances(g, addInstances, "addInstances", qWords, count,
+                      static_cast<const uint64_t *>(base + scaledAt), qpModuli,
+                      n, qWords, ct, stride);
+      check(cudaMemcpy2DAsync(
+                out + first * 2 * qWords, 2 * qWords * sizeof(uint64_t), ct,
+                stride * sizeof(uint64_t), 2 * qWords * sizeof(uint64_t), count,
+                cudaMemcpyDefault, stream),
+            "copying a batch's ciphertexts into their batch");
     }
-    // modDownAndAddPlaintext.
-    uint64_t *ct = base + ctAt;
-    for (size_t k = 0; k < 2; ++k)
-      cuda::launchScaleRound(g.modDown, n, c0 + k * qpWords, ct + k * qWords,
-                             stream, nullptr, instances);
-    cuda::launchScaleUp(g.scaleUp, n, base + mAt, base + scaledAt, stream,
-                        instances);
-    launchInstances(g, addInstances, "addInstances", qWords, count,
-                    static_cast<const uint64_t *>(base + scaledAt), qpModuli, n,
-                    qWords, ct, stride);
-    check(cudaMemcpy2DAsync(stagedCts, 2 * qWords * sizeof(uint64_t), ct,
-                            stride * sizeof(uint64_t),
-                            2 * qWords * sizeof(uint64_t), count,
-                            cudaMemcpyDeviceToHost, stream),
-          "copying a batch's ciphertexts from the GPU");
-    finish(g, "a batch of encryptions");
-    parallelFor(count, workersFor(count, 0), "row", [&](size_t, size_t i) {
-      const uint64_t *words = stagedCts + i * 2 * qWords;
-      ciphertexts[first + i] = Ciphertext{
-          owner, 2, std::vector<uint64_t>(words, words + 2 * qWords)};
-    });
+  } catch (...) {
+    // A bad row stops the batch; nothing queued may outlive its buffers.
+    cudaStreamSynchronize(stream);
+    throw;
   }
+  finish(g, "a batch of encryptions");
   prng.skip(rows * perInstance);
-  return ciphertexts;
 }
 
 } // namespace
 
-std::vector<Ciphertext> encryptPublicSlotsBatch(const PublicKey &key,
-                                                const uint64_t *values,
-                                                size_t rows, size_t width,
-                                                Prng &prng) {
+void encryptPublicSlotsBatch(const PublicKey &key, const uint64_t *values,
+                             size_t rows, size_t width, Prng &prng,
+                             uint64_t *out) {
   if (!key.context)
     throw Error("public key has no parameter set");
   checkPublicKey(*key.context, key);
-  return encryptRows(key.context, &key, nullptr, values, rows, width, prng);
+  encryptRows(key.context, &key, nullptr, values, rows, width, prng, out);
 }
 
-std::vector<Ciphertext> encryptSymmetricSlotsBatch(const SecretKey &key,
-                                                   const uint64_t *values,
-                                                   size_t rows, size_t width,
-                                                   Prng &prng) {
+void encryptSymmetricSlotsBatch(const SecretKey &key, const uint64_t *values,
+                                size_t rows, size_t width, Prng &prng,
+                                uint64_t *out) {
   checkSecret(key);
-  return encryptRows(key.context, nullptr, &key, values, rows, width, prng);
+  encryptRows(key.context, nullptr, &key, values, rows, width, prng, out);
 }
 
-std::vector<uint64_t>
-decryptSlotsBatch(const SecretKey &key,
-                  const std::vector<const Ciphertext *> &ciphertexts) {
+void decryptSlotsBatch(const SecretKey &key, const uint64_t *ciphertexts,
+                       size_t rows, uint64_t *slots) {
   checkSecret(key);
   const ContextPtr &owner = key.context;
   const Context &context = *owner;
   requireBatching(context);
-  const size_t rows = ciphertexts.size(), n = context.degree();
-  parallelFor(rows, workersFor(rows, 0), "ciphertext", [&](size_t, size_t r) {
-    if (!ciphertexts[r])
-      throw Error("a null ciphertext");
-    checkCiphertext(context, *ciphertexts[r]);
-    if (ciphertexts[r]->size != 2)
-      throw Error("a batch decrypts 2-component ciphertexts; this one has " +
-                  std::to_string(ciphertexts[r]->size) + " (relinearize it)");
-  });
-  std::vector<uint64_t> slots(rows * n);
+  const size_t n = context.degree();
   if (rows == 0)
-    return slots;
+    return;
   std::lock_guard<std::mutex> guard(clientLock());
   GpuContext &g = gpuContextFor(owner);
   const size_t qWords = g.qSize * n;
@@ -327,23 +384,17 @@ decryptSlotsBatch(const SecretKey &key,
   DeviceArray<uint64_t> s(key.nttQP.data(), qWords, stream, "a secret key");
   BatchWorkspace &work = g.batches;
   const size_t chunk = chunkFor(rows, stride, work);
-  work.reserve(chunk * stride * sizeof(uint64_t),
-               chunk * (2 * qWords + n) * sizeof(uint64_t));
+  work.reserve(chunk * stride * sizeof(uint64_t), 0);
   const NttShape shape = defaultNttShape(log2Exact(n));
   const auto *qpModuli = static_cast<const Modulus *>(g.qpModuli.data());
   for (size_t first = 0; first < rows; first += chunk) {
     const unsigned count = static_cast<unsigned>(std::min(chunk, rows - first));
     const cuda::Instances instances{count, stride};
-    uint64_t *base = work.device(), *staged = work.host();
-    uint64_t *stagedSlots = staged + chunk * 2 * qWords;
-    parallelFor(count, workersFor(count, 0), "row", [&](size_t, size_t i) {
-      std::memcpy(staged + i * 2 * qWords, ciphertexts[first + i]->data.data(),
-                  2 * qWords * sizeof(uint64_t));
-    });
-    check(cudaMemcpy2DAsync(base + cAt, stride * sizeof(uint64_t), staged,
-                            2 * qWords * sizeof(uint64_t),
-                            2 * qWords * sizeof(uint64_t), count,
-                            cudaMemcpyHostToDevice, stream),
+    uint64_t *base = work.device();
+    check(cudaMemcpy2DAsync(
+              base + cAt, stride * sizeof(uint64_t),
+              ciphertexts + first * 2 * qWords, 2 * qWords * sizeof(uint64_t),
+              2 * qWords * sizeof(uint64_t), count, cudaMemcpyDefault, stream),
           "copying a batch's ciphertexts to the GPU");
     // decryptOnDevice for two components: INTT(NTT(c_1) s) + c_0, scaled.
     uint64_t *c1 = base + cAt + qWords, *sum = base + sumAt;
@@ -366,15 +417,13 @@ decryptSlotsBatch(const SecretKey &key,
                     static_cast<const uint64_t *>(base + mAt),
                     static_cast<const uint32_t *>(g.slotPositions.data()), n,
                     base + slotsAt, stride);
-    check(cudaMemcpy2DAsync(stagedSlots, n * sizeof(uint64_t), base + slotsAt,
-                            stride * sizeof(uint64_t), n * sizeof(uint64_t),
-                            count, cudaMemcpyDeviceToHost, stream),
+    check(cudaMemcpy2DAsync(slots + first * n, n * sizeof(uint64_t),
+                            base + slotsAt, stride * sizeof(uint64_t),
+                            n * sizeof(uint64_t), count, cudaMemcpyDefault,
+                            stream),
           "copying a batch's slots from the GPU");
-    finish(g, "a batch of decryptions");
-    std::memcpy(slots.data() + first * n, stagedSlots,
-                count * n * sizeof(uint64_t));
   }
-  return slots;
+  finish(g, "a batch of decryptions");
 }
 
 } // namespace ringfuse::runtime::gpu

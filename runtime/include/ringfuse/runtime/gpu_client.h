@@ -56,22 +56,25 @@ Plaintext decrypt(const SecretKey &key, const Ciphertext &ciphertext);
 /// Batches: encodeSlots then encryptPublic (encryptSymmetric) of each of
 /// `rows` rows of `width` slot values (rows back to back): ciphertext k is,
 /// word for word, what the k-th of a sequence of those single calls gives,
-/// and `prng` ends where that sequence leaves it. Every kernel takes a chunk
-/// of rows (up to 1024, as a quarter of the free device memory allows) in
-/// one launch.
-std::vector<Ciphertext> encryptPublicSlotsBatch(const PublicKey &key,
-                                                const uint64_t *values,
-                                                size_t rows, size_t width,
-                                                Prng &prng);
-std::vector<Ciphertext> encryptSymmetricSlotsBatch(const SecretKey &key,
-                                                   const uint64_t *values,
-                                                   size_t rows, size_t width,
-                                                   Prng &prng);
-/// decrypt then decodeSlots of each (2-component) ciphertext: N slot values
-/// per ciphertext, back to back, in the batch's chunks.
-std::vector<uint64_t>
-decryptSlotsBatch(const SecretKey &key,
-                  const std::vector<const Ciphertext *> &ciphertexts);
+/// and `prng` ends where that sequence leaves it. Ciphertext k's words (2
+/// components over Q, the Ciphertext layout) go to `out` + k * 2|Q|N: GPU
+/// memory, or pinned host memory (a CiphertextBatch's). Every kernel takes
+/// a chunk of rows (up to 1024, as a quarter of the free device memory
+/// allows) in one launch; the next chunk's rows are staged while the GPU
+/// works on the last.
+void encryptPublicSlotsBatch(const PublicKey &key, const uint64_t *values,
+                             size_t rows, size_t width, Prng &prng,
+                             uint64_t *out);
+void encryptSymmetricSlotsBatch(const SecretKey &key, const uint64_t *values,
+                                size_t rows, size_t width, Prng &prng,
+                                uint64_t *out);
+/// decrypt then decodeSlots of `rows` 2-component ciphertexts of the key's
+/// parameter set, side by side at `ciphertexts` (GPU memory or pinned host
+/// memory: a CiphertextBatch's words): N slot values a ciphertext, back to
+/// back, into `slots` (host memory; pinned, it is copied to without
+/// staging).
+void decryptSlotsBatch(const SecretKey &key, const uint64_t *ciphertexts,
+                       size_t rows, uint64_t *slots);
 
 /// Device times of encryptPublic's and decrypt's GPU work, in microseconds,
 /// one per timed run. The inputs (key, plaintext / ciphertext) are uploaded
@@ -143,19 +146,16 @@ inline Ciphertext encryptSymmetric(const SecretKey &, const Plaintext &,
 inline Plaintext decrypt(const SecretKey &, const Ciphertext &) {
   detail::builtWithoutCuda();
 }
-inline std::vector<Ciphertext> encryptPublicSlotsBatch(const PublicKey &,
-                                                       const uint64_t *, size_t,
-                                                       size_t, Prng &) {
+inline void encryptPublicSlotsBatch(const PublicKey &, const uint64_t *, size_t,
+                                    size_t, Prng &, uint64_t *) {
   detail::builtWithoutCuda();
 }
-inline std::vector<Ciphertext> encryptSymmetricSlotsBatch(const SecretKey &,
-                                                          const uint64_t *,
-                                                          size_t, size_t,
-                                                          Prng &) {
+inline void encryptSymmetricSlotsBatch(const SecretKey &, const uint64_t *,
+                                       size_t, size_t, Prng &, uint64_t *) {
   detail::builtWithoutCuda();
 }
-inline std::vector<uint64_t>
-decryptSlotsBatch(const SecretKey &, const std::vector<const Ciphertext *> &) {
+inline void decryptSlotsBatch(const SecretKey &, const uint64_t *, size_t,
+                              uint64_t *) {
   detail::builtWithoutCuda();
 }
 inline std::vector<double> timeEncryptPublic(const PublicKey &,

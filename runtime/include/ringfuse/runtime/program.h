@@ -38,6 +38,7 @@
 #define RINGFUSE_RUNTIME_PROGRAM_H
 
 #include "ringfuse/runtime/bfv.h"
+#include "ringfuse/runtime/ciphertext_batch.h"
 #include "ringfuse/runtime/params.h"
 #include "ringfuse/runtime/program_abi.h"
 
@@ -82,6 +83,12 @@ double hostLinkBytesPerSecond(size_t bytes, bool toDevice, int repeats = 7);
 /// One input of a run, in the manifest's input order.
 using ProgramInput =
     std::variant<const Ciphertext *, const Plaintext *, const DeviceCiphertext *>;
+
+/// One input of a batch's instances, in the manifest's input order: a batch
+/// holding the ciphertext of each instance, or plaintexts (one for all
+/// instances, or one per instance).
+using BatchArgument =
+    std::variant<const CiphertextBatch *, std::vector<const Plaintext *>>;
 
 /// Told how many instances of a batch have finished so far, as they do.
 using BatchProgress = std::function<void(size_t finished)>;
@@ -151,16 +158,20 @@ public:
   /// call bind().
   std::vector<Ciphertext> run(const std::vector<ProgramInput> &inputs,
                               const RelinKey *relin, const GaloisKeys *galois);
-  /// Many instances of the circuit in one call: per instance, in order, the
-  /// outputs run(instances[i], relin, galois) gives, word for word. Keys are
-  /// bound once; every instance's inputs are checked before any instance
-  /// runs, so a bad one (named "instance i: ...") costs no work.
+  /// Many instances of the circuit in one call: instance i runs on the i-th
+  /// ciphertext of each batch argument and the i-th (or the one) plaintext
+  /// of each plaintext argument; output j's batch holds, at i, what run()
+  /// gives as output j of instance i, word for word. The outputs are in GPU
+  /// memory if any argument is, else in host memory. Keys are bound once;
+  /// every argument is checked before any instance runs.
   ///
   /// On the CUDA driver (`threads` is then ignored) each kernel computes a
   /// chunk of instances in one launch, their buffers side by side in a
   /// region of device memory made for the batch's chunk size and kept: as
   /// many instances a chunk as fit a quarter of the free device memory (at
-  /// most 256), so a batch of any size goes through. Two regions take turns,
+  /// most 256), so a batch of any size goes through. The batches' chunks are
+  /// copied straight between their memory and the region (from pinned host
+  /// memory over the host link, or within the GPU). Two regions take turns,
   /// the copies of one chunk overlapping the kernels of the other, and each
   /// replays a graph captured for its chunk size. `progress`, if given, is
   /// told the instances finished after each chunk (every 1/8 or so of the
@@ -181,9 +192,9 @@ public:
   ///
   /// On the CUDA driver (a program with DGTs) a replica has its own streams,
   /// device memory (keys included) and captured graph.
-  std::vector<std::vector<Ciphertext>>
-  runBatch(const std::vector<std::vector<ProgramInput>> &instances,
-           const RelinKey *relin, const GaloisKeys *galois, size_t threads = 0,
+  std::vector<CiphertextBatch>
+  runBatch(const std::vector<BatchArgument> &arguments, const RelinKey *relin,
+           const GaloisKeys *galois, size_t threads = 0,
            const BatchProgress &progress = {});
   /// The CUDA driver: run(inputs, relin, galois) with the outputs left on
   /// the GPU (copied out of the program's buffers into memory of their own),
