@@ -105,7 +105,8 @@ class CiphertextBatch:
                 raise ValueError(f"a batch holds at least one ciphertext; {index} picks none")
             if picked.step == 1:
                 return CiphertextBatch(self.params, self._native.slice(picked.start, len(picked)))
-            return CiphertextBatch.from_ciphertexts(self[k] for k in picked)
+            stepped = CiphertextBatch.from_ciphertexts(self[k] for k in picked)
+            return stepped.to_gpu() if self.on_gpu else stepped
         if not isinstance(index, (int, np.integer)):
             raise TypeError(f"a batch is indexed by an int or a slice, not {type(index).__name__}")
         position = int(index) + count if index < 0 else int(index)

@@ -107,7 +107,7 @@ def _as_batch_arguments(chunk: list[Any]) -> tuple[tuple[Any, ...], dict[str, An
 
 def _as_batch_column(values: list[Any]) -> Any:
     if all(type(v) is Ciphertext for v in values):
-        if any(v.params != values[0].params for v in values):
+        if any(v.params != values[0].params or v.size != values[0].size for v in values):
             return None
         return CiphertextBatch.from_ciphertexts(values)
     if all(v is values[0] for v in values):

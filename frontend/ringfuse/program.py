@@ -298,10 +298,11 @@ class Program:
             if isinstance(native, runtime().Plaintext):
                 arguments.append([native])
                 continue
-            # One ciphertext for every instance.
+            # One ciphertext for every instance: a batch of one, which the
+            # runtime places on the GPU once and copies into each instance there.
             if isinstance(native, runtime().DeviceCiphertext):
                 native = runtime().download_ciphertext(native)
-            arguments.append(runtime().CiphertextBatch.from_ciphertexts([native] * instances))
+            arguments.append(runtime().CiphertextBatch.from_ciphertexts([native]))
         return arguments
 
     def _run_batch(

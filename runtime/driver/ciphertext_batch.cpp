@@ -8,6 +8,7 @@
 #include "ringfuse/runtime/ciphertext_batch.h"
 
 #include "ringfuse/runtime/argument_checks.h"
+#include "ringfuse/runtime/host_memory.h"
 #include "ringfuse/runtime/parallel.h"
 
 #include <cstdlib>
@@ -19,6 +20,9 @@ namespace detail {
 std::shared_ptr<uint64_t> plainBatchWords(size_t words) {
   const size_t bytes =
       (std::max<size_t>(words, 1) * sizeof(uint64_t) + 63) / 64 * 64;
+  // Refused here rather than ended by the system's out-of-memory killer on
+  // first touch.
+  requireHostBytes(bytes, "a ciphertext batch in host memory");
   void *block = std::aligned_alloc(64, bytes);
   if (!block)
     throw OutOfHostMemory("not enough memory: a ciphertext batch needs " +
@@ -72,6 +76,10 @@ CiphertextBatch::fromCiphertexts(const std::vector<const Ciphertext *> &items,
     const std::string what = "ciphertext " + std::to_string(k);
     if (!items[k])
       throw Error(what + " is a null pointer");
+    if (!items[k]->context ||
+        items[k]->context->fingerprint() != first.context->fingerprint())
+      throw Error("a batch holds ciphertexts of one parameter set: " + what +
+                  " belongs to another than ciphertext 0");
     detail::checkCiphertext(*first.context, *items[k]);
     if (items[k]->size != first.size)
       throw Error("a batch holds ciphertexts of one component count: " + what +

@@ -222,14 +222,15 @@ Program::runBatch(const std::vector<BatchArgument> &arguments,
       } else if (const CiphertextBatch &batch =
                      *std::get<const CiphertextBatch *>(argument);
                  batch.placement() == Placement::Device) {
-        const uint64_t *words = batch.words() + i * batch.instanceWords();
+        const uint64_t *words = batch.words() + (batch.count() == 1 ? 0 : i) *
+                                                    batch.instanceWords();
         onDevice.push_back(DeviceCiphertext{
             batch.context(), batch.components(),
             std::shared_ptr<uint64_t>(batch.sharedWords(),
                                       const_cast<uint64_t *>(words))});
         inputs.push_back(&onDevice.back());
       } else {
-        copies.push_back(batch.ciphertext(i));
+        copies.push_back(batch.ciphertext(batch.count() == 1 ? 0 : i));
         inputs.push_back(&copies.back());
       }
     }

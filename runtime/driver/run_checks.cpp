@@ -190,17 +190,16 @@ size_t checkBatchArguments(const RfRuntime &s,
     throw Error(programLabel(s) + " takes " + std::to_string(s.inputs.size()) +
                 " inputs " + describeInputs(s) + ", got " +
                 std::to_string(arguments.size()));
-  // The instances: what the batches hold, else the plaintexts given.
+  // The instances: the most any argument holds (the others hold as many,
+  // or one for all).
   size_t count = 0;
-  for (const BatchArgument &argument : arguments)
-    if (const auto *batch = std::get_if<const CiphertextBatch *>(&argument);
-        batch && *batch)
-      count = std::max(count, (*batch)->count());
-  for (const BatchArgument &argument : arguments)
-    if (const auto *plaintexts =
-            std::get_if<std::vector<const Plaintext *>>(&argument);
-        plaintexts && count == 0)
-      count = std::max(count, plaintexts->size());
+  for (const BatchArgument &argument : arguments) {
+    if (const auto *batch = std::get_if<const CiphertextBatch *>(&argument))
+      count = std::max(count, *batch ? (*batch)->count() : 0);
+    else
+      count = std::max(
+          count, std::get<std::vector<const Plaintext *>>(argument).size());
+  }
   if (count == 0)
     throw Error(programLabel(s) + ": a batch holds at least one instance");
   for (size_t v = 0; v < arguments.size(); ++v) {
@@ -236,10 +235,11 @@ size_t checkBatchArguments(const RfRuntime &s,
       throw Error(what + " is a null pointer");
     checkCiphertextShape(s, what, batch->context(), batch->components(),
                          layout.components);
-    if (batch->count() != count)
+    if (batch->count() != count && batch->count() != 1)
       throw Error(what + " holds " + std::to_string(batch->count()) +
-                  " ciphertexts; the batch's other inputs hold " +
-                  std::to_string(count) + " (one per instance)");
+                  " ciphertexts; another input holds " + std::to_string(count) +
+                  " (a batch holds one ciphertext per instance, or one for "
+                  "all)");
     if (batch->placement() == Placement::Device &&
         !s.driver->takesDeviceInputs())
       throw Error(what + " is a batch in GPU memory; the CPU driver takes "

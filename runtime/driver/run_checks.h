@@ -17,8 +17,8 @@ void bindKeys(RfRuntime &s, const RelinKey *relin, const GaloisKeys *galois);
 void checkInputs(const RfRuntime &s, const std::vector<ProgramInput> &inputs);
 
 /// A batch's arguments (Program::runBatch) as checkInputs checks a run's,
-/// and that the batches hold one ciphertext per instance and plaintexts are
-/// one for all or one per instance; returns the count of instances.
+/// and that each holds one ciphertext or plaintext per instance, or one for
+/// all; returns the count of instances.
 size_t checkBatchArguments(const RfRuntime &s,
                            const std::vector<BatchArgument> &arguments);
 

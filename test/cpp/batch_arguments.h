@@ -1,5 +1,4 @@
-//===- batch_arguments.h - a batch's arguments from instances' inputs -*- C++
-//-*-===//
+//===- batch_arguments.h - runBatch's arguments by instance ----*- C++ -*-===//
 #ifndef RINGFUSE_TEST_BATCH_ARGUMENTS_H
 #define RINGFUSE_TEST_BATCH_ARGUMENTS_H
 

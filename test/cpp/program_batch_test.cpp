@@ -244,8 +244,9 @@ TEST_F(ProgramBatchTest, BadArgumentsAreRefusedBeforeAnyRuns) {
                  "input 1 of program 'multiply' is a ciphertext batch, got a "
                  "plaintext");
   EXPECT_MESSAGE(withInput(0, &five),
-                 "input 0 of program 'multiply' holds 5 ciphertexts; the "
-                 "batch's other inputs hold 6");
+                 "input 0 of program 'multiply' holds 5 ciphertexts; another "
+                 "input holds 6 (a batch holds one ciphertext per instance, "
+                 "or one for all)");
   EXPECT_MESSAGE(errorOf([&] {
                    program.runBatch({BatchArguments(instances).get()[0]},
                                     relin_, nullptr, 4);
@@ -273,6 +274,29 @@ TEST_F(ProgramBatchTest, BadArgumentsAreRefusedBeforeAnyRuns) {
         CiphertextBatch::fromCiphertexts({&ciphertexts[0], &product});
       }),
       "ciphertext 1 has 3");
+}
+
+TEST_F(ProgramBatchTest, ABatchOfOneServesEveryInstance) {
+  Program program = Program::fromFunctions(multiplyManifest, multiplyRun<Host>);
+  const std::vector<Ciphertext> ciphertexts = pairsOfCiphertexts(4);
+  std::vector<std::vector<ProgramInput>> instances;
+  for (size_t i = 0; i < 4; ++i)
+    instances.push_back({&ciphertexts[i], &ciphertexts[7]});
+  BatchArguments arguments(instances);
+  const CiphertextBatch one =
+      CiphertextBatch::fromCiphertexts({&ciphertexts[7]});
+  arguments.edit()[1] = &one;
+  expectSingleRuns(program, instances,
+                   program.runBatch(arguments.get(), relin_, nullptr, 2));
+
+  // Plaintexts alone: the most given is the count of instances.
+  Program plain = Program::fromFunctions(plainManifest, plainRun<Host>);
+  const Plaintext p0 = randomPlaintext(), p1 = randomPlaintext();
+  const std::vector<CiphertextBatch> outputs = plain.runBatch(
+      {&one, std::vector<const Plaintext *>{&p0, &p1}}, nullptr, nullptr, 1);
+  ASSERT_EQ(outputs.at(0).count(), 2u);
+  EXPECT_TRUE(outputs[0].ciphertext(1).data ==
+              plain.run({&ciphertexts[7], &p1}).at(0).data);
 }
 
 TEST_F(ProgramBatchTest, AFailureInAWorkerIsThrownNamingItsInstance) {

@@ -3,7 +3,7 @@
 // Program::runBatch on the CUDA driver runs every kernel over a chunk of
 // instances in one launch (each instance's buffers `stride` words after the
 // last). Every hand-written program's batch must give each instance the
-// CPU driver's words for that instance: in one chunk, in many chunks (two
+// CPU driver's words for that instance: in one chunk, in many chunks (three
 // regions taking turns, a graph per chunk size), and in a batch ten times
 // larger than the device's free memory; from batches in pinned host memory
 // and in GPU memory.
@@ -196,7 +196,7 @@ TEST_F(GpuBatchTest, EveryHandwrittenProgramsBatchMatchesTheCpuDriver) {
 }
 
 TEST_F(GpuBatchTest, ABatchOfManyChunksMatchesTheCpuDriver) {
-  // 600 instances: chunks of 256, 256 and 88 on two regions in turn, a
+  // 600 instances: chunks of 256, 256 and 88 on three regions in turn, a
   // graph each for 256 and 88; after a single run (its graph captured).
   const HandwrittenProgram &program = kPrograms[1];
   Program gpu =
@@ -238,6 +238,46 @@ TEST_F(GpuBatchTest, ABatchTenTimesTheFreeDeviceMemoryCompletes) {
   ASSERT_FALSE(reported.empty());
   EXPECT_GT(reported.size(), 10u) << "chunks of a batch of " << instances;
   EXPECT_EQ(reported.back(), instances);
+}
+
+TEST_F(GpuBatchTest, ValuesForAllInstancesAreCopiedIntoEachOnTheGpu) {
+  // One ciphertext (a batch of one), or one plaintext, for all 300 instances
+  // (two chunks), from host and from GPU memory.
+  const HandwrittenProgram &plain = kPrograms[6], &multiply = kPrograms[0];
+  Program cpuPlain =
+      Program::fromFunctions(plain.manifest, plain.cpuRun, Device::Cpu);
+  Program gpuPlain =
+      Program::fromFunctions(plain.manifest, plain.gpuRun, Device::Cuda);
+  Program cpuMultiply =
+      Program::fromFunctions(multiply.manifest, multiply.cpuRun, Device::Cpu);
+  Program gpuMultiply =
+      Program::fromFunctions(multiply.manifest, multiply.gpuRun, Device::Cuda);
+  constexpr size_t kInstances = 300;
+  std::vector<std::vector<ProgramInput>> instances;
+  for (size_t i = 0; i < kInstances; ++i)
+    instances.push_back({&pool_[i % kPool], &pool_[0]});
+  for (Placement placement : {Placement::Host, Placement::Device}) {
+    const CiphertextBatch one =
+        CiphertextBatch::fromCiphertexts({&pool_[0]}, placement);
+    BatchArguments products(instances, placement);
+    products.edit()[1] = &one;
+    const std::vector<CiphertextBatch> multiplied =
+        gpuMultiply.runBatch(products.get(), relin_, nullptr);
+    BatchArguments sums(instances, placement);
+    sums.edit()[1] = std::vector<const Plaintext *>{&plains_[1]};
+    const std::vector<CiphertextBatch> added =
+        gpuPlain.runBatch(sums.get(), nullptr, nullptr);
+    for (size_t i = 0; i < kInstances; i += 37) {
+      EXPECT_TRUE(multiplied.at(0).ciphertext(i).data ==
+                  cpuMultiply.run(instances[i], relin_, nullptr).at(0).data)
+          << "instance " << i;
+      const std::vector<Ciphertext> want =
+          cpuPlain.run({&pool_[i % kPool], &plains_[1]});
+      for (size_t v = 0; v < want.size(); ++v)
+        EXPECT_TRUE(added.at(v).ciphertext(i).data == want[v].data)
+            << "instance " << i << " output " << v;
+    }
+  }
 }
 
 TEST_F(GpuBatchTest, AnOutputWordOutOfRangeIsFoundOnTheGpu) {

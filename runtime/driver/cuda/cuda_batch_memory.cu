@@ -1,7 +1,8 @@
 //===- cuda_batch_memory.cu - where ciphertext batches live ---------------===//
 //
-// A batch in host memory is pinned where a GPU is visible, so that a chunk of
-// it goes over the host link as one DMA, with no staging copy. Pinning is
+// A batch in host memory is pinned where the process works on the GPU, so
+// that a chunk of it goes over the host link as one DMA, with no staging
+// copy. Pinning is
 // slow (the pages are allocated, locked and mapped for the device) and
 // cudaFreeHost waits for the whole device, so freed blocks are kept for the
 // next batch of about their size, up to a bound. A batch in GPU memory comes
@@ -17,6 +18,7 @@
 #include <cstring>
 #include <list>
 #include <mutex>
+#include <optional>
 
 namespace ringfuse::runtime::detail {
 
@@ -25,9 +27,14 @@ using cuda::mebibytes;
 
 namespace {
 
-/// Blocks are whole multiples of this, so that batches of nearby sizes
-/// share them.
-constexpr size_t kPinnedGranule = size_t(2) << 20;
+/// Blocks are whole multiples of a granule, so that batches of nearby sizes
+/// share them: 64 KiB below 8 MiB (a small batch or a few rows of slots),
+/// 2 MiB above.
+size_t pinnedBytes(size_t bytes) {
+  const size_t granule =
+      bytes < (size_t(8) << 20) ? size_t(64) << 10 : size_t(2) << 20;
+  return (bytes + granule - 1) / granule * granule;
+}
 
 /// Pinned blocks kept unused at most (bytes).
 constexpr size_t kMostPinnedKept = size_t(8) << 30;
@@ -41,6 +48,8 @@ PinnedCache &pinnedCache();
 /// change size keeps the blocks of its current size.
 class PinnedCache {
 public:
+  /// A pinned block of at least `bytes`, or none where the machine cannot
+  /// pin that much now.
   std::shared_ptr<uint64_t> allocate(size_t bytes) {
     // The kept blocks are freed at exit, before CUDA's own teardown (which
     // registered earlier), so that nothing pinned is left behind; blocks
@@ -48,22 +57,27 @@ public:
     static const bool releasedAtExit =
         std::atexit([] { pinnedCache().close(); }) == 0;
     (void)releasedAtExit;
-    bytes = (bytes + kPinnedGranule - 1) / kPinnedGranule * kPinnedGranule;
-    void *block = take(bytes);
-    if (!block) {
+    bytes = pinnedBytes(bytes);
+    Block block = take(bytes);
+    if (!block.memory) {
+      // Kept blocks may be what the machine is missing.
+      std::optional<uint64_t> available = availableHostBytes();
+      if (available && bytes > *available)
+        release(0);
       requireHostBytes(bytes, "a ciphertext batch in host memory");
-      cudaError_t allocated = cudaHostAlloc(&block, bytes, 0);
-      if (allocated != cudaSuccess) {
+      block = {bytes, nullptr};
+      if (cudaHostAlloc(&block.memory, bytes, 0) != cudaSuccess) {
         cudaGetLastError();
-        release(0); // kept blocks may be what the machine is missing
-        check(cudaHostAlloc(&block, bytes, 0),
-              "allocating " + mebibytes(bytes) +
-                  " of pinned host memory for a ciphertext batch");
+        release(0);
+        if (cudaHostAlloc(&block.memory, bytes, 0) != cudaSuccess) {
+          cudaGetLastError();
+          return nullptr;
+        }
       }
     }
     return std::shared_ptr<uint64_t>(
-        static_cast<uint64_t *>(block),
-        [this, bytes](uint64_t *p) { giveBack(p, bytes); });
+        static_cast<uint64_t *>(block.memory),
+        [this, bytes = block.bytes](uint64_t *p) { giveBack(p, bytes); });
   }
 
   /// Frees the kept blocks, and from now on every block given back.
@@ -79,7 +93,9 @@ private:
     void *memory;
   };
 
-  void *take(size_t bytes) {
+  /// The smallest kept block of `bytes` to 2 * `bytes`, taken out (none: a
+  /// null one).
+  Block take(size_t bytes) {
     std::lock_guard<std::mutex> lock(mutex_);
     auto best = kept_.end();
     for (auto block = kept_.begin(); block != kept_.end(); ++block)
@@ -87,11 +103,11 @@ private:
           (best == kept_.end() || block->bytes < best->bytes))
         best = block;
     if (best == kept_.end())
-      return nullptr;
-    void *memory = best->memory;
-    keptBytes_ -= best->bytes;
+      return {0, nullptr};
+    Block taken = *best;
+    keptBytes_ -= taken.bytes;
     kept_.erase(best);
-    return memory;
+    return taken;
   }
   void giveBack(uint64_t *memory, size_t bytes) {
     {
@@ -138,12 +154,19 @@ PinnedCache &pinnedCache() {
 std::shared_ptr<uint64_t> allocateBatchWords(size_t words,
                                              Placement placement) {
   const size_t bytes = std::max<size_t>(words, 1) * sizeof(uint64_t);
-  if (placement == Placement::Host)
-    return cudaAvailable() ? pinnedCache().allocate(bytes)
-                           : plainBatchWords(words);
+  if (placement == Placement::Host) {
+    // Pinned where this process works on the GPU; pageable otherwise, or
+    // where the machine will not pin that much (the GPU copies pageable
+    // memory too, through the driver's own staging).
+    if (cuda::processUsesGpu() && cudaAvailable())
+      if (std::shared_ptr<uint64_t> pinned = pinnedCache().allocate(bytes))
+        return pinned;
+    return plainBatchWords(words);
+  }
   if (!cudaAvailable())
     throw Error("no usable CUDA device: a batch cannot be placed in GPU "
                 "memory here");
+  cuda::processUsesGpu() = true;
   void *memory = nullptr;
   cuda::allocateOrExplain(
       [&] { return cudaMallocAsync(&memory, bytes, nullptr); }, bytes,
@@ -152,9 +175,11 @@ std::shared_ptr<uint64_t> allocateBatchWords(size_t words,
   // stream does not order); freed when the last holder lets go, after every
   // call that used it has waited for its work.
   check(cudaStreamSynchronize(nullptr), "allocating a ciphertext batch");
-  return std::shared_ptr<uint64_t>(
-      static_cast<uint64_t *>(memory),
-      [](uint64_t *p) { cudaFreeAsync(p, nullptr); });
+  return std::shared_ptr<uint64_t>(static_cast<uint64_t *>(memory),
+                                   [](uint64_t *p) {
+                                     cudaFreeAsync(p, nullptr);
+                                     cudaGetLastError();
+                                   });
 }
 
 void copyBatchWords(uint64_t *to, Placement toPlacement, const uint64_t *from,

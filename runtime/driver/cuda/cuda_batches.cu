@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <utility>
 
 namespace ringfuse::runtime::detail {
@@ -35,7 +36,7 @@ namespace {
 /// (sources times instances) must stay below 65536.
 constexpr unsigned kMaxInstancesPerLaunch = 256;
 
-/// The share of the device's free memory a batch's two regions may take
+/// The share of the device's free memory a batch's regions may take
 /// together: the rest stays for the caller's other work.
 constexpr size_t kFreeMemoryShare = 4;
 
@@ -51,14 +52,14 @@ constexpr size_t kRegions = 3;
 /// No output word found unreduced (the check's initial code).
 constexpr uint64_t kAllReduced = ~uint64_t(0);
 
-/// A found word's code: the least one is reported. Instances below 2^32,
-/// outputs, components and limbs below 2^8 each (the kernel catalog's
-/// bounds keep them there).
+/// A found word's code: the least one is reported. A chunk holds at most
+/// kMaxInstancesPerLaunch instances, and outputs, components and limbs stay
+/// below 2^16 (the format's and the catalog's bounds are far lower).
 __device__ __host__ inline uint64_t unreducedCode(uint64_t instance,
                                                   uint64_t output,
                                                   uint64_t component,
                                                   uint64_t limb) {
-  return instance << 24 | output << 16 | component << 8 | limb;
+  return instance << 48 | output << 32 | component << 16 | limb;
 }
 
 /// The words of one output component (|Q| limbs of n) of each instance
@@ -166,31 +167,60 @@ CudaDriver::Region &CudaDriver::regionFor(size_t index, unsigned capacity) {
   return *region;
 }
 
-/// Instance `instance` of the chunk's plaintext inputs into its place in the
-/// region's pinned staging (ciphertexts go straight from their batches).
+/// Instance `instance` of the chunk's plaintexts given one per instance
+/// into its place in the region's pinned staging (ciphertexts go straight
+/// from their batches, values for all from the GPU).
 void CudaDriver::stageInputs(Region &region,
                              const std::vector<BatchArgument> &arguments,
-                             unsigned instance) {
+                             const SharedInputs &shared, unsigned instance) {
   const size_t i = region.first + instance;
   for (size_t v = 0; v < arguments.size(); ++v) {
     const auto *plaintexts =
         std::get_if<std::vector<const Plaintext *>>(&arguments[v]);
-    if (!plaintexts)
+    if (!plaintexts || shared.words[v])
       continue;
-    const Plaintext *plaintext = (*plaintexts)[plaintexts->size() == 1 ? 0 : i];
     std::memcpy(region.staged(instance, batchStagingWords_, batchStaging_[v]),
-                plaintext->coefficients.data(),
+                (*plaintexts)[i]->coefficients.data(),
                 valueWords(s_, s_.inputs[v]) * sizeof(uint64_t));
   }
 }
 
-/// The chunk of the region entered: its inputs in (ciphertexts from their
-/// batches' memory, host or GPU, plaintexts from the staging), its constants
-/// restored, the schedule (its graph's replay on the region's stream, else
-/// eagerly on the program's), its outputs out into their batches, and the
-/// region's `done` event after it all.
+/// The arguments that are one for all instances, on the GPU once.
+CudaDriver::SharedInputs
+CudaDriver::shareInputs(const std::vector<BatchArgument> &arguments) {
+  SharedInputs shared;
+  shared.words.assign(arguments.size(), nullptr);
+  for (size_t v = 0; v < arguments.size(); ++v) {
+    if (const auto *batch =
+            std::get_if<const CiphertextBatch *>(&arguments[v])) {
+      if ((*batch)->count() == 1) {
+        shared.batches.push_back((*batch)->to(Placement::Device));
+        shared.words[v] = shared.batches.back().words();
+      }
+      continue;
+    }
+    const auto &plaintexts =
+        std::get<std::vector<const Plaintext *>>(arguments[v]);
+    if (plaintexts.size() == 1) {
+      shared.plaintexts.emplace_back(plaintexts[0]->coefficients, stream_.get(),
+                                     "a plaintext for every instance");
+      shared.words[v] = shared.plaintexts.back().data();
+    }
+  }
+  // The uploads are done before the regions' streams read them.
+  check(cudaStreamSynchronize(stream_.get()), "placing a batch's inputs");
+  return shared;
+}
+
+/// The chunk of the region entered: its constants restored and the values
+/// for all copied into every instance (one launch each), its inputs in
+/// (ciphertexts from their batches' memory, host or GPU, plaintexts from the
+/// staging), the schedule (its graph's replay on the region's stream, else
+/// eagerly on the program's), its outputs checked and out into their
+/// batches, and the region's `done` event after it all.
 void CudaDriver::enqueueChunk(Region &region,
                               const std::vector<BatchArgument> &arguments,
+                              const SharedInputs &shared,
                               std::vector<CiphertextBatch> &outputs,
                               unsigned count, bool replay) {
   const cudaStream_t stream = replay ? region.stream.get() : stream_.get();
@@ -200,10 +230,22 @@ void CudaDriver::enqueueChunk(Region &region,
   check(cudaMemsetAsync(region.unreduced.get(), 0xff, sizeof(uint64_t), stream),
         "clearing a batch's output check");
   copyWithin(constantCopies(), stream); // in every instance
+  std::vector<WordCopy> forAll;
+  for (size_t v = 0; v < s_.inputs.size(); ++v)
+    if (shared.words[v]) {
+      const ValueLayout &layout = s_.inputs[v];
+      const size_t words = valueWords(s_, layout);
+      for (size_t k = 0; k < layout.components; ++k)
+        forAll.push_back({shared.words[v] + k * words,
+                          s_.bufferData[layout.buffers[k]], words});
+    }
+  copyWithin(forAll, stream);
   for (size_t v = 0; v < s_.inputs.size(); ++v) {
     const ValueLayout &layout = s_.inputs[v];
     const std::string what = "copying input " + std::to_string(v) +
                              " of a batch's chunk to its buffers";
+    if (shared.words[v])
+      continue;
     if (const auto *batch =
             std::get_if<const CiphertextBatch *>(&arguments[v])) {
       const size_t pitch = (*batch)->instanceWords() * sizeof(uint64_t);
@@ -297,10 +339,10 @@ unsigned CudaDriver::awaitChunk(Region &region) {
   std::memcpy(&code, region.unreducedHost.get(), sizeof code);
   if (code != kAllReduced)
     throw Error(programLabel(s_) + ": output " +
-                std::to_string(code >> 16 & 0xff) + " component " +
-                std::to_string(code >> 8 & 0xff) + " limb " +
-                std::to_string(code & 0xff) + " of instance " +
-                std::to_string(region.first + (code >> 24)) +
+                std::to_string(code >> 32 & 0xffff) + " component " +
+                std::to_string(code >> 16 & 0xffff) + " limb " +
+                std::to_string(code & 0xffff) + " of instance " +
+                std::to_string(region.first + (code >> 48)) +
                 " holds a word that is not below its prime");
   return count;
 }
@@ -316,10 +358,12 @@ CudaDriver::runBatch(const std::vector<BatchArgument> &arguments, size_t total,
   const unsigned capacity = chunkCapacity(total);
   const size_t chunks = (total + capacity - 1) / capacity;
   const size_t regions = std::min(chunks, kRegions);
-  const bool plaintexts = std::any_of(
-      arguments.begin(), arguments.end(), [](const BatchArgument &argument) {
-        return std::holds_alternative<std::vector<const Plaintext *>>(argument);
-      });
+  const SharedInputs shared = shareInputs(arguments);
+  bool staged = false; // plaintexts given one per instance
+  for (size_t v = 0; v < arguments.size(); ++v)
+    staged |=
+        !shared.words[v] &&
+        std::holds_alternative<std::vector<const Plaintext *>>(arguments[v]);
   size_t finished = 0;
   auto await = [&](Region &region) {
     if (region.count == 0)
@@ -336,11 +380,11 @@ CudaDriver::runBatch(const std::vector<BatchArgument> &arguments, size_t total,
       region.first = c * capacity;
       const unsigned count = static_cast<unsigned>(
           std::min<size_t>(capacity, total - region.first));
-      if (plaintexts)
+      if (staged)
         parallelFor(
             count, workersFor(count, 0), "instance",
             [&](size_t, size_t i) {
-              stageInputs(region, arguments, static_cast<unsigned>(i));
+              stageInputs(region, arguments, shared, static_cast<unsigned>(i));
             },
             region.first);
       InRegion entered(*this, region, count);
@@ -355,7 +399,7 @@ CudaDriver::runBatch(const std::vector<BatchArgument> &arguments, size_t total,
           graphDisabled_ = true;
       }
       const bool replay = region.graphs.count(count) > 0;
-      enqueueChunk(region, arguments, outputs, count, replay);
+      enqueueChunk(region, arguments, shared, outputs, count, replay);
       if (!replay) {
         await(region);
         ++successfulRuns_;
@@ -371,17 +415,22 @@ CudaDriver::runBatch(const std::vector<BatchArgument> &arguments, size_t total,
     for (Region *region : pending)
       await(*region);
   } catch (...) {
-    // Nothing of this batch may still write into memory it leaves.
-    for (std::unique_ptr<Region> &region : regions_)
-      if (region) {
-        cudaStreamSynchronize(region->stream.get());
-        region->count = 0;
-      }
-    cudaStreamSynchronize(stream_.get());
+    drainRegions();
     throw;
   }
   successfulRuns_ += chunks;
   return outputs;
+}
+
+/// After a failure: nothing of a batch may still write into memory it
+/// leaves.
+void CudaDriver::drainRegions() {
+  for (std::unique_ptr<Region> &region : regions_)
+    if (region) {
+      cudaStreamSynchronize(region->stream.get());
+      region->count = 0;
+    }
+  cudaStreamSynchronize(stream_.get());
 }
 
 /// Binds `count` copies of the inputs in region 0 once, makes sure the
@@ -396,49 +445,51 @@ CudaDriver::timeBatch(const std::vector<ProgramInput> &inputs, size_t count,
                 std::to_string(count));
   if (!runsInstances())
     throw Error("the program's DGTs take one instance a launch");
-  // `count` copies of each ciphertext in GPU memory; each plaintext shared.
-  std::vector<CiphertextBatch> batches;
-  batches.reserve(inputs.size());
+  // Each input one for all the chunk's instances.
+  std::deque<CiphertextBatch> batches;
   std::vector<BatchArgument> arguments;
   for (const ProgramInput &input : inputs) {
     if (const auto *plaintext = std::get_if<const Plaintext *>(&input)) {
       arguments.push_back(std::vector<const Plaintext *>{*plaintext});
       continue;
     }
-    const Ciphertext *ciphertext = std::get_if<const Ciphertext *>(&input)
-                                       ? std::get<const Ciphertext *>(input)
-                                       : nullptr;
+    const auto *ciphertext = std::get_if<const Ciphertext *>(&input);
     if (!ciphertext)
       throw Error("a timed chunk takes its ciphertexts from the host");
-    batches.push_back(CiphertextBatch::fromCiphertexts(
-        std::vector<const Ciphertext *>(count, ciphertext), Placement::Device));
+    batches.push_back(CiphertextBatch::fromCiphertexts({*ciphertext}));
     arguments.push_back(&batches.back());
   }
   std::vector<CiphertextBatch> outputs;
   for (const ValueLayout &layout : s_.outputs)
     outputs.push_back(CiphertextBatch::allocate(s_.context, layout.components,
                                                 count, Placement::Device));
+  const SharedInputs shared = shareInputs(arguments);
   const unsigned instances = static_cast<unsigned>(count);
   Region &region = regionFor(0, instances);
   region.first = 0;
-  for (unsigned i = 0; i < instances; ++i)
-    stageInputs(region, arguments, i);
   InRegion entered(*this, region, instances);
-  if (successfulRuns_ == 0) {
-    enqueueChunk(region, arguments, outputs, instances, /*replay=*/false);
+  try {
+    if (successfulRuns_ == 0) {
+      enqueueChunk(region, arguments, shared, outputs, instances,
+                   /*replay=*/false);
+      awaitChunk(region);
+      ++successfulRuns_;
+    }
+    if (!region.graphs.count(instances)) {
+      std::string problem;
+      cuda::Graph graph = captureGraph(problem);
+      if (!graph)
+        throw Error("the batch's schedule could not be captured: " + problem);
+      region.graphs.emplace(instances, std::move(graph));
+    }
+    // The inputs in (and, with the graph's first replay, what it sets up).
+    enqueueChunk(region, arguments, shared, outputs, instances,
+                 /*replay=*/true);
     awaitChunk(region);
-    ++successfulRuns_;
+  } catch (...) {
+    drainRegions();
+    throw;
   }
-  if (!region.graphs.count(instances)) {
-    std::string problem;
-    cuda::Graph graph = captureGraph(problem);
-    if (!graph)
-      throw Error("the batch's schedule could not be captured: " + problem);
-    region.graphs.emplace(instances, std::move(graph));
-  }
-  // The inputs in (and, with the graph's first replay, what it sets up).
-  enqueueChunk(region, arguments, outputs, instances, /*replay=*/true);
-  awaitChunk(region);
   const cudaStream_t stream = region.stream.get();
   const cudaGraphExec_t exec = region.graphs.at(instances).exec();
   for (size_t i = 0; i < warmup; ++i)

@@ -27,6 +27,7 @@ DeviceCiphertext allocateDeviceCiphertext(const ContextPtr &context,
                                           cudaStream_t stream) {
   const size_t bytes =
       components * context->q().size() * context->degree() * sizeof(uint64_t);
+  cuda::processUsesGpu() = true;
   void *memory = nullptr;
   // From the device's stream-ordered pool: no cudaMalloc, and no cudaFree,
   // which waits for the whole device, per ciphertext. Freed on the null
@@ -54,6 +55,7 @@ int currentDevice() {
                      ? " (cudaGetDeviceCount: " + describe(counted) + ")"
                      : std::string()));
   }
+  cuda::processUsesGpu() = true;
   int device = 0;
   check(cudaGetDevice(&device), "reading the current CUDA device");
   check(cudaSetDevice(device), "selecting the CUDA device");
@@ -172,7 +174,6 @@ CudaDriver::CudaDriver(RfRuntime &s) : s_(s), device_(currentDevice()) {
       stagingWords += qWords;
     }
   }
-  stagingWords_ = stagingWords;
   qPrimes_ = cuda::DeviceArray<uint64_t>(c.q().values(), stream_.get(),
                                          "the program's primes");
   // A batch stages only its plaintexts: ciphertexts are copied straight

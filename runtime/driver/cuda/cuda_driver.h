@@ -35,6 +35,7 @@
 #include "ringfuse/gpu/kernels.cuh"
 #include "ringfuse/gpu/resources.cuh"
 
+#include <deque>
 #include <map>
 #include <string>
 #include <vector>
@@ -176,11 +177,21 @@ private:
   // Batches (cuda_batches.cu).
   unsigned chunkCapacity(size_t instances) const;
   Region &regionFor(size_t index, unsigned capacity);
+  /// A batch's arguments that are one for all instances, on the GPU once:
+  /// per input, their words there (null: one per instance).
+  struct SharedInputs {
+    std::deque<CiphertextBatch> batches;
+    std::deque<cuda::DeviceArray<uint64_t>> plaintexts;
+    std::vector<const uint64_t *> words;
+  };
+  SharedInputs shareInputs(const std::vector<BatchArgument> &arguments);
   void stageInputs(Region &region, const std::vector<BatchArgument> &arguments,
-                   unsigned instance);
+                   const SharedInputs &shared, unsigned instance);
   void enqueueChunk(Region &region, const std::vector<BatchArgument> &arguments,
+                    const SharedInputs &shared,
                     std::vector<CiphertextBatch> &outputs, unsigned count,
                     bool replay);
+  void drainRegions();
   unsigned awaitChunk(Region &region);
   void checkOutputsOnDevice(Region &region, unsigned count,
                             cudaStream_t stream);
@@ -227,16 +238,15 @@ private:
   } layout_;
   /// What the kernels launched now compute: one instance, or a region's.
   cuda::Instances instances_;
-  std::vector<std::unique_ptr<Region>> regions_; // batches' (two at most)
+  std::vector<std::unique_ptr<Region>> regions_; // batches' (kRegions at most)
 
   uint64_t *scratch_ = nullptr; // an output staged when it overlaps the input
   uint64_t *keys_ = nullptr;    // key k at keys_ + k * keyWords_
   size_t keyWords_ = 0;
 
-  // Pinned staging: word offsets of each input / output component, within
-  // stagingWords_ words an instance.
+  // A run's pinned staging (pinned_): word offsets of each input / output
+  // component.
   std::vector<std::vector<size_t>> inputStaging_, outputStaging_;
-  size_t stagingWords_ = 0;
   // A batch region's pinned staging an instance: the word offset of each
   // plaintext input, within batchStagingWords_ words.
   std::vector<size_t> batchStaging_;
@@ -276,7 +286,7 @@ struct CudaDriver::Region {
         memory(layout.bytes * capacity,
                "a batch of " + std::to_string(capacity) + " instances"),
         staging(std::max<size_t>(stagingWords, 1) * sizeof(uint64_t) * capacity,
-                "the inputs and outputs of a batch's chunk") {}
+                "the plaintexts of a batch's chunk") {}
 
   uint64_t *at(size_t offset) const {
     return reinterpret_cast<uint64_t *>(memory.get() + offset);

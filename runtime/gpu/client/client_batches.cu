@@ -387,41 +387,49 @@ void decryptSlotsBatch(const SecretKey &key, const uint64_t *ciphertexts,
   work.reserve(chunk * stride * sizeof(uint64_t), 0);
   const NttShape shape = defaultNttShape(log2Exact(n));
   const auto *qpModuli = static_cast<const Modulus *>(g.qpModuli.data());
-  for (size_t first = 0; first < rows; first += chunk) {
-    const unsigned count = static_cast<unsigned>(std::min(chunk, rows - first));
-    const cuda::Instances instances{count, stride};
-    uint64_t *base = work.device();
-    check(cudaMemcpy2DAsync(
-              base + cAt, stride * sizeof(uint64_t),
-              ciphertexts + first * 2 * qWords, 2 * qWords * sizeof(uint64_t),
-              2 * qWords * sizeof(uint64_t), count, cudaMemcpyDefault, stream),
-          "copying a batch's ciphertexts to the GPU");
-    // decryptOnDevice for two components: INTT(NTT(c_1) s) + c_0, scaled.
-    uint64_t *c1 = base + cAt + qWords, *sum = base + sumAt;
-    cuda::launchNttForward(g.qNtt, n, shape, c1, stream,
-                           static_cast<const uint64_t *>(nullptr), instances);
-    launchInstances(g, multiplySharedInstances, "multiplySharedInstances",
-                    qWords, count, static_cast<const uint64_t *>(c1),
-                    static_cast<const uint64_t *>(s.data()), qpModuli, n,
-                    qWords, 0, sum, stride);
-    cuda::launchNttInverse(g.qNtt, n, shape, sum, stream, instances);
-    launchInstances(g, addInstances, "addInstances", qWords, count,
-                    static_cast<const uint64_t *>(base + cAt), qpModuli, n,
-                    qWords, sum, stride);
-    cuda::launchScaleRound(g.decryptScale, n, sum, base + mAt, stream, nullptr,
-                           instances);
-    // decodeSlots.
-    cuda::launchNttForward(g.batchingNtt, n, shape, base + mAt, stream,
-                           static_cast<const uint64_t *>(nullptr), instances);
-    launchInstances(g, gatherSlotsInstances, "gatherSlotsInstances", n, count,
-                    static_cast<const uint64_t *>(base + mAt),
-                    static_cast<const uint32_t *>(g.slotPositions.data()), n,
-                    base + slotsAt, stride);
-    check(cudaMemcpy2DAsync(slots + first * n, n * sizeof(uint64_t),
-                            base + slotsAt, stride * sizeof(uint64_t),
-                            n * sizeof(uint64_t), count, cudaMemcpyDefault,
-                            stream),
-          "copying a batch's slots from the GPU");
+  try {
+    for (size_t first = 0; first < rows; first += chunk) {
+      const unsigned count =
+          static_cast<unsigned>(std::min(chunk, rows - first));
+      const cuda::Instances instances{count, stride};
+      uint64_t *base = work.device();
+      check(cudaMemcpy2DAsync(base + cAt, stride * sizeof(uint64_t),
+                              ciphertexts + first * 2 * qWords,
+                              2 * qWords * sizeof(uint64_t),
+                              2 * qWords * sizeof(uint64_t), count,
+                              cudaMemcpyDefault, stream),
+            "copying a batch's ciphertexts to the GPU");
+      // decryptOnDevice for two components: INTT(NTT(c_1) s) + c_0, scaled.
+      uint64_t *c1 = base + cAt + qWords, *sum = base + sumAt;
+      cuda::launchNttForward(g.qNtt, n, shape, c1, stream,
+                             static_cast<const uint64_t *>(nullptr), instances);
+      launchInstances(g, multiplySharedInstances, "multiplySharedInstances",
+                      qWords, count, static_cast<const uint64_t *>(c1),
+                      static_cast<const uint64_t *>(s.data()), qpModuli, n,
+                      qWords, 0, sum, stride);
+      cuda::launchNttInverse(g.qNtt, n, shape, sum, stream, instances);
+      launchInstances(g, addInstances, "addInstances", qWords, count,
+                      static_cast<const uint64_t *>(base + cAt), qpModuli, n,
+                      qWords, sum, stride);
+      cuda::launchScaleRound(g.decryptScale, n, sum, base + mAt, stream,
+                             nullptr, instances);
+      // decodeSlots.
+      cuda::launchNttForward(g.batchingNtt, n, shape, base + mAt, stream,
+                             static_cast<const uint64_t *>(nullptr), instances);
+      launchInstances(g, gatherSlotsInstances, "gatherSlotsInstances", n, count,
+                      static_cast<const uint64_t *>(base + mAt),
+                      static_cast<const uint32_t *>(g.slotPositions.data()), n,
+                      base + slotsAt, stride);
+      check(cudaMemcpy2DAsync(slots + first * n, n * sizeof(uint64_t),
+                              base + slotsAt, stride * sizeof(uint64_t),
+                              n * sizeof(uint64_t), count, cudaMemcpyDefault,
+                              stream),
+            "copying a batch's slots from the GPU");
+    }
+  } catch (...) {
+    // Nothing queued may still write into `slots` once the caller frees it.
+    cudaStreamSynchronize(stream);
+    throw;
   }
   finish(g, "a batch of decryptions");
 }

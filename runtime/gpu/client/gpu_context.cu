@@ -143,6 +143,7 @@ GpuContext &gpuContextFor(const ContextPtr &context) {
   if (!cuda::deviceVisible())
     throw Error("the GPU client operations need a CUDA device, and none is "
                 "visible (cudaGetDeviceCount found none, or failed)");
+  cuda::processUsesGpu() = true;
   auto &cache = contextCache();
   // Entries of Contexts that are gone: their address may be reused.
   for (auto it = cache.begin(); it != cache.end();)

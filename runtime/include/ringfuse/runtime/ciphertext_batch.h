@@ -5,8 +5,9 @@
 // copy through pinned staging on its way to the GPU and back; at (13, 120,
 // 60) that was about 40 us an instance, several times the GPU's work. A
 // CiphertextBatch holds all K side by side in one allocation instead: in
-// host memory (pinned where a GPU is visible, so that the GPU copies chunks
-// of it directly) or in GPU memory, where a batch stays between calls.
+// host memory (pinned where the process works on the GPU, so that the GPU
+// copies chunks of it directly) or in GPU memory, where a batch stays
+// between calls.
 //
 //===----------------------------------------------------------------------===//
 #ifndef RINGFUSE_RUNTIME_CIPHERTEXT_BATCH_H
@@ -28,19 +29,19 @@ const char *placementName(Placement placement);
 
 /// K >= 1 ciphertexts of one parameter set, each of `components()`
 /// components over Q in coefficient form: instance k's words are the
-/// Ciphertext layout, at words() + k * instanceWords(). Every way of making
-/// a batch checks its words or computes them, so they are residues below
-/// their primes; a batch cannot be changed after it is made, except by the
+/// Ciphertext layout, at words() + k * instanceWords(). A batch holds what
+/// the runtime computed or the words of Ciphertexts (which its checked
+/// paths make); it cannot be changed after it is made, except by the
 /// runtime filling one it allocated. Copies share the words.
 class CiphertextBatch {
 public:
   /// Uninitialized memory for `count` ciphertexts: host memory (pinned,
-  /// from a cache of such blocks, where a CUDA device is visible) or GPU
+  /// from a cache of such blocks, where the process works on the GPU) or GPU
   /// memory (the device's stream-ordered pool). For the runtime to fill.
   static CiphertextBatch allocate(const ContextPtr &context, size_t components,
                                   size_t count, Placement placement);
-  /// The ciphertexts' words side by side, checked (one parameter set, one
-  /// component count, residues in range).
+  /// The ciphertexts' words side by side; all of one parameter set and one
+  /// component count.
   static CiphertextBatch
   fromCiphertexts(const std::vector<const Ciphertext *> &ciphertexts,
                   Placement placement = Placement::Host);
@@ -77,7 +78,8 @@ namespace detail {
 /// Memory for a batch (CUDA driver or no_cuda.cpp): `words` words in
 /// `placement`, freed when the last holder lets go.
 std::shared_ptr<uint64_t> allocateBatchWords(size_t words, Placement placement);
-/// Plain (pageable) host memory for `words` words: where no GPU is visible.
+/// Plain (pageable) host memory for `words` words: where the process does
+/// not work on the GPU.
 std::shared_ptr<uint64_t> plainBatchWords(size_t words);
 /// Copies `words` words between batch memories and waits for the copy.
 void copyBatchWords(uint64_t *to, Placement toPlacement, const uint64_t *from,

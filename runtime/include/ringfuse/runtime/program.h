@@ -85,8 +85,7 @@ using ProgramInput =
     std::variant<const Ciphertext *, const Plaintext *, const DeviceCiphertext *>;
 
 /// One input of a batch's instances, in the manifest's input order: a batch
-/// holding the ciphertext of each instance, or plaintexts (one for all
-/// instances, or one per instance).
+/// of ciphertexts or plaintexts, one per instance or one for all.
 using BatchArgument =
     std::variant<const CiphertextBatch *, std::vector<const Plaintext *>>;
 
@@ -159,23 +158,25 @@ public:
   std::vector<Ciphertext> run(const std::vector<ProgramInput> &inputs,
                               const RelinKey *relin, const GaloisKeys *galois);
   /// Many instances of the circuit in one call: instance i runs on the i-th
-  /// ciphertext of each batch argument and the i-th (or the one) plaintext
-  /// of each plaintext argument; output j's batch holds, at i, what run()
-  /// gives as output j of instance i, word for word. The outputs are in GPU
-  /// memory if any argument is, else in host memory. Keys are bound once;
-  /// every argument is checked before any instance runs.
+  /// (or the one) ciphertext or plaintext of each argument; output j's batch
+  /// holds, at i, what run() gives as output j of instance i, word for word.
+  /// The outputs are in GPU memory if any argument is, else in host memory.
+  /// Keys are bound once; every argument is checked before any instance
+  /// runs.
   ///
   /// On the CUDA driver (`threads` is then ignored) each kernel computes a
   /// chunk of instances in one launch, their buffers side by side in a
   /// region of device memory made for the batch's chunk size and kept: as
-  /// many instances a chunk as fit a quarter of the free device memory (at
-  /// most 256), so a batch of any size goes through. The batches' chunks are
-  /// copied straight between their memory and the region (from pinned host
-  /// memory over the host link, or within the GPU). Two regions take turns,
-  /// the copies of one chunk overlapping the kernels of the other, and each
-  /// replays a graph captured for its chunk size. `progress`, if given, is
-  /// told the instances finished after each chunk (every 1/8 or so of the
-  /// batch elsewhere).
+  /// many instances a chunk as three regions fit in a quarter of the free
+  /// device memory (at most 256), so a batch of any size goes through. The
+  /// batches' chunks are copied straight between their memory and the
+  /// region (from pinned host memory over the host link, or within the GPU);
+  /// an argument that is one for all goes to the GPU once and is copied into
+  /// every instance there. Three regions take turns, so that one chunk's
+  /// inputs go in while another's kernels run and a third's outputs come
+  /// out, and each replays a graph captured for its chunk size. The outputs
+  /// are checked on the GPU. `progress`, if given, is told the instances
+  /// finished after each chunk (every 1/8 or so of the batch elsewhere).
   ///
   /// Elsewhere the instances are spread over `threads` workers (0: one per
   /// hardware thread on the CPU driver, 8 on the CUDA driver; never

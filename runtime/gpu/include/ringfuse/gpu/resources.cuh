@@ -16,12 +16,22 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace ringfuse::runtime::cuda {
+
+/// Whether this process works on the GPU (a program loaded for CUDA, the GPU
+/// client, memory on the device): only then are host batches pinned, since
+/// pinning makes a CUDA context, which costs GPU memory a process that stays
+/// on the CPU (a CPU worker beside GPU ones) should not take.
+inline std::atomic<bool> &processUsesGpu() {
+  static std::atomic<bool> uses{false};
+  return uses;
+}
 
 /// "cudaErrorX (what it means)".
 inline std::string describe(cudaError_t error) {
