@@ -189,8 +189,11 @@ def plot(report_path: Path) -> Path:
             mine = [r for r in records if r["operation"] == operation
                     and (r["log_n"], r["log_q"], r["log_p"]) == key]
             ks = [r["k"] for r in mine]
+            # HMult and rotation stream host batches; encryption and
+            # decryption are the batched call itself.
+            batch_label = "streamed" if operation in ("hmult", "rotation") else "batch"
             axis.plot(ks, [r["batch_per_s"] for r in mine], marker="o", color=color,
-                      label=f"{key} streamed")
+                      label=f"{key} {batch_label}")
             resident = [r for r in mine if "resident_per_s" in r]
             if resident:
                 axis.plot([r["k"] for r in resident], [r["resident_per_s"] for r in resident],
