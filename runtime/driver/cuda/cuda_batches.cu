@@ -207,8 +207,10 @@ CudaDriver::shareInputs(const std::vector<BatchArgument> &arguments) {
       shared.words[v] = shared.plaintexts.back().data();
     }
   }
-  // The uploads are done before the regions' streams read them.
-  check(cudaStreamSynchronize(stream_.get()), "placing a batch's inputs");
+  // The uploads are done before the regions' streams read them (a batch
+  // moved to the GPU waited for its own copy).
+  if (!shared.plaintexts.empty())
+    check(cudaStreamSynchronize(stream_.get()), "placing a batch's inputs");
   return shared;
 }
 
