@@ -242,6 +242,31 @@ def test_outputs_kept_on_the_gpu_feed_the_next_run(tmp_path: Path) -> None:
     np.testing.assert_array_equal(on_gpu.to_host().residues(), expected.residues())
 
 
+def test_calls_after_capture_take_each_call_s_inputs_and_outputs(tmp_path: Path) -> None:
+    # A program replays its captured graph from the second call on, with each
+    # call's inputs copied in (from the host or within the GPU) and its
+    # outputs kept on the GPU or brought back: calls that mix the two kinds of
+    # input and of output each give the CPU's words (none reads an earlier
+    # call's inputs or leaves its outputs in an earlier call's memory).
+    circuit = test_e2e.CHAINS[1]
+    cpu = rf.compile(circuit, target="cpu", cache_dir=tmp_path)
+    gpu = rf.compile(circuit, target="cuda", cache_dir=tmp_path)
+    keys = cpu.keygen(seed=SEED)
+    gpu.set_evaluation_keys(keys.relin_key, keys.galois_keys)
+    pairs = [tuple(keys.encrypt(values) for values in inputs_for_values(cpu, 2 + seed)[:2])
+             for seed in range(3)]
+    for round_ in range(12):
+        x, y = pairs[round_ % 3]
+        expected = cpu(x, y).residues()
+        arguments = [(x.to_gpu(), y.to_gpu()), (x, y.to_gpu()), (x.to_gpu(), y), (x, y)]
+        kept = gpu.run_on_gpu(*arguments[round_ % 4])
+        np.testing.assert_array_equal(kept.to_host().residues(), expected)
+        np.testing.assert_array_equal(gpu(*arguments[(round_ + 1) % 4]).residues(), expected)
+    batch = rf.CiphertextBatch.from_ciphertexts([x, x])
+    with pytest.raises(TypeError, match="run_on_gpu runs one instance"):
+        gpu.run_on_gpu(batch, y)
+
+
 def inputs_for_values(program: rf.Program, count: int) -> list[np.ndarray]:
     rng = np.random.default_rng(count)
     t, n = program.params.plaintext_modulus, program.params.poly_modulus_degree
