@@ -19,7 +19,9 @@ CUDA events, 3 warm-up and 20 timed replays; K <= 256, where it fits beside
 the resident batches); and "link" the rate
 the host link allows: the link's copy rates (pinned memory, measured in the
 same run) over an instance's input and output bytes, the two directions
-overlapping. Single calls ("singles") are timed on the first
+overlapping. HMult is compiled with variant="auto": the variant the
+compiler's cost model picks for the set (recorded as "variant"), as a user
+after throughput would. Single calls ("singles") are timed on the first
 SINGLES_AT_MOST instances. Every batched output is checked word for word
 against those single calls' before timing (HMult, rotation) or decrypted
 against the values (encryption, decryption).
@@ -83,11 +85,10 @@ def host_link() -> dict[str, float]:
             "from_device": native.host_link_bytes_per_second(LINK_BYTES, False)}
 
 
-def link_per_s(link: dict[str, float], inputs: int, outputs: int, words: int) -> float:
-    """Instances a second the host link carries: inputs up, outputs down, at once."""
-    up = link["to_device"] / (inputs * words * 8)
-    down = link["from_device"] / (outputs * words * 8)
-    return min(up, down)
+def link_per_s(link: dict[str, float], input_words: int, output_words: int) -> float:
+    """Instances a second the host link carries: an instance's input words up
+    and output words down, at once."""
+    return min(link["to_device"] / (input_words * 8), link["from_device"] / (output_words * 8))
 
 
 def measure_set(log_n: int, log_q: int, log_p: int, device: str, sizes: tuple[int, ...],
@@ -95,7 +96,7 @@ def measure_set(log_n: int, log_q: int, log_p: int, device: str, sizes: tuple[in
     params = params_of(log_n, log_q, log_p)
     cache = tempfile.mkdtemp(prefix="ringfuse-throughput-")
     programs = {
-        "hmult": rf.compile(hmult, device, params=params, cache_dir=cache),
+        "hmult": rf.compile(hmult, device, params=params, cache_dir=cache, variant="auto"),
         "rotation": rf.compile(rotation, device, params=params, cache_dir=cache),
     }
     # On the GPU's driver, the keys (and so encryption and decryption) are
@@ -106,7 +107,7 @@ def measure_set(log_n: int, log_q: int, log_p: int, device: str, sizes: tuple[in
         program.set_evaluation_keys(keys.relin_key, keys.galois_keys)
     rng = np.random.default_rng(log_n)
     records = []
-    # A ciphertext's words: 2 components over Q.
+    # A fresh ciphertext's words: 2 components over Q.
     words = 2 * len(params.coeff_modulus) * params.poly_modulus_degree
     for size in sizes:
         if size > 1 and size * 3 * words * 8 > MOST_BATCH_BYTES:
@@ -147,6 +148,8 @@ def measure_set(log_n: int, log_q: int, log_p: int, device: str, sizes: tuple[in
                 "singles_per_s": round(few / single_s, 1),
             }
             extra = ""
+            if operation in programs:
+                record["variant"] = programs[operation].variant
             if link is not None and operation in programs:
                 inputs = [bx[0], by[0]] if operation == "hmult" else [bx[0]]
                 resident_s = median_seconds(resident[operation], repeats)
@@ -157,14 +160,20 @@ def measure_set(log_n: int, log_q: int, log_p: int, device: str, sizes: tuple[in
                             resident_per_s(programs[operation], inputs, size), 1)
                     except rf.OutOfDeviceMemory:
                         pass  # a timed chunk of K beside the resident batches does not fit
-                record["link_per_s"] = round(link_per_s(link, len(inputs), 1, words), 1)
+                # An instance's words each way (a leveled product's output is
+                # over fewer primes than its inputs).
+                host_inputs = [hx[0], hy[0]] if operation == "hmult" else [hx[0]]
+                output = programs[operation](*host_inputs)
+                record["link_per_s"] = round(link_per_s(
+                    link, sum(x.residues().size for x in host_inputs), output.residues().size), 1)
                 bound = min(record["resident_per_s"], record["link_per_s"])
                 record["streamed_share"] = round(record["batch_per_s"] / bound, 3)
                 extra = (f"  resident {record['resident_per_s']:10.1f}/s  link "
                          f"{record['link_per_s']:10.1f}/s  streamed/bound "
                          f"{record['streamed_share']:.2f}")
             records.append(record)
-            print(f"({log_n}, {log_q}, {log_p}) {operation:10s} K={size:4d}  batch "
+            label = f"{operation} {record.get('variant', '')}"
+            print(f"({log_n}, {log_q}, {log_p}) {label:15s} K={size:4d}  batch "
                   f"{record['batch_per_s']:10.1f}/s  singles {record['singles_per_s']:10.1f}/s  "
                   f"({record['batch_per_s'] / record['singles_per_s']:4.2f}x){extra}",
                   flush=True)
