@@ -228,13 +228,19 @@ def test_dataflow_schedule_keeps_every_dependency_over_many_replays(
     compare_cuda_with_cpu(circuit, tmp_path, runs=20, params=SCHEDULE_PARAMS)
 
 
-def test_outputs_kept_on_the_gpu_feed_the_next_run(tmp_path: Path) -> None:
-    # (x * y) * y twice over, the product never leaving the GPU between runs.
+def product_on_both_drivers(tmp_path: Path) -> tuple[rf.Program, rf.Program, rf.KeySet]:
+    """x * y compiled for the CPU and the GPU, and keys both switch with."""
     circuit = test_e2e.CHAINS[1]
     cpu = rf.compile(circuit, target="cpu", cache_dir=tmp_path)
     gpu = rf.compile(circuit, target="cuda", cache_dir=tmp_path)
     keys = cpu.keygen(seed=SEED)
     gpu.set_evaluation_keys(keys.relin_key, keys.galois_keys)
+    return cpu, gpu, keys
+
+
+def test_outputs_kept_on_the_gpu_feed_the_next_run(tmp_path: Path) -> None:
+    # (x * y) * y twice over, the product never leaving the GPU between runs.
+    cpu, gpu, keys = product_on_both_drivers(tmp_path)
     x, y = (keys.encrypt(values) for values in inputs_for_values(cpu, 2))
     expected = cpu(cpu(x, y), y)
     on_gpu = gpu.run_on_gpu(gpu.run_on_gpu(x.to_gpu(), y.to_gpu()), y)
@@ -248,11 +254,7 @@ def test_calls_after_capture_take_each_call_s_inputs_and_outputs(tmp_path: Path)
     # outputs kept on the GPU or brought back: calls that mix the two kinds of
     # input and of output each give the CPU's words (none reads an earlier
     # call's inputs or leaves its outputs in an earlier call's memory).
-    circuit = test_e2e.CHAINS[1]
-    cpu = rf.compile(circuit, target="cpu", cache_dir=tmp_path)
-    gpu = rf.compile(circuit, target="cuda", cache_dir=tmp_path)
-    keys = cpu.keygen(seed=SEED)
-    gpu.set_evaluation_keys(keys.relin_key, keys.galois_keys)
+    cpu, gpu, keys = product_on_both_drivers(tmp_path)
     pairs = [tuple(keys.encrypt(values) for values in inputs_for_values(cpu, 2 + seed)[:2])
              for seed in range(3)]
     for round_ in range(12):
