@@ -94,6 +94,16 @@ pointersTo(const std::vector<Ciphertext> &items) {
   return pointers;
 }
 
+/// A batch encryption on the CPU (encryptPublicBatch, encryptSymmetricBatch)
+/// as a CiphertextBatch in host memory.
+template <typename Key, auto Encrypt>
+CiphertextBatch encryptedBatch(const Key &key,
+                               const std::vector<Plaintext> &plaintexts,
+                               Prng &prng, size_t threads) {
+  return CiphertextBatch::fromCiphertexts(
+      pointersTo(Encrypt(key, plaintexts, prng, threads)));
+}
+
 Placement placementNamed(const std::string &name) {
   if (name == "host")
     return Placement::Host;
@@ -370,25 +380,13 @@ PYBIND11_MODULE(_runtime, m) {
   m.def("encrypt_public", &encryptPublic, heavy);
   m.def("encrypt_symmetric", &encryptSymmetric, heavy);
   m.def("decrypt", &decrypt, heavy);
-  m.def(
-      "encrypt_public_batch",
-      [](const PublicKey &key, const std::vector<Plaintext> &plaintexts,
-         Prng &prng, size_t threads) {
-        return CiphertextBatch::fromCiphertexts(
-            pointersTo(encryptPublicBatch(key, plaintexts, prng, threads)));
-      },
-      heavy,
-      "encrypt_public of each plaintext on `threads` threads (0: all), the "
-      "ciphertexts of encrypting them one after another with `prng`, as a "
-      "CiphertextBatch in host memory.");
-  m.def(
-      "encrypt_symmetric_batch",
-      [](const SecretKey &key, const std::vector<Plaintext> &plaintexts,
-         Prng &prng, size_t threads) {
-        return CiphertextBatch::fromCiphertexts(
-            pointersTo(encryptSymmetricBatch(key, plaintexts, prng, threads)));
-      },
-      heavy);
+  m.def("encrypt_public_batch", &encryptedBatch<PublicKey, encryptPublicBatch>,
+        heavy,
+        "encrypt_public of each plaintext on `threads` threads (0: all), the "
+        "ciphertexts of encrypting them one after another with `prng`, as a "
+        "CiphertextBatch in host memory.");
+  m.def("encrypt_symmetric_batch",
+        &encryptedBatch<SecretKey, encryptSymmetricBatch>, heavy);
   m.def(
       "decrypt_batch",
       [](const SecretKey &key, const CiphertextBatch &batch, size_t threads) {

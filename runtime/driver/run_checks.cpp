@@ -66,6 +66,14 @@ void checkCiphertextShape(const RfRuntime &s, const std::string &what,
                 (size > expected ? " (relinearize it first)" : ""));
 }
 
+/// As many inputs (or a batch's arguments) as the program takes.
+void checkInputCount(const RfRuntime &s, size_t given) {
+  if (given != s.inputs.size())
+    throw Error(programLabel(s) + " takes " + std::to_string(s.inputs.size()) +
+                " inputs " + describeInputs(s) + ", got " +
+                std::to_string(given));
+}
+
 /// A plaintext input: the program's parameters, N coefficients below t.
 void checkPlaintext(const RfRuntime &s, const std::string &what,
                     const Plaintext *plaintext) {
@@ -126,10 +134,7 @@ void bindKeys(RfRuntime &s, const RelinKey *relin, const GaloisKeys *galois) {
 }
 
 void checkInputs(const RfRuntime &s, const std::vector<ProgramInput> &inputs) {
-  if (inputs.size() != s.inputs.size())
-    throw Error(programLabel(s) + " takes " + std::to_string(s.inputs.size()) +
-                " inputs " + describeInputs(s) + ", got " +
-                std::to_string(inputs.size()));
+  checkInputCount(s, inputs.size());
   for (size_t v = 0; v < inputs.size(); ++v) {
     const ValueLayout &layout = s.inputs[v];
     std::string what = "input " + std::to_string(v) + " of " + programLabel(s);
@@ -186,10 +191,7 @@ void checkOutputs(const RfRuntime &s, const std::vector<Ciphertext> &outputs) {
 
 size_t checkBatchArguments(const RfRuntime &s,
                            const std::vector<BatchArgument> &arguments) {
-  if (arguments.size() != s.inputs.size())
-    throw Error(programLabel(s) + " takes " + std::to_string(s.inputs.size()) +
-                " inputs " + describeInputs(s) + ", got " +
-                std::to_string(arguments.size()));
+  checkInputCount(s, arguments.size());
   // The instances: the most any argument holds (the others hold as many,
   // or one for all).
   size_t count = 0;
